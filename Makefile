@@ -1,0 +1,47 @@
+# The whole set-up on a fresh Debian machine with the Rust and Python toolchains installed.
+#   make demo  -- release build, then `rntuple info` and a short `rntuple dump` of a bundled CMS file
+#   make test  -- installs the test environment (.venv), builds, runs cargo tests, the fuzz smoke run
+#                 and the cross-implementation pytest suite (ROOT 6.40, uproot)
+
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+RNTUPLE_TESTDATA ?= $(abspath ../shared/testdata)
+export RNTUPLE_TESTDATA
+BIN := target/release/rntuple
+CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
+
+.PHONY: demo test build venv cargo-test pytest fuzz-smoke bench-read clean
+
+build:
+	cargo build --release --workspace
+
+demo: build
+	$(BIN) info $(CMS)
+	$(BIN) dump $(CMS) --ntuple Events --entries 0:3
+
+$(VENV)/.installed: requirements-test.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -r requirements-test.txt
+	touch $@
+
+venv: $(VENV)/.installed
+
+cargo-test:
+	cargo test --release --workspace
+
+fuzz-smoke:
+	bash fuzz/smoke.sh
+
+pytest: venv build
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross
+
+test: venv build cargo-test fuzz-smoke pytest
+
+bench-read: venv build
+	$(PY) bench/read_bench.py
+
+clean:
+	cargo clean
+	rm -rf $(VENV) tests/cross/generated bench/data
