@@ -1,1 +1,338 @@
-fn main(){}
+//! The `rntuple` command-line tool.
+
+use clap::{Parser, Subcommand};
+use rntuple::format::anchor::AnchorStatus;
+use rntuple::primitives::column_type::ColumnType;
+use rntuple::{RNTupleFile, Reader};
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "rntuple", version, about = "Inspect, dump and benchmark ROOT RNTuple files")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Every RNTuple in the file: entries, clusters, field tree, columns with sizes.
+    Info {
+        /// A ROOT file.
+        file: String,
+        /// Only this RNTuple.
+        #[arg(long)]
+        ntuple: Option<String>,
+    },
+    /// Entries as a JSON array, one object per entry.
+    Dump {
+        /// A ROOT file.
+        file: String,
+        /// The RNTuple (may be omitted when the file holds exactly one).
+        #[arg(long)]
+        ntuple: Option<String>,
+        /// Comma-separated top-level fields (default: all).
+        #[arg(long)]
+        fields: Option<String>,
+        /// Entry range START:STOP (either side may be omitted).
+        #[arg(long)]
+        entries: Option<String>,
+    },
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// Reads fields of all entries into Arrow arrays; prints one JSON object with timings.
+    Read {
+        /// A ROOT file.
+        file: String,
+        /// The RNTuple.
+        #[arg(long)]
+        ntuple: Option<String>,
+        /// Comma-separated top-level fields (default: all).
+        #[arg(long)]
+        fields: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Info { file, ntuple } => info(&file, ntuple.as_deref()),
+        Cmd::Dump { file, ntuple, fields, entries } => dump(&file, ntuple.as_deref(), fields.as_deref(), entries.as_deref()),
+        Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => bench_read(&file, ntuple.as_deref(), fields.as_deref()),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = std::io::stdout().flush();
+            eprintln!("rntuple: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+type Res = Result<(), Box<dyn std::error::Error>>;
+
+fn pick_ntuple(f: &RNTupleFile, name: Option<&str>) -> Result<String, Box<dyn std::error::Error>> {
+    if let Some(n) = name {
+        return Ok(n.to_string());
+    }
+    let names = f.names();
+    match names.len() {
+        1 => Ok(names[0].clone()),
+        0 => Err("the file holds no RNTuple".into()),
+        _ => Err(format!("the file holds several RNTuples ({}); choose one with --ntuple", names.join(", ")).into()),
+    }
+}
+
+fn human(n: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = n as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < units.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{x:.2} {}", units[u])
+    }
+}
+
+fn info(path: &str, only: Option<&str>) -> Res {
+    let f = RNTupleFile::open(path)?;
+    let names = f.names();
+    println!("file: {path} (written by ROOT {})", f.root_file().root_version);
+    if names.is_empty() {
+        println!("no RNTuple in this file");
+    }
+    let mut failures = Vec::new();
+    for name in &names {
+        if let Some(o) = only {
+            if o != name && f.anchor_status(name).is_none() {
+                continue;
+            }
+            if o != name && !name.ends_with(&format!("/{o}")) {
+                continue;
+            }
+        }
+        println!();
+        match f.anchor_status(name) {
+            Some(AnchorStatus::Legacy(msg)) => {
+                println!("RNTuple '{name}': REFUSED: {msg}");
+                failures.push(format!("RNTuple '{name}': {msg}"));
+                continue;
+            }
+            Some(AnchorStatus::Broken(msg)) => {
+                println!("RNTuple '{name}': BROKEN ANCHOR: {msg}");
+                failures.push(format!("RNTuple '{name}': {msg}"));
+                continue;
+            }
+            _ => {}
+        }
+        let r = match f.reader(name) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("RNTuple '{name}': ERROR: {e}");
+                failures.push(format!("RNTuple '{name}': {e}"));
+                continue;
+            }
+        };
+        print_info(name, &r);
+    }
+    if !failures.is_empty() {
+        return Err(failures.join("; ").into());
+    }
+    Ok(())
+}
+
+fn print_info(name: &str, r: &Reader) {
+    let d = r.descriptor();
+    let a = r.anchor();
+    println!("RNTuple '{name}'");
+    println!("  format version : {}.{}.{}.{}", a.epoch, a.major, a.minor, a.patch);
+    println!("  writer         : {}", d.writer);
+    if !d.description.is_empty() {
+        println!("  description    : {}", d.description);
+    }
+    println!("  entries        : {}", r.num_entries());
+    println!("  clusters       : {} in {} cluster group(s)", d.clusters.len(), d.cluster_groups.len());
+    // Per-column sizes.
+    let mut comp = vec![0u64; d.columns.len()];
+    let mut unz = vec![0u64; d.columns.len()];
+    let mut pages = vec![0u64; d.columns.len()];
+    for c in &d.clusters {
+        for (i, cr) in c.columns.iter().enumerate() {
+            if let Some(cr) = cr {
+                for p in &cr.pages {
+                    comp[i] += p.locator.size;
+                    unz[i] += (p.n_elements as u64 * d.columns[i].bits_on_storage as u64).div_ceil(8);
+                    pages[i] += 1;
+                }
+            }
+        }
+    }
+    println!("  stored bytes   : {} compressed, {} uncompressed", human(comp.iter().sum()), human(unz.iter().sum()));
+    println!("  fields:");
+    fn walk(r: &Reader, id: u32, depth: usize) {
+        let d = r.descriptor();
+        let f = &d.fields[id as usize];
+        let mut extra = String::new();
+        if !f.type_alias.is_empty() {
+            extra.push_str(&format!(" (alias {})", f.type_alias));
+        }
+        if f.projection_source.is_some() {
+            extra.push_str(" [projected]");
+        }
+        if f.from_extension {
+            extra.push_str(" [schema extension]");
+        }
+        if let Ok(rntuple::logical::kind::Kind::Streamer) = r.kind(id) {
+            extra.push_str(" [streamer field: read as raw bytes per entry]");
+        }
+        if !r.is_readable(id) && f.parent.is_none() {
+            extra.push_str(" [SKIPPED: cannot be read]");
+        }
+        println!("    {}{}: {}{}", "  ".repeat(depth), f.name, r.display_type(id), extra);
+        for &c in &f.children {
+            walk(r, c, depth + 1);
+        }
+    }
+    for id in d.top_level_fields() {
+        walk(r, id, 0);
+    }
+    for (n, why) in r.skipped_fields() {
+        println!("  skipped field '{n}': {why}");
+    }
+    println!("  columns:");
+    println!("    {:>4}  {:<40} {:<13} {:<28} {:>5} {:>12} {:>12} {:>6}", "id", "field", "type", "encoding", "bits", "compressed", "uncompressed", "pages");
+    for (i, c) in d.columns.iter().enumerate() {
+        let path = field_path(r, c.field_id);
+        let (tn, enc) = match ColumnType::from_u16(c.column_type) {
+            Some(t) => (t.name().to_string(), t.encoding().to_string()),
+            None => (format!("unknown({:#x})", c.column_type), "?".into()),
+        };
+        let mut enc = enc;
+        if c.representation > 0 {
+            enc.push_str(&format!(" (repr {})", c.representation));
+        }
+        if c.flags & 1 != 0 {
+            enc.push_str(&format!(" (deferred@{})", c.first_element));
+        }
+        println!("    {:>4}  {:<40} {:<13} {:<28} {:>5} {:>12} {:>12} {:>6}", i, path, tn, enc, c.bits_on_storage, comp[i], unz[i], pages[i]);
+    }
+    for a in &d.aliases {
+        println!("    alias: field {} -> physical column {}", field_path(r, a.field_id), a.physical);
+    }
+}
+
+fn field_path(r: &Reader, id: u32) -> String {
+    let d = r.descriptor();
+    let mut parts = vec![d.fields[id as usize].name.clone()];
+    let mut p = d.fields[id as usize].parent;
+    while let Some(pp) = p {
+        parts.push(d.fields[pp as usize].name.clone());
+        p = d.fields[pp as usize].parent;
+    }
+    parts.reverse();
+    parts.join(".")
+}
+
+fn parse_range(s: Option<&str>, n: u64) -> Result<(u64, u64), Box<dyn std::error::Error>> {
+    let Some(s) = s else { return Ok((0, n)) };
+    let (a, b) = s.split_once(':').ok_or_else(|| format!("--entries '{s}': expected START:STOP"))?;
+    let a: u64 = if a.is_empty() { 0 } else { a.parse().map_err(|_| format!("--entries: bad start '{a}'"))? };
+    let b: u64 = if b.is_empty() { n } else { b.parse().map_err(|_| format!("--entries: bad stop '{b}'"))? };
+    Ok((a.min(n), b.min(n).max(a.min(n))))
+}
+
+fn dump(path: &str, ntuple: Option<&str>, fields: Option<&str>, entries: Option<&str>) -> Res {
+    let f = RNTupleFile::open(path)?;
+    let name = pick_ntuple(&f, ntuple)?;
+    let r = f.reader(&name)?;
+    let (start, stop) = parse_range(entries, r.num_entries())?;
+    let names: Option<Vec<&str>> = fields.map(|s| s.split(',').filter(|x| !x.is_empty()).collect());
+    let out = std::io::stdout();
+    let mut w = std::io::BufWriter::new(out.lock());
+    write!(w, "[")?;
+    let step = 4096u64;
+    let mut first = true;
+    let mut s = start;
+    while s < stop {
+        let e = (s + step).min(stop);
+        let vals = r.read_values(names.as_deref(), s, e)?;
+        for v in vals {
+            if !first {
+                write!(w, ",")?;
+            }
+            first = false;
+            write!(w, "\n")?;
+            serde_json::to_writer(&mut w, &v.to_json())?;
+        }
+        s = e;
+    }
+    writeln!(w, "\n]")?;
+    w.flush()?;
+    Ok(())
+}
+
+fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>) -> Res {
+    use arrow_cast_sum::sums;
+    let f = RNTupleFile::open(path)?;
+    let name = pick_ntuple(&f, ntuple)?;
+    let r = f.reader(&name)?;
+    let names: Option<Vec<&str>> = fields.map(|s| s.split(',').filter(|x| !x.is_empty()).collect());
+    let n = r.num_entries();
+    let t = Instant::now();
+    let batch = r.read_batch(names.as_deref(), 0, n)?;
+    let secs = t.elapsed().as_secs_f64();
+    let stored = r.stats().stored_bytes.load(std::sync::atomic::Ordering::Relaxed);
+    let unz = r.stats().uncompressed_bytes.load(std::sync::atomic::Ordering::Relaxed);
+    let (_, _, dsecs) = r.decompress_only(names.as_deref())?;
+    let mut obj = serde_json::Map::new();
+    obj.insert("entries".into(), n.into());
+    obj.insert("seconds".into(), secs.into());
+    obj.insert("stored_bytes".into(), stored.into());
+    obj.insert("uncompressed_bytes".into(), unz.into());
+    obj.insert("decompress_seconds".into(), dsecs.into());
+    sums(&batch, &mut obj);
+    println!("{}", serde_json::Value::Object(obj));
+    Ok(())
+}
+
+mod arrow_cast_sum {
+    //! Checksums over a batch so that benchmarks can verify they read the same data.
+    use rntuple::arrow::array::cast::AsArray;
+    use rntuple::arrow::array::{Array, RecordBatch};
+    use rntuple::arrow::datatypes::{DataType, Float32Type, UInt64Type};
+
+    pub fn sums(b: &RecordBatch, obj: &mut serde_json::Map<String, serde_json::Value>) {
+        for (i, f) in b.schema().fields().iter().enumerate() {
+            let col = b.column(i);
+            match f.data_type() {
+                DataType::UInt64 => {
+                    let s: u64 = col.as_primitive::<UInt64Type>().values().iter().fold(0u64, |a, &x| a.wrapping_add(x));
+                    obj.insert(if f.name() == "eventId" { "checksum".into() } else { format!("{}_sum", f.name()) }, s.into());
+                }
+                DataType::LargeList(_) => {
+                    let l = col.as_list::<i64>();
+                    let v = l.values();
+                    if let Some(p) = v.as_primitive_opt::<Float32Type>() {
+                        let s: f64 = p.values().iter().map(|&x| x as f64).sum();
+                        obj.insert(format!("{}_sum", f.name()), s.into());
+                    }
+                    obj.insert(format!("{}_items", f.name()), (v.len() as u64).into());
+                }
+                _ => {}
+            }
+        }
+    }
+}

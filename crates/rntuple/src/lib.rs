@@ -1,1 +1,66 @@
-pub fn x(){}
+//! # rntuple
+//!
+//! A standalone implementation of ROOT's RNTuple columnar format (format 1.0.x.x, as written
+//! by ROOT 6.34 to 6.40), organised in the layers of the RNTuple design:
+//!
+//! * [`storage`]: byte sources and the ROOT file container (keys, directories, anchors, blobs);
+//! * [`format`]: envelopes, frames, locators, descriptors and ROOT's compression framing, as
+//!   pure functions over bytes;
+//! * [`primitives`]: column types and their page encodings;
+//! * [`logical`]: the field tree and how C++ types map to columns;
+//! * [`read`]: the reader, producing Apache Arrow arrays and dynamic values.
+//!
+//! ```no_run
+//! let f = rntuple::RNTupleFile::open("data.root")?;
+//! let r = f.reader("Events")?;
+//! let batch = r.read_batch(Some(&["nMuon", "Muon_pt"]), 0, r.num_entries())?;
+//! assert_eq!(batch.num_rows() as u64, r.num_entries());
+//! # Ok::<(), rntuple::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod error;
+/// Storage layer: byte sources and the ROOT file container.
+pub mod storage {
+    pub mod source;
+    pub mod tfile;
+}
+/// Format layer: pure (de)serialization.
+pub mod format {
+    pub mod anchor;
+    pub mod compression;
+    pub mod cursor;
+    pub mod descriptor;
+    pub mod envelope;
+}
+/// Primitives: column types and encodings.
+pub mod primitives {
+    pub mod column_type;
+    pub mod decode;
+}
+/// Logical layer: fields and types.
+pub mod logical {
+    pub mod kind;
+}
+/// Event iteration: reading.
+pub mod read {
+    pub mod file;
+    pub mod reader;
+    pub mod value;
+}
+
+pub use error::{Error, Result};
+pub use read::file::RNTupleFile;
+pub use read::reader::Reader;
+pub use read::value::Value;
+
+/// Re-exports of the Arrow crates used in the public API.
+pub mod arrow {
+    pub use arrow_array as array;
+    pub use arrow_schema as datatypes_schema;
+    /// Arrow data types and primitive type markers.
+    pub mod datatypes {
+        pub use arrow_array::types::*;
+        pub use arrow_schema::{DataType, Field, Schema};
+    }
+}

@@ -1,0 +1,227 @@
+//! ROOT's compression block framing (zstd, zlib, lzma, lz4), as used for envelopes and pages.
+//!
+//! A compressed payload is a sequence of blocks, each with a 9-byte header: two tag bytes naming
+//! the algorithm, one method byte, the compressed size (u24 LE) and the uncompressed size
+//! (u24 LE). A payload whose stored size equals its uncompressed length is stored raw.
+
+use crate::error::{Error, Result};
+use std::cell::RefCell;
+
+/// Compression algorithms of ROOT's settings integer (`algorithm * 100 + level`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Level 0: stored raw.
+    None,
+    /// zlib (1).
+    Zlib,
+    /// lzma / xz (2).
+    Lzma,
+    /// lz4 (4).
+    Lz4,
+    /// zstd (5).
+    Zstd,
+}
+
+impl Algorithm {
+    /// Algorithm and level of a ROOT compression settings integer.
+    pub fn from_settings(settings: u32) -> Result<(Algorithm, u32)> {
+        let level = settings % 100;
+        if level == 0 {
+            return Ok((Algorithm::None, 0));
+        }
+        let alg = match settings / 100 {
+            0 | 1 => Algorithm::Zlib,
+            2 => Algorithm::Lzma,
+            4 => Algorithm::Lz4,
+            5 => Algorithm::Zstd,
+            a => return Err(Error::Unsupported(format!("compression algorithm {a} (settings {settings})"))),
+        };
+        Ok((alg, level))
+    }
+}
+
+/// Size of a block header.
+pub const BLOCK_HEADER: usize = 9;
+/// Largest input of one block.
+pub const MAX_BLOCK: usize = 0xFF_FFFF;
+
+thread_local! {
+    static ZSTD: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+fn u24(b: &[u8]) -> usize {
+    b[0] as usize | (b[1] as usize) << 8 | (b[2] as usize) << 16
+}
+
+/// Decompresses `src` (stored bytes) into `dst`, whose length is the expected uncompressed length.
+/// `what` and `offset` name the payload for error messages.
+pub fn decompress_into(src: &[u8], dst: &mut [u8], what: &str, offset: u64) -> Result<()> {
+    if src.len() == dst.len() {
+        dst.copy_from_slice(src);
+        return Ok(());
+    }
+    if src.len() > dst.len() {
+        return Err(Error::corrupt(
+            format!("{what}: stored size {} is larger than the uncompressed length {}", src.len(), dst.len()),
+            offset,
+        ));
+    }
+    let mut ip = 0usize;
+    let mut op = 0usize;
+    while op < dst.len() {
+        let at = offset + ip as u64;
+        if src.len() - ip < BLOCK_HEADER {
+            return Err(Error::corrupt(format!("{what}: truncated compression block header"), at));
+        }
+        let h = &src[ip..ip + BLOCK_HEADER];
+        let csize = u24(&h[3..6]);
+        let usize_ = u24(&h[6..9]);
+        ip += BLOCK_HEADER;
+        if csize > src.len() - ip {
+            return Err(Error::corrupt(format!("{what}: compressed block of {csize} bytes exceeds the stored data"), at));
+        }
+        if usize_ > dst.len() - op {
+            return Err(Error::corrupt(format!("{what}: block says it expands to {usize_} bytes, beyond the expected length"), at));
+        }
+        let block = &src[ip..ip + csize];
+        let out = &mut dst[op..op + usize_];
+        match (h[0], h[1]) {
+            (b'Z', b'S') => zstd_block(block, out, what, at)?,
+            (b'Z', b'L') => zlib_block(block, out, what, at)?,
+            (b'X', b'Z') => lzma_block(block, out, what, at)?,
+            (b'L', b'4') => lz4_block(block, out, what, at)?,
+            (b'C', b'S') => return Err(Error::Unsupported(format!("{what}: old ROOT 'CS' compression at offset {at}"))),
+            (a, b) => {
+                return Err(Error::corrupt(format!("{what}: unknown compression block tag {:?}", [a, b].map(|c| c as char)), at))
+            }
+        }
+        ip += csize;
+        op += usize_;
+        if usize_ == 0 {
+            return Err(Error::corrupt(format!("{what}: empty compression block"), at));
+        }
+    }
+    if ip != src.len() {
+        return Err(Error::corrupt(format!("{what}: {} trailing bytes after the last compression block", src.len() - ip), offset + ip as u64));
+    }
+    Ok(())
+}
+
+/// Decompresses into a new vector of length `len` (which the caller has bounded).
+pub fn decompress(src: &[u8], len: usize, what: &str, offset: u64) -> Result<Vec<u8>> {
+    if src.len() == len {
+        return Ok(src.to_vec());
+    }
+    // A compressed payload can expand by at most a bounded factor per block; refuse absurd
+    // lengths before allocating (zstd's maximum ratio is below 2^17 per byte of input).
+    if (len as u64) > (src.len() as u64).saturating_mul(1 << 17) + (1 << 20) {
+        return Err(Error::corrupt(format!("{what}: claims {len} uncompressed bytes from {} stored bytes", src.len()), offset));
+    }
+    let mut v = vec![0u8; len];
+    decompress_into(src, &mut v, what, offset)?;
+    Ok(v)
+}
+
+fn zstd_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
+    ZSTD.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| Error::io("creating a zstd context", e))?);
+        }
+        let d = slot.as_mut().ok_or_else(|| Error::Invalid("zstd context".into()))?;
+        let n = d
+            .decompress_to_buffer(src, out)
+            .map_err(|e| Error::corrupt(format!("{what}: zstd block does not decompress: {e}"), at))?;
+        if n != out.len() {
+            return Err(Error::corrupt(format!("{what}: zstd block gave {n} bytes, header says {}", out.len()), at));
+        }
+        Ok(())
+    })
+}
+
+fn zlib_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
+    let mut d = flate2::Decompress::new(true);
+    let st = d
+        .decompress(src, out, flate2::FlushDecompress::Finish)
+        .map_err(|e| Error::corrupt(format!("{what}: zlib block does not decompress: {e}"), at))?;
+    if st != flate2::Status::StreamEnd || d.total_out() as usize != out.len() {
+        return Err(Error::corrupt(format!("{what}: zlib block gave {} bytes, header says {}", d.total_out(), out.len()), at));
+    }
+    Ok(())
+}
+
+fn lzma_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
+    let mut s = xz2::stream::Stream::new_stream_decoder(u64::MAX, 0)
+        .map_err(|e| Error::corrupt(format!("{what}: lzma decoder: {e}"), at))?;
+    let st = s
+        .process(src, out, xz2::stream::Action::Finish)
+        .map_err(|e| Error::corrupt(format!("{what}: lzma block does not decompress: {e}"), at))?;
+    if st != xz2::stream::Status::StreamEnd || s.total_out() as usize != out.len() {
+        return Err(Error::corrupt(format!("{what}: lzma block gave {} bytes, header says {}", s.total_out(), out.len()), at));
+    }
+    Ok(())
+}
+
+fn lz4_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
+    if src.len() < 8 {
+        return Err(Error::corrupt(format!("{what}: lz4 block shorter than its checksum"), at));
+    }
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&src[..8]);
+    let stored = u64::from_be_bytes(a);
+    let data = &src[8..];
+    let computed = xxhash_rust::xxh64::xxh64(data, 0);
+    if stored != computed {
+        return Err(Error::Checksum { what: format!("{what} (lz4 block)"), offset: at, stored, computed });
+    }
+    let n = lz4_flex::block::decompress_into(data, out)
+        .map_err(|e| Error::corrupt(format!("{what}: lz4 block does not decompress: {e}"), at))?;
+    if n != out.len() {
+        return Err(Error::corrupt(format!("{what}: lz4 block gave {n} bytes, header says {}", out.len()), at));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(tag: &[u8; 2], method: u8, c: &[u8], ulen: usize) -> Vec<u8> {
+        let mut v = vec![tag[0], tag[1], method];
+        v.extend_from_slice(&(c.len() as u32).to_le_bytes()[..3]);
+        v.extend_from_slice(&(ulen as u32).to_le_bytes()[..3]);
+        v.extend_from_slice(c);
+        v
+    }
+
+    #[test]
+    fn zstd_and_zlib_blocks() {
+        let data: Vec<u8> = (0..10000u32).map(|i| (i % 7) as u8).collect();
+        let z = zstd::bulk::compress(&data, 3).unwrap();
+        let f = frame(b"ZS", 1, &z, data.len());
+        assert_eq!(decompress(&f, data.len(), "t", 0).unwrap(), data);
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(1));
+        std::io::Write::write_all(&mut e, &data).unwrap();
+        let zl = e.finish().unwrap();
+        let f = frame(b"ZL", 8, &zl, data.len());
+        assert_eq!(decompress(&f, data.len(), "t", 0).unwrap(), data);
+    }
+
+    #[test]
+    fn lz4_checksum_is_verified() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 13) as u8).collect();
+        let c = lz4_flex::block::compress(&data);
+        let mut payload = xxhash_rust::xxh64::xxh64(&c, 0).to_be_bytes().to_vec();
+        payload.extend_from_slice(&c);
+        let f = frame(b"L4", 1, &payload, data.len());
+        assert_eq!(decompress(&f, data.len(), "t", 0).unwrap(), data);
+        let mut bad = f.clone();
+        bad[9] ^= 1;
+        assert!(matches!(decompress(&bad, data.len(), "t", 0), Err(Error::Checksum { .. })));
+    }
+
+    #[test]
+    fn absurd_length_refused_without_allocating() {
+        assert!(decompress(&[b'Z', b'S', 1, 1, 0, 0, 1, 0, 0, 0], 1 << 47, "t", 0).is_err());
+    }
+}

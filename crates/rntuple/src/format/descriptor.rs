@@ -1,0 +1,244 @@
+//! Descriptors: the in-memory form of the header, footer and page lists.
+
+use super::cursor::Locator;
+
+/// Structural role of a field (header field record).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A leaf or a wrapper (enum, atomic, string, array, bitset).
+    Leaf,
+    /// A collection parent (vector, set, map, optional, ...).
+    Collection,
+    /// A record parent (class, pair, tuple, untyped record).
+    Record,
+    /// A variant parent.
+    Variant,
+    /// A ROOT streamer object.
+    Streamer,
+    /// A role this implementation does not know.
+    Unknown(u16),
+}
+
+impl Role {
+    /// From the on-disk u16.
+    pub fn from_u16(v: u16) -> Role {
+        match v {
+            0 => Role::Leaf,
+            1 => Role::Collection,
+            2 => Role::Record,
+            3 => Role::Variant,
+            4 => Role::Streamer,
+            x => Role::Unknown(x),
+        }
+    }
+    /// The on-disk u16.
+    pub fn to_u16(self) -> u16 {
+        match self {
+            Role::Leaf => 0,
+            Role::Collection => 1,
+            Role::Record => 2,
+            Role::Variant => 3,
+            Role::Streamer => 4,
+            Role::Unknown(x) => x,
+        }
+    }
+}
+
+/// A field record.
+#[derive(Debug, Clone)]
+pub struct FieldDescriptor {
+    /// Field id (position in the header + extension lists).
+    pub id: u32,
+    /// Field version (ROOT writes 0).
+    pub field_version: u32,
+    /// Type version (class version for user classes).
+    pub type_version: u32,
+    /// Parent field id; `None` for top-level fields.
+    pub parent: Option<u32>,
+    /// Structural role.
+    pub role: Role,
+    /// Field flags (0x01 repetitive, 0x02 projected, 0x04 type checksum).
+    pub flags: u16,
+    /// Field name.
+    pub name: String,
+    /// Normalized C++ type name.
+    pub type_name: String,
+    /// Type alias (e.g. `Double32_t`).
+    pub type_alias: String,
+    /// Description.
+    pub description: String,
+    /// Repetition count of fixed-size arrays and bitsets.
+    pub repetition: Option<u64>,
+    /// Source field of a projected field.
+    pub projection_source: Option<u32>,
+    /// ROOT type checksum.
+    pub type_checksum: Option<u32>,
+    /// Child field ids, in order.
+    pub children: Vec<u32>,
+    /// Physical column ids of this field (alias columns resolved), in representation order.
+    pub columns: Vec<u32>,
+    /// Whether the field came from the schema extension.
+    pub from_extension: bool,
+}
+
+/// A physical column record.
+#[derive(Debug, Clone)]
+pub struct ColumnDescriptor {
+    /// Physical column id.
+    pub id: u32,
+    /// On-disk column type id.
+    pub column_type: u16,
+    /// Bits per element on storage.
+    pub bits_on_storage: u16,
+    /// Owning field.
+    pub field_id: u32,
+    /// Column flags (0x01 deferred, 0x02 value range).
+    pub flags: u16,
+    /// Representation index.
+    pub representation: u16,
+    /// First element index of a deferred column (0 otherwise).
+    pub first_element: u64,
+    /// Deferred and suppressed (negative first element index on disk).
+    pub suppressed_deferred: bool,
+    /// Value range for Real32Quant.
+    pub value_range: Option<(f64, f64)>,
+    /// Whether the column came from the schema extension.
+    pub from_extension: bool,
+}
+
+/// An alias column record (projected fields).
+#[derive(Debug, Clone, Copy)]
+pub struct AliasColumn {
+    /// The physical column it points to.
+    pub physical: u32,
+    /// The projected field it belongs to.
+    pub field_id: u32,
+}
+
+/// Extra type information (ROOT streamer info).
+#[derive(Debug, Clone)]
+pub struct ExtraTypeInfo {
+    /// Content id (0 = streamer info).
+    pub content_id: u32,
+    /// Type version.
+    pub type_version: u32,
+    /// Type name.
+    pub type_name: String,
+    /// Raw content.
+    pub content: Vec<u8>,
+}
+
+/// A link to another envelope: its uncompressed length and where it is.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EnvelopeLink {
+    /// Uncompressed envelope length.
+    pub length: u64,
+    /// Where the stored envelope is.
+    pub locator: Locator,
+}
+
+/// A cluster group record of the footer.
+#[derive(Debug, Clone)]
+pub struct ClusterGroupDescriptor {
+    /// First entry of the group.
+    pub min_entry: u64,
+    /// Entries covered.
+    pub entry_span: u64,
+    /// Number of clusters.
+    pub n_clusters: u32,
+    /// The page list envelope.
+    pub page_list: EnvelopeLink,
+}
+
+/// A page of a column in a cluster.
+#[derive(Debug, Clone, Copy)]
+pub struct PageDescriptor {
+    /// Number of elements.
+    pub n_elements: u32,
+    /// Whether an XXH3 checksum follows the page bytes.
+    pub has_checksum: bool,
+    /// Where the stored page is.
+    pub locator: Locator,
+    /// Cluster-local index of the page's first element.
+    pub first_in_cluster: u64,
+}
+
+/// A column's data in one cluster.
+#[derive(Debug, Clone)]
+pub struct ColumnRange {
+    /// Global index of the column's first element in this cluster.
+    pub first_element: u64,
+    /// Number of elements in this cluster.
+    pub n_elements: u64,
+    /// Compression settings of the pages.
+    pub compression: u32,
+    /// Suppressed in this cluster (another representation holds the data).
+    pub suppressed: bool,
+    /// Pages in order.
+    pub pages: Vec<PageDescriptor>,
+}
+
+/// A cluster: entry range and, per physical column, its pages.
+#[derive(Debug, Clone)]
+pub struct ClusterDescriptor {
+    /// Global cluster id.
+    pub id: usize,
+    /// First entry.
+    pub first_entry: u64,
+    /// Number of entries.
+    pub n_entries: u64,
+    /// Per physical column id; `None` for columns that did not exist yet.
+    pub columns: Vec<Option<ColumnRange>>,
+}
+
+/// Everything known about one RNTuple.
+#[derive(Debug, Clone, Default)]
+pub struct Descriptor {
+    /// RNTuple name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Writer identification.
+    pub writer: String,
+    /// All fields (header then extension).
+    pub fields: Vec<FieldDescriptor>,
+    /// All physical columns.
+    pub columns: Vec<ColumnDescriptor>,
+    /// Alias columns.
+    pub aliases: Vec<AliasColumn>,
+    /// Extra type information.
+    pub extra_type_info: Vec<ExtraTypeInfo>,
+    /// Cluster groups.
+    pub cluster_groups: Vec<ClusterGroupDescriptor>,
+    /// Clusters, ordered by id.
+    pub clusters: Vec<ClusterDescriptor>,
+    /// XXH3 of the header envelope.
+    pub header_checksum: u64,
+    /// Number of header fields (the rest are from the schema extension).
+    pub n_header_fields: usize,
+}
+
+impl Descriptor {
+    /// Total number of entries.
+    pub fn num_entries(&self) -> u64 {
+        self.cluster_groups.iter().map(|g| g.min_entry.saturating_add(g.entry_span)).max().unwrap_or(0)
+    }
+    /// Top-level field ids in schema order.
+    pub fn top_level_fields(&self) -> Vec<u32> {
+        self.fields.iter().filter(|f| f.parent.is_none()).map(|f| f.id).collect()
+    }
+    /// Looks a field up by its dotted path (`muons.pt`).
+    pub fn field_by_path(&self, path: &str) -> Option<u32> {
+        let mut parts = path.split('.');
+        let first = parts.next()?;
+        let mut cur = self.fields.iter().find(|f| f.parent.is_none() && f.name == first)?.id;
+        for p in parts {
+            cur = *self.fields[cur as usize].children.iter().find(|&&c| self.fields[c as usize].name == p)?;
+        }
+        Some(cur)
+    }
+    /// Full C++ type name of a field (empty for untyped records and collections).
+    pub fn type_name(&self, id: u32) -> &str {
+        &self.fields[id as usize].type_name
+    }
+}

@@ -1,0 +1,201 @@
+//! The logical layer: what a field is (its kind) from its descriptor, as ROOT maps C++ types
+//! to fields and columns.
+
+use crate::format::descriptor::{Descriptor, FieldDescriptor, Role};
+use crate::primitives::column_type::ColumnType;
+
+/// Fixed-width scalar types a leaf field holds in memory.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scalar {
+    Bool,
+    /// `char`: signed 8-bit in memory.
+    Char,
+    /// `std::byte`: unsigned 8-bit.
+    Byte,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+}
+
+impl Scalar {
+    /// From a normalized C++ type name.
+    pub fn from_type_name(t: &str) -> Option<Scalar> {
+        Some(match t {
+            "bool" | "Bool_t" => Scalar::Bool,
+            "char" | "Char_t" => Scalar::Char,
+            "std::byte" => Scalar::Byte,
+            "std::int8_t" | "int8_t" | "signed char" => Scalar::I8,
+            "std::uint8_t" | "uint8_t" | "unsigned char" | "UChar_t" => Scalar::U8,
+            "std::int16_t" | "int16_t" | "short" | "Short_t" => Scalar::I16,
+            "std::uint16_t" | "uint16_t" | "unsigned short" | "UShort_t" => Scalar::U16,
+            "std::int32_t" | "int32_t" | "int" | "Int_t" => Scalar::I32,
+            "std::uint32_t" | "uint32_t" | "unsigned int" | "unsigned" | "UInt_t" => Scalar::U32,
+            "std::int64_t" | "int64_t" | "long" | "long long" | "Long64_t" | "Long_t" => Scalar::I64,
+            "std::uint64_t" | "uint64_t" | "unsigned long" | "unsigned long long" | "ULong64_t" | "ULong_t" => Scalar::U64,
+            "float" | "Float_t" => Scalar::F32,
+            "double" | "Double_t" | "Double32_t" => Scalar::F64,
+            _ => return None,
+        })
+    }
+
+    /// The scalar a column type naturally decodes to (used when the type name is unknown).
+    pub fn from_column(c: ColumnType) -> Option<Scalar> {
+        use ColumnType::*;
+        Some(match c {
+            Bit => Scalar::Bool,
+            Byte => Scalar::Byte,
+            Char => Scalar::Char,
+            Int8 => Scalar::I8,
+            UInt8 => Scalar::U8,
+            Int16 | SplitInt16 => Scalar::I16,
+            UInt16 | SplitUInt16 => Scalar::U16,
+            Int32 | SplitInt32 => Scalar::I32,
+            UInt32 | SplitUInt32 => Scalar::U32,
+            Int64 | SplitInt64 => Scalar::I64,
+            UInt64 | SplitUInt64 => Scalar::U64,
+            Real16 | Real32 | SplitReal32 | Real32Trunc | Real32Quant => Scalar::F32,
+            Real64 | SplitReal64 => Scalar::F64,
+            _ => return None,
+        })
+    }
+
+    /// Whether `c` can be read into this scalar.
+    pub fn accepts(self, c: ColumnType) -> bool {
+        use ColumnType::*;
+        match self {
+            Scalar::F32 | Scalar::F64 => matches!(c, Real16 | Real32 | Real64 | SplitReal32 | SplitReal64 | Real32Trunc | Real32Quant),
+            _ => matches!(
+                c,
+                Bit | Byte | Char | Int8 | UInt8 | Int16 | UInt16 | Int32 | UInt32 | Int64 | UInt64 | SplitInt16 | SplitUInt16
+                    | SplitInt32 | SplitUInt32 | SplitInt64 | SplitUInt64
+            ),
+        }
+    }
+}
+
+/// What a field is, for reading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A scalar leaf with one column.
+    Scalar(Scalar),
+    /// `std::string`: offsets and chars.
+    String,
+    /// A variable-length collection (vector, RVec, set, untyped collection); one child.
+    List,
+    /// An associative collection (map, multimap, unordered maps); one child of pair type.
+    Map,
+    /// `std::optional` / `std::unique_ptr`: a collection of 0 or 1.
+    Optional,
+    /// `std::array<T,N>` (one child, N per entry).
+    Array(u64),
+    /// `std::bitset<N>`: one Bit column, N bits per entry.
+    Bitset(u64),
+    /// A record (class, struct, untyped record) whose members are its children.
+    Record,
+    /// `std::pair` / `std::tuple`: a record written as an array in JSON.
+    Tuple,
+    /// `std::variant`: Switch column and one child per alternative.
+    Variant,
+    /// A transparent wrapper around its only child (enum, `std::atomic`).
+    Wrapper,
+    /// `ROOT::RNTupleCardinality<T>`: per-entry size of a collection, as u32 or u64.
+    Cardinality(bool),
+    /// A ROOT streamer field: raw bytes per entry.
+    Streamer,
+}
+
+/// Classifies a field, or says why it cannot be read.
+pub fn classify(d: &Descriptor, f: &FieldDescriptor) -> Result<Kind, String> {
+    let t = f.type_name.as_str();
+    let col_type = |i: usize| -> Result<ColumnType, String> {
+        let id = *f.columns.get(i).ok_or_else(|| format!("field '{}' ({t}) has no column {i}", f.name))?;
+        let c = d.columns.get(id as usize).ok_or_else(|| format!("field '{}' refers to unknown column {id}", f.name))?;
+        ColumnType::from_u16(c.column_type).ok_or_else(|| format!("unknown column type {:#x}", c.column_type))
+    };
+    for (i, _) in f.columns.iter().enumerate() {
+        col_type(i)?;
+    }
+    let n_children = f.children.len();
+    let strip = |p: &str| t.strip_prefix(p).is_some();
+    match f.role {
+        Role::Unknown(r) => Err(format!("unknown structural role {r}")),
+        Role::Streamer => Ok(Kind::Streamer),
+        Role::Variant => {
+            if f.columns.is_empty() || col_type(0)? != ColumnType::Switch {
+                return Err(format!("variant field '{}' without a Switch column", f.name));
+            }
+            Ok(Kind::Variant)
+        }
+        Role::Record => {
+            if strip("std::pair<") || strip("std::tuple<") {
+                Ok(Kind::Tuple)
+            } else {
+                Ok(Kind::Record)
+            }
+        }
+        Role::Collection => {
+            if f.columns.is_empty() || !col_type(0)?.is_index() {
+                return Err(format!("collection field '{}' without an index column", f.name));
+            }
+            if n_children != 1 {
+                return Err(format!("collection field '{}' has {n_children} children, expected 1", f.name));
+            }
+            if ["std::map<", "std::unordered_map<", "std::multimap<", "std::unordered_multimap<"].iter().any(|p| strip(p)) {
+                Ok(Kind::Map)
+            } else if strip("std::optional<") || strip("std::unique_ptr<") {
+                Ok(Kind::Optional)
+            } else {
+                Ok(Kind::List)
+            }
+        }
+        Role::Leaf => {
+            if t == "std::string" {
+                if f.columns.len() < 2 || !col_type(0)?.is_index() {
+                    return Err(format!("string field '{}' without offset and char columns", f.name));
+                }
+                return Ok(Kind::String);
+            }
+            if let Some(n) = f.repetition {
+                if strip("std::bitset<") || (n_children == 0 && !f.columns.is_empty()) {
+                    if f.columns.is_empty() || col_type(0)? != ColumnType::Bit {
+                        return Err(format!("bitset field '{}' without a Bit column", f.name));
+                    }
+                    return Ok(Kind::Bitset(n));
+                }
+                if n_children != 1 {
+                    return Err(format!("array field '{}' has {n_children} children, expected 1", f.name));
+                }
+                return Ok(Kind::Array(n));
+            }
+            if let Some(inner) = t.strip_prefix("ROOT::RNTupleCardinality<").or_else(|| t.strip_prefix("ROOT::Experimental::RNTupleCardinality<")) {
+                if f.columns.is_empty() || !col_type(0)?.is_index() {
+                    return Err(format!("cardinality field '{}' without an index column", f.name));
+                }
+                return Ok(Kind::Cardinality(inner.contains("64")));
+            }
+            if f.columns.is_empty() && n_children == 1 {
+                return Ok(Kind::Wrapper);
+            }
+            if f.columns.is_empty() {
+                return Err(format!("leaf field '{}' of type '{t}' has no columns", f.name));
+            }
+            let ct = col_type(0)?;
+            let s = match Scalar::from_type_name(t) {
+                Some(s) => s,
+                None => Scalar::from_column(ct).ok_or_else(|| format!("type '{t}' with column {}", ct.name()))?,
+            };
+            if !s.accepts(ct) {
+                return Err(format!("field '{}' of type '{t}' cannot be read from a {} column", f.name, ct.name()));
+            }
+            Ok(Kind::Scalar(s))
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Page decoding: from the (decompressed) bytes of one page to in-memory values.
+//!
+//! Every function decodes a whole page with one `match` on the column type and a tight loop per
+//! arm; the element type `T` is a generic parameter, so there is no per-element dispatch.
+
+use super::column_type::ColumnType;
+use crate::error::{Error, Result};
+
+/// In-memory element types that columns decode into.
+pub trait Native: Copy + Default + Send + Sync + 'static {
+    /// From a signed integer column value.
+    fn from_i64(v: i64) -> Self;
+    /// From an unsigned integer column value.
+    fn from_u64(v: u64) -> Self;
+    /// From a 32-bit float column value.
+    fn from_f32(v: f32) -> Self;
+    /// From a 64-bit float column value.
+    fn from_f64(v: f64) -> Self;
+}
+
+macro_rules! native_int {
+    ($($t:ty),*) => {$(
+        impl Native for $t {
+            #[inline(always)] fn from_i64(v: i64) -> Self { v as $t }
+            #[inline(always)] fn from_u64(v: u64) -> Self { v as $t }
+            #[inline(always)] fn from_f32(v: f32) -> Self { v as $t }
+            #[inline(always)] fn from_f64(v: f64) -> Self { v as $t }
+        }
+    )*};
+}
+native_int!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
+
+impl Native for bool {
+    #[inline(always)]
+    fn from_i64(v: i64) -> Self {
+        v != 0
+    }
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        v != 0
+    }
+    #[inline(always)]
+    fn from_f32(v: f32) -> Self {
+        v != 0.0
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v != 0.0
+    }
+}
+
+/// Parameters of a column needed to decode it.
+#[derive(Debug, Clone, Copy)]
+pub struct ColumnCodec {
+    /// Column type.
+    pub ty: ColumnType,
+    /// Bits per element on storage.
+    pub bits: u16,
+    /// Value range (Real32Quant).
+    pub range: Option<(f64, f64)>,
+}
+
+impl ColumnCodec {
+    /// Bytes of a page of `n` elements.
+    pub fn page_bytes(&self, n: u64) -> u64 {
+        (n * self.bits as u64).div_ceil(8)
+    }
+
+    /// Checks that type and bit width are consistent.
+    pub fn validate(&self) -> Result<()> {
+        match self.ty.fixed_bits() {
+            Some(b) if b != self.bits => Err(Error::Unsupported(format!(
+                "column type {} with {} bits on storage (expected {b})",
+                self.ty.name(),
+                self.bits
+            ))),
+            None if self.ty == ColumnType::Real32Trunc && !(10..=31).contains(&self.bits) => {
+                Err(Error::Unsupported(format!("Real32Trunc column with {} bits (10..31 allowed)", self.bits)))
+            }
+            None if self.ty == ColumnType::Real32Quant && !(1..=32).contains(&self.bits) => {
+                Err(Error::Unsupported(format!("Real32Quant column with {} bits (1..32 allowed)", self.bits)))
+            }
+            None if self.ty == ColumnType::Real32Quant => match self.range {
+                Some((lo, hi)) if lo.is_finite() && hi.is_finite() && lo < hi => Ok(()),
+                _ => Err(Error::Unsupported("Real32Quant column without a valid value range".into())),
+            },
+            _ => Ok(()),
+        }
+    }
+}
+
+#[inline(always)]
+fn le<const W: usize>(b: &[u8]) -> [u8; W] {
+    let mut a = [0u8; W];
+    a.copy_from_slice(&b[..W]);
+    a
+}
+
+#[inline(always)]
+fn split_gather<const W: usize>(raw: &[u8], n: usize, i: usize) -> [u8; W] {
+    let mut a = [0u8; W];
+    for (b, x) in a.iter_mut().enumerate() {
+        *x = raw[b * n + i];
+    }
+    a
+}
+
+fn unsplit<const W: usize, F: FnMut([u8; W])>(raw: &[u8], n: usize, mut f: F) {
+    // Process in blocks so each of the W byte streams is read sequentially.
+    const BLOCK: usize = 256;
+    let mut start = 0;
+    while start < n {
+        let end = (start + BLOCK).min(n);
+        let mut tmp = [[0u8; W]; BLOCK];
+        for b in 0..W {
+            let s = &raw[b * n + start..b * n + end];
+            for (j, &x) in s.iter().enumerate() {
+                tmp[j][b] = x;
+            }
+        }
+        for t in tmp.iter().take(end - start) {
+            f(*t);
+        }
+        start = end;
+    }
+    let _ = split_gather::<W>; // kept for clarity of the layout
+}
+
+#[inline(always)]
+fn unzigzag(u: u64) -> i64 {
+    ((u >> 1) as i64) ^ -((u & 1) as i64)
+}
+
+/// Reads the `i`-th `nbits`-wide item of a little-endian bit stream; `raw` must have 8 bytes of
+/// padding beyond the last item (the caller provides it).
+#[inline(always)]
+fn bits_at(raw: &[u8], i: usize, nbits: usize) -> u64 {
+    let bit = i * nbits;
+    let w = u64::from_le_bytes(le::<8>(&raw[bit / 8..]));
+    (w >> (bit % 8)) & ((1u64 << nbits) - 1)
+}
+
+/// Decodes a page of `n` elements from `raw` and appends them to `out` as `T`.
+pub fn decode_append<T: Native>(c: &ColumnCodec, raw: &[u8], n: usize, out: &mut Vec<T>) -> Result<()> {
+    use ColumnType::*;
+    let need = c.page_bytes(n as u64) as usize;
+    if raw.len() < need {
+        return Err(Error::corrupt(format!("page of {} bytes too short for {n} {} elements", raw.len(), c.ty.name()), 0));
+    }
+    out.reserve(n);
+    match c.ty {
+        Bit => {
+            for i in 0..n {
+                out.push(T::from_u64(((raw[i / 8] >> (i % 8)) & 1) as u64));
+            }
+        }
+        Byte | Char | UInt8 => out.extend(raw[..n].iter().map(|&x| T::from_u64(x as u64))),
+        Int8 => out.extend(raw[..n].iter().map(|&x| T::from_i64(x as i8 as i64))),
+        Int16 => out.extend(raw[..2 * n].chunks_exact(2).map(|b| T::from_i64(i16::from_le_bytes(le(b)) as i64))),
+        UInt16 => out.extend(raw[..2 * n].chunks_exact(2).map(|b| T::from_u64(u16::from_le_bytes(le(b)) as u64))),
+        Int32 => out.extend(raw[..4 * n].chunks_exact(4).map(|b| T::from_i64(i32::from_le_bytes(le(b)) as i64))),
+        UInt32 | Index32 => out.extend(raw[..4 * n].chunks_exact(4).map(|b| T::from_u64(u32::from_le_bytes(le(b)) as u64))),
+        Int64 => out.extend(raw[..8 * n].chunks_exact(8).map(|b| T::from_i64(i64::from_le_bytes(le(b))))),
+        UInt64 | Index64 => out.extend(raw[..8 * n].chunks_exact(8).map(|b| T::from_u64(u64::from_le_bytes(le(b))))),
+        Real16 => out.extend(
+            raw[..2 * n].chunks_exact(2).map(|b| T::from_f32(half::f16::from_bits(u16::from_le_bytes(le(b))).to_f32())),
+        ),
+        Real32 => out.extend(raw[..4 * n].chunks_exact(4).map(|b| T::from_f32(f32::from_le_bytes(le(b))))),
+        Real64 => out.extend(raw[..8 * n].chunks_exact(8).map(|b| T::from_f64(f64::from_le_bytes(le(b))))),
+        SplitInt16 => unsplit::<2, _>(raw, n, |a| out.push(T::from_i64(unzigzag(u16::from_le_bytes(a) as u64)))),
+        SplitUInt16 => unsplit::<2, _>(raw, n, |a| out.push(T::from_u64(u16::from_le_bytes(a) as u64))),
+        SplitInt32 => unsplit::<4, _>(raw, n, |a| out.push(T::from_i64(unzigzag(u32::from_le_bytes(a) as u64)))),
+        SplitUInt32 => unsplit::<4, _>(raw, n, |a| out.push(T::from_u64(u32::from_le_bytes(a) as u64))),
+        SplitInt64 => unsplit::<8, _>(raw, n, |a| out.push(T::from_i64(unzigzag(u64::from_le_bytes(a))))),
+        SplitUInt64 => unsplit::<8, _>(raw, n, |a| out.push(T::from_u64(u64::from_le_bytes(a)))),
+        SplitReal32 => unsplit::<4, _>(raw, n, |a| out.push(T::from_f32(f32::from_le_bytes(a)))),
+        SplitReal64 => unsplit::<8, _>(raw, n, |a| out.push(T::from_f64(f64::from_le_bytes(a)))),
+        SplitIndex32 => {
+            let mut acc = 0u64;
+            unsplit::<4, _>(raw, n, |a| {
+                acc = acc.wrapping_add(u32::from_le_bytes(a) as u64);
+                out.push(T::from_u64(acc))
+            })
+        }
+        SplitIndex64 => {
+            let mut acc = 0u64;
+            unsplit::<8, _>(raw, n, |a| {
+                acc = acc.wrapping_add(u64::from_le_bytes(a));
+                out.push(T::from_u64(acc))
+            })
+        }
+        Real32Trunc | Real32Quant => {
+            let nb = c.bits as usize;
+            let mut padded = Vec::with_capacity(need + 8);
+            padded.extend_from_slice(&raw[..need]);
+            padded.extend_from_slice(&[0u8; 8]);
+            if c.ty == Real32Trunc {
+                for i in 0..n {
+                    let v = (bits_at(&padded, i, nb) as u32) << (32 - nb);
+                    out.push(T::from_f32(f32::from_bits(v)));
+                }
+            } else {
+                let (lo, hi) = c.range.unwrap_or((0.0, 1.0));
+                let scale = (hi - lo) / ((1u64 << nb) - 1) as f64;
+                for i in 0..n {
+                    let q = bits_at(&padded, i, nb) as f64;
+                    out.push(T::from_f64((q * scale + lo).min(hi)));
+                }
+            }
+        }
+        Switch => return Err(Error::Invalid("a Switch column cannot be decoded as values".into())),
+    }
+    Ok(())
+}
+
+/// Decodes a Switch page: (index, tag) pairs.
+pub fn decode_switch(raw: &[u8], n: usize, out: &mut Vec<(u64, u32)>) -> Result<()> {
+    if raw.len() < 12 * n {
+        return Err(Error::corrupt(format!("switch page of {} bytes too short for {n} elements", raw.len()), 0));
+    }
+    out.extend(raw[..12 * n].chunks_exact(12).map(|b| (u64::from_le_bytes(le(b)), u32::from_le_bytes(le(&b[8..])))));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codec(ty: ColumnType) -> ColumnCodec {
+        ColumnCodec { ty, bits: ty.fixed_bits().unwrap_or(0), range: None }
+    }
+
+    #[test]
+    fn split_zigzag_int32() {
+        let vals = [0i32, -1, 1, -300, i32::MAX, i32::MIN];
+        let n = vals.len();
+        let mut raw = vec![0u8; 4 * n];
+        for (i, v) in vals.iter().enumerate() {
+            let z = ((*v << 1) ^ (*v >> 31)) as u32;
+            for b in 0..4 {
+                raw[b * n + i] = z.to_le_bytes()[b];
+            }
+        }
+        let mut out: Vec<i32> = Vec::new();
+        decode_append(&codec(ColumnType::SplitInt32), &raw, n, &mut out).unwrap();
+        assert_eq!(out, vals);
+    }
+
+    #[test]
+    fn delta_split_index() {
+        let vals = [3u64, 3, 7, 10];
+        let deltas = [3u64, 0, 4, 3];
+        let n = 4;
+        let mut raw = vec![0u8; 8 * n];
+        for (i, d) in deltas.iter().enumerate() {
+            for b in 0..8 {
+                raw[b * n + i] = d.to_le_bytes()[b];
+            }
+        }
+        let mut out: Vec<u64> = Vec::new();
+        decode_append(&codec(ColumnType::SplitIndex64), &raw, n, &mut out).unwrap();
+        assert_eq!(out, vals);
+    }
+
+    #[test]
+    fn bits_and_trunc() {
+        let mut out: Vec<bool> = Vec::new();
+        decode_append(&codec(ColumnType::Bit), &[0b1111_0101], 3, &mut out).unwrap();
+        assert_eq!(out, [true, false, true]);
+        // 1.5f32 = 0x3FC00000; top 10 bits = 0b0011111111
+        let c = ColumnCodec { ty: ColumnType::Real32Trunc, bits: 10, range: None };
+        let top = 0x3FC0_0000u32 >> 22;
+        let raw = [(top & 0xFF) as u8, (top >> 8) as u8];
+        let mut f: Vec<f32> = Vec::new();
+        decode_append(&c, &raw, 1, &mut f).unwrap();
+        assert_eq!(f, [1.5]);
+    }
+
+    #[test]
+    fn quantized() {
+        let c = ColumnCodec { ty: ColumnType::Real32Quant, bits: 8, range: Some((-2.0, 3.0)) };
+        let mut f: Vec<f32> = Vec::new();
+        decode_append(&c, &[0, 255], 2, &mut f).unwrap();
+        assert_eq!(f, [-2.0, 3.0]);
+    }
+
+    #[test]
+    fn short_page_is_an_error() {
+        let mut out: Vec<u64> = Vec::new();
+        assert!(decode_append(&codec(ColumnType::UInt64), &[0u8; 7], 1, &mut out).is_err());
+    }
+}

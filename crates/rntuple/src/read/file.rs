@@ -1,0 +1,60 @@
+//! Opening files: the entry point of the reading API.
+
+use crate::error::Result;
+use crate::format::anchor::AnchorStatus;
+use crate::read::reader::Reader;
+use crate::storage::source::{FileSource, MemSource, ReadAt};
+use crate::storage::tfile::RootFile;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A ROOT file holding one or more RNTuples.
+///
+/// ```no_run
+/// let file = rntuple::RNTupleFile::open("events.root")?;
+/// for name in file.names() {
+///     let reader = file.reader(&name)?;
+///     println!("{name}: {} entries", reader.num_entries());
+///     let batch = reader.read_batch(None, 0, reader.num_entries().min(10))?;
+///     println!("{} columns", batch.num_columns());
+/// }
+/// # Ok::<(), rntuple::Error>(())
+/// ```
+pub struct RNTupleFile {
+    root: RootFile,
+}
+
+impl RNTupleFile {
+    /// Opens a ROOT file from disk.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let src: Arc<dyn ReadAt> = Arc::new(FileSource::open(path)?);
+        Ok(RNTupleFile { root: RootFile::open(src)? })
+    }
+
+    /// Opens a ROOT file held in memory.
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Self> {
+        let src: Arc<dyn ReadAt> = Arc::new(MemSource(Arc::new(bytes)));
+        Ok(RNTupleFile { root: RootFile::open(src)? })
+    }
+
+    /// Paths of every RNTuple in the file (including refused pre-1.0 ones), in key order.
+    pub fn names(&self) -> Vec<String> {
+        self.root.ntuples.iter().map(|e| e.path.clone()).collect()
+    }
+
+    /// The container: keys, directories, anchors.
+    pub fn root_file(&self) -> &RootFile {
+        &self.root
+    }
+
+    /// Whether the RNTuple's anchor is usable, pre-1.0 or broken.
+    pub fn anchor_status(&self, name: &str) -> Option<&AnchorStatus> {
+        self.root.ntuples.iter().find(|e| e.path == name || e.key.name == name).map(|e| &e.anchor)
+    }
+
+    /// Opens a reader for an RNTuple (by path, or by name when unique).
+    pub fn reader(&self, name: &str) -> Result<Reader> {
+        let anchor = self.root.anchor(name)?;
+        Reader::open(self.root.source().clone(), anchor)
+    }
+}

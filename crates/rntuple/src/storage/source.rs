@@ -1,0 +1,81 @@
+//! Byte sources: where the reader gets its bytes from (a local file or memory).
+
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Random-access read of a byte range. Implementations check the range against the source's
+/// length before allocating, so a lying size in a file cannot drive a large allocation.
+pub trait ReadAt: Send + Sync {
+    /// Total length of the source in bytes.
+    fn len(&self) -> u64;
+    /// Whether the source is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Reads exactly `buf.len()` bytes at `offset` into `buf`.
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
+
+    /// Reads `len` bytes at `offset`; `what` names the structure for the error message.
+    fn read_vec(&self, offset: u64, len: u64, what: &str) -> Result<Vec<u8>> {
+        let end = offset.checked_add(len).ok_or_else(|| Error::corrupt(format!("{what}: range overflows"), offset))?;
+        if end > self.len() {
+            return Err(Error::corrupt(
+                format!("{what}: {len} bytes at offset {offset} extend beyond the end of the file ({} bytes)", self.len()),
+                offset,
+            ));
+        }
+        let mut v = vec![0u8; len as usize];
+        self.read_exact_at(offset, &mut v)?;
+        Ok(v)
+    }
+}
+
+/// A local file read with `pread`.
+pub struct FileSource {
+    file: File,
+    len: u64,
+    path: String,
+}
+
+impl FileSource {
+    /// Opens a file for reading.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let p = path.as_ref();
+        let file = File::open(p).map_err(|e| Error::io(format!("opening {}", p.display()), e))?;
+        let len = file.metadata().map_err(|e| Error::io(format!("stat of {}", p.display()), e))?.len();
+        Ok(FileSource { file, len, path: p.display().to_string() })
+    }
+}
+
+impl ReadAt for FileSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.file
+            .read_exact_at(buf, offset)
+            .map_err(|e| Error::io(format!("reading {} bytes at offset {offset} of {}", buf.len(), self.path), e))
+    }
+}
+
+/// An in-memory byte source (tests, fuzzing, data already in memory).
+#[derive(Clone)]
+pub struct MemSource(pub Arc<Vec<u8>>);
+
+impl ReadAt for MemSource {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        let start = usize::try_from(offset).map_err(|_| Error::corrupt("offset beyond memory", offset))?;
+        let end = start
+            .checked_add(buf.len())
+            .filter(|&e| e <= self.0.len())
+            .ok_or_else(|| Error::corrupt(format!("read of {} bytes beyond end of data", buf.len()), offset))?;
+        buf.copy_from_slice(&self.0[start..end]);
+        Ok(())
+    }
+}

@@ -1,0 +1,302 @@
+//! The ROOT file container: file header, TKeys, directories, and the RNTuple anchor objects.
+//! All container integers are big-endian.
+
+use super::source::ReadAt;
+use crate::error::{Error, Result};
+use crate::format::anchor::{parse_anchor, Anchor, AnchorStatus};
+use crate::format::compression;
+use std::sync::Arc;
+
+/// A parsed TKey header.
+#[derive(Debug, Clone)]
+pub struct KeyHeader {
+    /// Total stored size (header + payload).
+    pub nbytes: i32,
+    /// Key version (>1000 = 64-bit seeks).
+    pub version: u16,
+    /// Uncompressed payload length.
+    pub obj_len: u32,
+    /// Header length.
+    pub key_len: u16,
+    /// Cycle number.
+    pub cycle: u16,
+    /// Offset of the key itself.
+    pub seek_key: u64,
+    /// Offset of the parent directory.
+    pub seek_pdir: u64,
+    /// Class name.
+    pub class_name: String,
+    /// Object name.
+    pub name: String,
+    /// Title.
+    pub title: String,
+}
+
+/// Big-endian reader over a buffer whose first byte sits at file offset `base`.
+struct Be<'a> {
+    b: &'a [u8],
+    pos: usize,
+    base: u64,
+}
+
+impl<'a> Be<'a> {
+    fn err(&self, what: &str) -> Error {
+        Error::corrupt(format!("{what}: truncated"), self.base + self.pos as u64)
+    }
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        if self.b.len() - self.pos < n {
+            return Err(self.err(what));
+        }
+        let s = &self.b[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u16(&mut self, what: &str) -> Result<u16> {
+        let s = self.take(2, what)?;
+        Ok(u16::from_be_bytes([s[0], s[1]]))
+    }
+    fn u32(&mut self, what: &str) -> Result<u32> {
+        let s = self.take(4, what)?;
+        Ok(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+    }
+    fn u64(&mut self, what: &str) -> Result<u64> {
+        let s = self.take(8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(s);
+        Ok(u64::from_be_bytes(a))
+    }
+    fn tstring(&mut self, what: &str) -> Result<String> {
+        let mut n = self.take(1, what)?[0] as usize;
+        if n == 255 {
+            n = self.u32(what)? as usize;
+        }
+        let s = self.take(n, what)?;
+        Ok(String::from_utf8_lossy(s).into_owned())
+    }
+}
+
+fn parse_key_header(b: &[u8], base: u64) -> Result<(KeyHeader, usize)> {
+    let mut r = Be { b, pos: 0, base };
+    let nbytes = r.u32("key size")? as i32;
+    let version = r.u16("key version")?;
+    let obj_len = r.u32("key object length")?;
+    let _datime = r.u32("key date")?;
+    let key_len = r.u16("key header length")?;
+    let cycle = r.u16("key cycle")?;
+    let big = version > 1000;
+    let seek_key = if big { r.u64("key seek")? } else { r.u32("key seek")? as u64 };
+    let seek_pdir = if big { r.u64("key parent seek")? } else { r.u32("key parent seek")? as u64 };
+    let class_name = r.tstring("key class name")?;
+    let name = r.tstring("key name")?;
+    let title = r.tstring("key title")?;
+    Ok((KeyHeader { nbytes, version, obj_len, key_len, cycle, seek_key, seek_pdir, class_name, name, title }, r.pos))
+}
+
+/// An RNTuple found in a file: its path (directory/name), its key and its anchor (or why the
+/// anchor cannot be used).
+#[derive(Debug, Clone)]
+pub struct NTupleEntry {
+    /// Path of the RNTuple in the file (`dir/sub/name`).
+    pub path: String,
+    /// The key holding the anchor.
+    pub key: KeyHeader,
+    /// The anchor, or the reason it is refused.
+    pub anchor: AnchorStatus,
+}
+
+/// A ROOT file opened for reading RNTuples.
+pub struct RootFile {
+    src: Arc<dyn ReadAt>,
+    /// ROOT version that wrote the file (e.g. 64000).
+    pub root_version: u32,
+    /// Every RNTuple found through the keys of the top directory and its subdirectories.
+    pub ntuples: Vec<NTupleEntry>,
+    /// Every key found (path, class name), for `info`.
+    pub keys: Vec<(String, String)>,
+}
+
+const MAX_DIR_DEPTH: usize = 64;
+
+impl RootFile {
+    /// Parses the file header and walks the directory tree.
+    pub fn open(src: Arc<dyn ReadAt>) -> Result<Self> {
+        let len = src.len();
+        let hdr = src.read_vec(0, len.min(64), "file header")?;
+        if hdr.len() < 4 || &hdr[0..4] != b"root" {
+            return Err(Error::corrupt("not a ROOT file (the first 4 bytes are not 'root')", 0));
+        }
+        let mut r = Be { b: &hdr, pos: 4, base: 0 };
+        let version = r.u32("file version")?;
+        let begin = r.u32("fBEGIN")? as u64;
+        let mut f = RootFile { src, root_version: version % 1_000_000, ntuples: Vec::new(), keys: Vec::new() };
+        // The TFile key at fBEGIN carries the top directory record after its name and title.
+        let (key, payload) = f.read_key(begin, "top directory key")?;
+        let mut r = Be { b: &payload, pos: 0, base: begin + key.key_len as u64 };
+        let _name = r.tstring("file name")?;
+        let _title = r.tstring("file title")?;
+        let seek_keys = parse_dir_record(&mut r)?;
+        f.walk_dir(seek_keys, String::new(), 0)?;
+        Ok(f)
+    }
+
+    /// The underlying byte source.
+    pub fn source(&self) -> &Arc<dyn ReadAt> {
+        &self.src
+    }
+
+    /// Reads a key header at `offset` and its (decompressed) payload.
+    pub fn read_key(&self, offset: u64, what: &str) -> Result<(KeyHeader, Vec<u8>)> {
+        let avail = self.src.len().saturating_sub(offset).min(1024 + 64);
+        let head = self.src.read_vec(offset, avail, what)?;
+        let (key, _) = parse_key_header(&head, offset)?;
+        if key.nbytes < key.key_len as i32 {
+            return Err(Error::corrupt(format!("{what}: key size {} smaller than its header {}", key.nbytes, key.key_len), offset));
+        }
+        let stored = (key.nbytes - key.key_len as i32) as u64;
+        let data = self.src.read_vec(offset + key.key_len as u64, stored, what)?;
+        let payload = if stored < key.obj_len as u64 {
+            compression::decompress(&data, key.obj_len as usize, what, offset + key.key_len as u64)?
+        } else {
+            data
+        };
+        Ok((key, payload))
+    }
+
+    fn walk_dir(&mut self, seek_keys: u64, prefix: String, depth: usize) -> Result<()> {
+        if depth > MAX_DIR_DEPTH {
+            return Err(Error::corrupt("directories nested too deeply (a loop?)", seek_keys));
+        }
+        if seek_keys == 0 {
+            return Ok(());
+        }
+        let (kl, payload) = self.read_key(seek_keys, "keys list")?;
+        let base = seek_keys + kl.key_len as u64;
+        let mut r = Be { b: &payload, pos: 0, base };
+        let n = r.u32("number of keys")?;
+        if n as usize > payload.len() / 26 {
+            return Err(Error::corrupt(format!("keys list claims {n} keys in {} bytes", payload.len()), base));
+        }
+        let mut found: Vec<KeyHeader> = Vec::new();
+        for _ in 0..n {
+            let (k, used) = parse_key_header(&payload[r.pos..], base + r.pos as u64)?;
+            r.pos += used;
+            found.push(k);
+        }
+        // Keep the highest cycle of each name.
+        let mut best: Vec<KeyHeader> = Vec::new();
+        for k in found {
+            if let Some(b) = best.iter_mut().find(|b| b.name == k.name && b.class_name == k.class_name) {
+                if k.cycle > b.cycle {
+                    *b = k;
+                }
+            } else {
+                best.push(k);
+            }
+        }
+        for k in best {
+            let path = if prefix.is_empty() { k.name.clone() } else { format!("{prefix}/{}", k.name) };
+            self.keys.push((path.clone(), k.class_name.clone()));
+            match k.class_name.as_str() {
+                "ROOT::RNTuple" | "ROOT::Experimental::RNTuple" => {
+                    let anchor = match self.read_key(k.seek_key, "RNTuple anchor key") {
+                        Ok((_, payload)) => parse_anchor(&payload, &k.class_name, k.seek_key + k.key_len as u64),
+                        Err(e) => AnchorStatus::Broken(e.to_string()),
+                    };
+                    self.ntuples.push(NTupleEntry { path, key: k, anchor });
+                }
+                "TDirectoryFile" | "TDirectory" => {
+                    let (sk, payload) = self.read_key(k.seek_key, "subdirectory key")?;
+                    let mut r = Be { b: &payload, pos: 0, base: k.seek_key + sk.key_len as u64 };
+                    let seek = parse_dir_record(&mut r)?;
+                    if seek != seek_keys {
+                        self.walk_dir(seek, path, depth + 1)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Finds an RNTuple by path (or by bare name if unique) and returns its usable anchor.
+    pub fn anchor(&self, name: &str) -> Result<Anchor> {
+        let e = self
+            .ntuples
+            .iter()
+            .find(|e| e.path == name)
+            .or_else(|| {
+                let mut it = self.ntuples.iter().filter(|e| e.key.name == name);
+                let first = it.next();
+                if it.next().is_some() {
+                    None
+                } else {
+                    first
+                }
+            })
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.ntuples.iter().map(|e| e.path.as_str()).collect();
+                Error::NotFound(format!("no RNTuple named '{name}' in the file (it holds: {})", if names.is_empty() { "none".to_string() } else { names.join(", ") }))
+            })?;
+        match &e.anchor {
+            AnchorStatus::Ok(a) => Ok(a.clone()),
+            AnchorStatus::Legacy(msg) => Err(Error::Unsupported(format!("RNTuple '{}': {msg}", e.path))),
+            AnchorStatus::Broken(msg) => Err(Error::corrupt(format!("RNTuple '{}': anchor: {msg}", e.path), e.key.seek_key)),
+        }
+    }
+
+    /// Reads a blob (envelope or page) at `offset` of `size` stored bytes, following ROOT's
+    /// multi-key chunking when `size` exceeds the anchor's maximum key size.
+    pub fn read_blob(&self, offset: u64, size: u64, max_key_size: u64, what: &str) -> Result<Vec<u8>> {
+        read_blob(&*self.src, offset, size, max_key_size, what)
+    }
+}
+
+/// See [`RootFile::read_blob`].
+pub fn read_blob(src: &dyn ReadAt, offset: u64, size: u64, max_key_size: u64, what: &str) -> Result<Vec<u8>> {
+    if max_key_size == 0 || size <= max_key_size {
+        return src.read_vec(offset, size, what);
+    }
+    if size > src.len() {
+        return Err(Error::corrupt(format!("{what}: {size} bytes is larger than the whole file"), offset));
+    }
+    let mut n_chunks = size.div_ceil(max_key_size);
+    let tail = size % max_key_size;
+    let slack = if tail > 0 { max_key_size - tail } else { 0 };
+    if (n_chunks - 1) * 8 > slack {
+        n_chunks += 1;
+    }
+    let ptr_bytes = (n_chunks - 1) * 8;
+    if ptr_bytes >= max_key_size {
+        return Err(Error::corrupt(format!("{what}: chunk table larger than a key"), offset));
+    }
+    let first = max_key_size - ptr_bytes;
+    let mut out = src.read_vec(offset, first, what)?;
+    let table = src.read_vec(offset + first, ptr_bytes, what)?;
+    let mut remaining = size - first;
+    for c in table.chunks_exact(8) {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        let off = u64::from_le_bytes(a);
+        let n = remaining.min(max_key_size);
+        out.extend_from_slice(&src.read_vec(off, n, what)?);
+        remaining -= n;
+    }
+    if remaining != 0 {
+        return Err(Error::corrupt(format!("{what}: chunk table does not cover the blob ({remaining} bytes missing)"), offset));
+    }
+    Ok(out)
+}
+
+/// Parses a directory record (TDirectory streamer) and returns fSeekKeys.
+fn parse_dir_record(r: &mut Be) -> Result<u64> {
+    let version = r.u16("directory version")?;
+    let _ctime = r.u32("directory ctime")?;
+    let _mtime = r.u32("directory mtime")?;
+    let _nbytes_keys = r.u32("directory nbytesKeys")?;
+    let _nbytes_name = r.u32("directory nbytesName")?;
+    let big = version > 1000;
+    let _seek_dir = if big { r.u64("seekDir")? } else { r.u32("seekDir")? as u64 };
+    let _seek_parent = if big { r.u64("seekParent")? } else { r.u32("seekParent")? as u64 };
+    let seek_keys = if big { r.u64("seekKeys")? } else { r.u32("seekKeys")? as u64 };
+    Ok(seek_keys)
+}
