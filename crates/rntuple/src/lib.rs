@@ -28,6 +28,7 @@ pub mod storage {
 /// Format layer: pure (de)serialization.
 pub mod format {
     pub mod anchor;
+    pub mod checksum;
     pub mod compression;
     pub mod cursor;
     pub mod descriptor;

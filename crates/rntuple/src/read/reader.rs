@@ -21,6 +21,8 @@ use std::time::Instant;
 
 /// Largest envelope accepted (as ROOT's `MaxEnvelopeSize` for untrusted anchors).
 pub const MAX_ENVELOPE: u64 = 1 << 30;
+/// Deepest field nesting accepted.
+pub const MAX_FIELD_DEPTH: usize = 128;
 
 /// A range of elements of one field within one cluster (cluster-local indices).
 #[derive(Debug, Clone, Copy)]
@@ -91,6 +93,20 @@ impl Reader {
                 format!("clusters cover {next} entries, cluster groups say {}", desc.num_entries()),
                 anchor.seek_footer,
             ));
+        }
+        // Parents precede children, so depth is one pass; bound it so that recursive assembly
+        // cannot exhaust the stack on a hostile file.
+        let mut depth = vec![0usize; desc.fields.len()];
+        for i in 0..desc.fields.len() {
+            if let Some(p) = desc.fields[i].parent {
+                depth[i] = depth[p as usize] + 1;
+                if depth[i] > MAX_FIELD_DEPTH {
+                    return Err(Error::Unsupported(format!(
+                        "field '{}' is nested {} levels deep (at most {MAX_FIELD_DEPTH} supported)",
+                        desc.fields[i].name, depth[i]
+                    )));
+                }
+            }
         }
         let kinds: Vec<_> = desc.fields.iter().map(|f| classify(&desc, f)).collect();
         let mut readable = vec![true; desc.fields.len()];
@@ -371,6 +387,26 @@ impl Reader {
         Ok(None)
     }
 
+    /// A field may lack data in a cluster only if its columns are deferred or come from the
+    /// schema extension (late model extension); otherwise the page list is incomplete.
+    fn check_may_be_absent(&self, f: &FieldDescriptor, cluster: &ClusterDescriptor, n_req: u64) -> Result<()> {
+        if n_req == 0 {
+            return Ok(());
+        }
+        let late = f.columns.iter().any(|&c| {
+            let col = &self.desc.columns[c as usize];
+            col.flags & 1 != 0 || col.from_extension
+        });
+        if late {
+            Ok(())
+        } else {
+            Err(Error::corrupt(
+                format!("field '{}' has no pages in cluster {} although its columns are neither deferred nor late-added", f.name, cluster.id),
+                0,
+            ))
+        }
+    }
+
     fn load_page(&self, col: &ColumnDescriptor, codec: &ColumnCodec, page: &PageDescriptor, cluster: usize) -> Result<Vec<u8>> {
         let what = format!("page of column {} ({}) in cluster {cluster} at offset {}", col.id, codec.ty.name(), page.locator.offset);
         let len = codec.page_bytes(page.n_elements as u64);
@@ -403,11 +439,13 @@ impl Reader {
         let n_req = span.end - span.start;
         let Some(cols) = self.active_columns(f, cluster)? else {
             // No data in this cluster: a deferred (late-added) field reads as zero.
+            self.check_may_be_absent(f, cluster, n_req)?;
             push_zeros(out, n_req, origin.is_some(), f, cluster)?;
             return Ok(());
         };
         let col = cols.get(k).copied().ok_or_else(|| Error::corrupt(format!("field '{}' lacks column {k}", f.name), 0))?;
         let Some(Some(range)) = cluster.columns.get(col.id as usize) else {
+            self.check_may_be_absent(f, cluster, n_req)?;
             push_zeros(out, n_req, origin.is_some(), f, cluster)?;
             return Ok(());
         };
@@ -472,6 +510,10 @@ impl Reader {
             cluster.columns.get(col.id as usize).and_then(|r| r.as_ref()).map(|r| (col, r))
         });
         let Some((col, range)) = range_and_col else {
+            self.check_may_be_absent(f, cluster, n_req)?;
+            if origin.is_none() && n_req > 0 {
+                return Err(Error::corrupt(format!("variant '{}' has no switch data in cluster {}", f.name, cluster.id), 0));
+            }
             out.extend(std::iter::repeat_n((0u64, 0u32), n_req as usize));
             return Ok(());
         };
