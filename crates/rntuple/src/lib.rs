@@ -36,6 +36,7 @@ pub mod format {
 }
 /// Primitives: column types and encodings.
 pub mod primitives {
+    pub mod alloc;
     pub mod column_type;
     pub mod decode;
 }

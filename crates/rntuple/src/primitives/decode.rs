@@ -96,34 +96,28 @@ fn le<const W: usize>(b: &[u8]) -> [u8; W] {
     a
 }
 
+/// Byte-split decoding: stream `b` (of `n = dst.len()` bytes) holds byte `b` of every element.
+/// Elements are regathered block by block into a small stack buffer (stream reads and buffer
+/// writes are sequential and free of bounds checks), then mapped into `dst` by `f`.
 #[inline(always)]
-fn split_gather<const W: usize>(raw: &[u8], n: usize, i: usize) -> [u8; W] {
-    let mut a = [0u8; W];
-    for (b, x) in a.iter_mut().enumerate() {
-        *x = raw[b * n + i];
-    }
-    a
-}
-
-fn unsplit<const W: usize, F: FnMut([u8; W])>(raw: &[u8], n: usize, mut f: F) {
-    // Process in blocks so each of the W byte streams is read sequentially.
-    const BLOCK: usize = 256;
+fn unsplit<const W: usize, T, F: FnMut([u8; W]) -> T>(raw: &[u8], dst: &mut [T], mut f: F) {
+    const BLOCK: usize = 512;
+    let n = dst.len();
+    let mut tmp = [[0u8; W]; BLOCK];
     let mut start = 0;
-    while start < n {
-        let end = (start + BLOCK).min(n);
-        let mut tmp = [[0u8; W]; BLOCK];
+    for chunk in dst.chunks_mut(BLOCK) {
+        let m = chunk.len();
         for b in 0..W {
-            let s = &raw[b * n + start..b * n + end];
-            for (j, &x) in s.iter().enumerate() {
-                tmp[j][b] = x;
+            let s = &raw[b * n + start..b * n + start + m];
+            for (o, &x) in tmp[..m].iter_mut().zip(s) {
+                o[b] = x;
             }
         }
-        for t in tmp.iter().take(end - start) {
-            f(*t);
+        for (d, t) in chunk.iter_mut().zip(&tmp[..m]) {
+            *d = f(*t);
         }
-        start = end;
+        start += m;
     }
-    let _ = split_gather::<W>; // kept for clarity of the layout
 }
 
 #[inline(always)]
@@ -142,75 +136,89 @@ fn bits_at(raw: &[u8], i: usize, nbits: usize) -> u64 {
 
 /// Decodes a page of `n` elements from `raw` and appends them to `out` as `T`.
 pub fn decode_append<T: Native>(c: &ColumnCodec, raw: &[u8], n: usize, out: &mut Vec<T>) -> Result<()> {
-    use ColumnType::*;
     let need = c.page_bytes(n as u64) as usize;
     if raw.len() < need {
         return Err(Error::corrupt(format!("page of {} bytes too short for {n} {} elements", raw.len(), c.ty.name()), 0));
     }
-    out.reserve(n);
+    if c.ty == ColumnType::Switch {
+        return Err(Error::Invalid("a Switch column cannot be decoded as values".into()));
+    }
+    let base = out.len();
+    out.resize(base + n, T::default());
+    decode_into(c, &raw[..need], &mut out[base..]);
+    Ok(())
+}
+
+/// Decodes `dst.len()` elements from `raw` (which holds at least the page's bytes) into `dst`.
+fn decode_into<T: Native>(c: &ColumnCodec, raw: &[u8], dst: &mut [T]) {
+    use ColumnType::*;
+    macro_rules! plain {
+        ($w:expr, $conv:expr) => {
+            for (d, b) in dst.iter_mut().zip(raw.chunks_exact($w)) {
+                *d = $conv(le::<$w>(b));
+            }
+        };
+    }
     match c.ty {
         Bit => {
-            for i in 0..n {
-                out.push(T::from_u64(((raw[i / 8] >> (i % 8)) & 1) as u64));
+            for (i, d) in dst.iter_mut().enumerate() {
+                *d = T::from_u64(((raw[i / 8] >> (i % 8)) & 1) as u64);
             }
         }
-        Byte | Char | UInt8 => out.extend(raw[..n].iter().map(|&x| T::from_u64(x as u64))),
-        Int8 => out.extend(raw[..n].iter().map(|&x| T::from_i64(x as i8 as i64))),
-        Int16 => out.extend(raw[..2 * n].chunks_exact(2).map(|b| T::from_i64(i16::from_le_bytes(le(b)) as i64))),
-        UInt16 => out.extend(raw[..2 * n].chunks_exact(2).map(|b| T::from_u64(u16::from_le_bytes(le(b)) as u64))),
-        Int32 => out.extend(raw[..4 * n].chunks_exact(4).map(|b| T::from_i64(i32::from_le_bytes(le(b)) as i64))),
-        UInt32 | Index32 => out.extend(raw[..4 * n].chunks_exact(4).map(|b| T::from_u64(u32::from_le_bytes(le(b)) as u64))),
-        Int64 => out.extend(raw[..8 * n].chunks_exact(8).map(|b| T::from_i64(i64::from_le_bytes(le(b))))),
-        UInt64 | Index64 => out.extend(raw[..8 * n].chunks_exact(8).map(|b| T::from_u64(u64::from_le_bytes(le(b))))),
-        Real16 => out.extend(
-            raw[..2 * n].chunks_exact(2).map(|b| T::from_f32(half::f16::from_bits(u16::from_le_bytes(le(b))).to_f32())),
-        ),
-        Real32 => out.extend(raw[..4 * n].chunks_exact(4).map(|b| T::from_f32(f32::from_le_bytes(le(b))))),
-        Real64 => out.extend(raw[..8 * n].chunks_exact(8).map(|b| T::from_f64(f64::from_le_bytes(le(b))))),
-        SplitInt16 => unsplit::<2, _>(raw, n, |a| out.push(T::from_i64(unzigzag(u16::from_le_bytes(a) as u64)))),
-        SplitUInt16 => unsplit::<2, _>(raw, n, |a| out.push(T::from_u64(u16::from_le_bytes(a) as u64))),
-        SplitInt32 => unsplit::<4, _>(raw, n, |a| out.push(T::from_i64(unzigzag(u32::from_le_bytes(a) as u64)))),
-        SplitUInt32 => unsplit::<4, _>(raw, n, |a| out.push(T::from_u64(u32::from_le_bytes(a) as u64))),
-        SplitInt64 => unsplit::<8, _>(raw, n, |a| out.push(T::from_i64(unzigzag(u64::from_le_bytes(a))))),
-        SplitUInt64 => unsplit::<8, _>(raw, n, |a| out.push(T::from_u64(u64::from_le_bytes(a)))),
-        SplitReal32 => unsplit::<4, _>(raw, n, |a| out.push(T::from_f32(f32::from_le_bytes(a)))),
-        SplitReal64 => unsplit::<8, _>(raw, n, |a| out.push(T::from_f64(f64::from_le_bytes(a)))),
+        Byte | Char | UInt8 => plain!(1, |a: [u8; 1]| T::from_u64(a[0] as u64)),
+        Int8 => plain!(1, |a: [u8; 1]| T::from_i64(a[0] as i8 as i64)),
+        Int16 => plain!(2, |a| T::from_i64(i16::from_le_bytes(a) as i64)),
+        UInt16 => plain!(2, |a| T::from_u64(u16::from_le_bytes(a) as u64)),
+        Int32 => plain!(4, |a| T::from_i64(i32::from_le_bytes(a) as i64)),
+        UInt32 | Index32 => plain!(4, |a| T::from_u64(u32::from_le_bytes(a) as u64)),
+        Int64 => plain!(8, |a| T::from_i64(i64::from_le_bytes(a))),
+        UInt64 | Index64 => plain!(8, |a| T::from_u64(u64::from_le_bytes(a))),
+        Real16 => plain!(2, |a| T::from_f32(half::f16::from_bits(u16::from_le_bytes(a)).to_f32())),
+        Real32 => plain!(4, |a| T::from_f32(f32::from_le_bytes(a))),
+        Real64 => plain!(8, |a| T::from_f64(f64::from_le_bytes(a))),
+        SplitInt16 => unsplit::<2, _, _>(raw, dst, |a| T::from_i64(unzigzag(u16::from_le_bytes(a) as u64))),
+        SplitUInt16 => unsplit::<2, _, _>(raw, dst, |a| T::from_u64(u16::from_le_bytes(a) as u64)),
+        SplitInt32 => unsplit::<4, _, _>(raw, dst, |a| T::from_i64(unzigzag(u32::from_le_bytes(a) as u64))),
+        SplitUInt32 => unsplit::<4, _, _>(raw, dst, |a| T::from_u64(u32::from_le_bytes(a) as u64)),
+        SplitInt64 => unsplit::<8, _, _>(raw, dst, |a| T::from_i64(unzigzag(u64::from_le_bytes(a)))),
+        SplitUInt64 => unsplit::<8, _, _>(raw, dst, |a| T::from_u64(u64::from_le_bytes(a))),
+        SplitReal32 => unsplit::<4, _, _>(raw, dst, |a| T::from_f32(f32::from_le_bytes(a))),
+        SplitReal64 => unsplit::<8, _, _>(raw, dst, |a| T::from_f64(f64::from_le_bytes(a))),
         SplitIndex32 => {
             let mut acc = 0u64;
-            unsplit::<4, _>(raw, n, |a| {
+            unsplit::<4, _, _>(raw, dst, |a| {
                 acc = acc.wrapping_add(u32::from_le_bytes(a) as u64);
-                out.push(T::from_u64(acc))
+                T::from_u64(acc)
             })
         }
         SplitIndex64 => {
             let mut acc = 0u64;
-            unsplit::<8, _>(raw, n, |a| {
+            unsplit::<8, _, _>(raw, dst, |a| {
                 acc = acc.wrapping_add(u64::from_le_bytes(a));
-                out.push(T::from_u64(acc))
+                T::from_u64(acc)
             })
         }
         Real32Trunc | Real32Quant => {
             let nb = c.bits as usize;
-            let mut padded = Vec::with_capacity(need + 8);
-            padded.extend_from_slice(&raw[..need]);
+            let mut padded = Vec::with_capacity(raw.len() + 8);
+            padded.extend_from_slice(raw);
             padded.extend_from_slice(&[0u8; 8]);
             if c.ty == Real32Trunc {
-                for i in 0..n {
+                for (i, d) in dst.iter_mut().enumerate() {
                     let v = (bits_at(&padded, i, nb) as u32) << (32 - nb);
-                    out.push(T::from_f32(f32::from_bits(v)));
+                    *d = T::from_f32(f32::from_bits(v));
                 }
             } else {
                 let (lo, hi) = c.range.unwrap_or((0.0, 1.0));
                 let scale = (hi - lo) / ((1u64 << nb) - 1) as f64;
-                for i in 0..n {
+                for (i, d) in dst.iter_mut().enumerate() {
                     let q = bits_at(&padded, i, nb) as f64;
-                    out.push(T::from_f64((q * scale + lo).min(hi)));
+                    *d = T::from_f64((q * scale + lo).min(hi));
                 }
             }
         }
-        Switch => return Err(Error::Invalid("a Switch column cannot be decoded as values".into())),
+        Switch => {}
     }
-    Ok(())
 }
 
 /// Decodes a Switch page: (index, tag) pairs.

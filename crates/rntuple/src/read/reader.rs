@@ -8,6 +8,7 @@ use crate::format::descriptor::{ClusterDescriptor, ColumnDescriptor, ColumnRange
 use crate::format::envelope;
 use crate::logical::kind::{classify, Kind, Scalar};
 use crate::primitives::column_type::ColumnType;
+use crate::primitives::alloc::vec_with_capacity;
 use crate::primitives::decode::{decode_append, decode_switch, ColumnCodec, Native};
 use crate::storage::source::ReadAt;
 use crate::storage::tfile::read_blob;
@@ -17,7 +18,13 @@ use arrow_buffer::{OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema, UnionFields};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::cell::RefCell;
 use std::time::Instant;
+
+thread_local! {
+    /// Per-thread scratch buffers for stored and decompressed page bytes.
+    static SCRATCH: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
 
 /// Largest envelope accepted (as ROOT's `MaxEnvelopeSize` for untrusted anchors).
 pub const MAX_ENVELOPE: u64 = 1 << 30;
@@ -407,28 +414,57 @@ impl Reader {
         }
     }
 
-    fn load_page(&self, col: &ColumnDescriptor, codec: &ColumnCodec, page: &PageDescriptor, cluster: usize) -> Result<Vec<u8>> {
-        let what = format!("page of column {} ({}) in cluster {cluster} at offset {}", col.id, codec.ty.name(), page.locator.offset);
+    /// Loads a page (read, checksum, decompress) into thread-local scratch buffers and hands
+    /// the uncompressed bytes to `f`. Buffers are reused across pages.
+    fn with_page<R>(&self, col: &ColumnDescriptor, codec: &ColumnCodec, page: &PageDescriptor, cluster: usize, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
+        let what = || format!("page of column {} ({}) in cluster {cluster} at offset {}", col.id, codec.ty.name(), page.locator.offset);
         let len = codec.page_bytes(page.n_elements as u64);
-        let stored_len = page.locator.size + if page.has_checksum { 8 } else { 0 };
-        let stored = read_blob(&*self.src, page.locator.offset, stored_len, self.anchor.max_key_size, &what)?;
-        let data = &stored[..page.locator.size as usize];
-        if page.has_checksum && self.verify_page_checksums {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&stored[page.locator.size as usize..]);
-            let st = u64::from_le_bytes(a);
-            let comp = xxhash_rust::xxh3::xxh3_64(data);
-            if st != comp {
-                return Err(Error::Checksum { what, offset: page.locator.offset, stored: st, computed: comp });
+        let size = page.locator.size;
+        if size > len {
+            return Err(Error::corrupt(format!("{}: {size} stored bytes for {len} uncompressed bytes", what()), page.locator.offset));
+        }
+        // A compressed page expands by a bounded factor; refuse lying element counts before
+        // allocating.
+        if size < len && len > size.saturating_mul(1 << 17) + (1 << 20) {
+            return Err(Error::corrupt(format!("{}: claims {len} uncompressed bytes from {size} stored bytes", what()), page.locator.offset));
+        }
+        let stored_len = size + if page.has_checksum { 8 } else { 0 };
+        SCRATCH.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let (stored, unz) = &mut *guard;
+            if self.anchor.max_key_size > 0 && stored_len > self.anchor.max_key_size {
+                *stored = read_blob(&*self.src, page.locator.offset, stored_len, self.anchor.max_key_size, &what())?;
+            } else {
+                if stored_len > self.src.len() {
+                    return Err(Error::corrupt(format!("{}: larger than the file", what()), page.locator.offset));
+                }
+                stored.resize(stored_len as usize, 0);
+                let end = page.locator.offset.checked_add(stored_len).filter(|&e| e <= self.src.len());
+                if end.is_none() {
+                    return Err(Error::corrupt(format!("{}: extends beyond the end of the file", what()), page.locator.offset));
+                }
+                self.src.read_exact_at(page.locator.offset, stored)?;
             }
-        }
-        if data.len() as u64 > len {
-            return Err(Error::corrupt(format!("{what}: {} stored bytes for {len} uncompressed bytes", data.len()), page.locator.offset));
-        }
-        self.stats.pages.fetch_add(1, Ordering::Relaxed);
-        self.stats.stored_bytes.fetch_add(data.len() as u64, Ordering::Relaxed);
-        self.stats.uncompressed_bytes.fetch_add(len, Ordering::Relaxed);
-        compression::decompress(data, len as usize, &what, page.locator.offset)
+            let data = &stored[..size as usize];
+            if page.has_checksum && self.verify_page_checksums {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(&stored[size as usize..size as usize + 8]);
+                let st = u64::from_le_bytes(a);
+                let comp = xxhash_rust::xxh3::xxh3_64(data);
+                if st != comp {
+                    return Err(Error::Checksum { what: what(), offset: page.locator.offset, stored: st, computed: comp });
+                }
+            }
+            self.stats.pages.fetch_add(1, Ordering::Relaxed);
+            self.stats.stored_bytes.fetch_add(size, Ordering::Relaxed);
+            self.stats.uncompressed_bytes.fetch_add(len, Ordering::Relaxed);
+            if size == len {
+                return f(data);
+            }
+            unz.resize(len as usize, 0);
+            compression::decompress_into(data, unz, &what(), page.locator.offset)?;
+            f(unz)
+        })
     }
 
     /// Reads elements [s, e) (cluster-local) of column `k` of field `f` in a cluster, appending to `out`.
@@ -487,13 +523,12 @@ impl Reader {
             if p0 >= e {
                 break;
             }
-            let raw = self.load_page(col, codec, page, cluster)?;
             let n = page.n_elements as usize;
             if p0 >= s && p1 <= e {
-                decode_append(codec, &raw, n, out).map_err(|err| relocate(err, page))?;
+                self.with_page(col, codec, page, cluster, |raw| decode_append(codec, raw, n, out).map_err(|err| relocate(err, page)))?;
             } else {
                 tmp.clear();
-                decode_append(codec, &raw, n, &mut tmp).map_err(|err| relocate(err, page))?;
+                self.with_page(col, codec, page, cluster, |raw| decode_append(codec, raw, n, &mut tmp).map_err(|err| relocate(err, page)))?;
                 let a = (s.max(p0) - p0) as usize;
                 let b = (e.min(p1) - p0) as usize;
                 out.extend_from_slice(&tmp[a..b]);
@@ -539,9 +574,8 @@ impl Reader {
             if p0 >= pe {
                 break;
             }
-            let raw = self.load_page(col, &codec, page, span.cluster)?;
             tmp.clear();
-            decode_switch(&raw, page.n_elements as usize, &mut tmp).map_err(|err| relocate(err, page))?;
+            self.with_page(col, &codec, page, span.cluster, |raw| decode_switch(raw, page.n_elements as usize, &mut tmp).map_err(|err| relocate(err, page)))?;
             out.extend_from_slice(&tmp[(ps.max(p0) - p0) as usize..(pe.min(p1) - p0) as usize]);
         }
         Ok(())
@@ -551,10 +585,11 @@ impl Reader {
     /// (n+1 values starting at 0) and the child spans.
     fn offsets(&self, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<(Vec<i64>, Vec<Span>)> {
         let total: u64 = spans.iter().map(|s| s.end - s.start).sum();
-        let mut offs = Vec::with_capacity(total as usize + 1);
+        let mut offs = vec_with_capacity(total as usize + 1);
         offs.push(0i64);
         let mut child = Vec::with_capacity(spans.len());
-        let mut vals: Vec<u64> = Vec::new();
+        let widest = spans.iter().map(|sp| self.reservation(f, std::slice::from_ref(sp)) + 1).max().unwrap_or(0);
+        let mut vals: Vec<u64> = vec_with_capacity(widest);
         for sp in spans {
             vals.clear();
             let lead = sp.start > 0;
@@ -695,13 +730,30 @@ impl Reader {
         self.nullable(c) || a.null_count() > 0 || a.data_type() == &DataType::Null
     }
 
+    /// How many elements to reserve for reading `spans` of field `f`: the requested count,
+    /// bounded by what the page lists say the clusters hold (so that a lying offset cannot
+    /// drive the allocation).
+    fn reservation(&self, f: &FieldDescriptor, spans: &[Span]) -> usize {
+        let mut total = 0u64;
+        for sp in spans {
+            let c = &self.desc.clusters[sp.cluster];
+            let avail = f
+                .columns
+                .iter()
+                .filter_map(|&id| c.columns.get(id as usize).and_then(|r| r.as_ref()).map(|r| r.n_elements))
+                .max()
+                .unwrap_or(0);
+            total = total.saturating_add((sp.end - sp.start).min(avail));
+        }
+        total.min(1 << 31) as usize
+    }
+
     fn read_scalar(&self, f: &FieldDescriptor, s: Scalar, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef> {
         fn prim<P: ArrowPrimitiveType>(r: &Reader, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef>
         where
             P::Native: Native,
         {
-            let total: u64 = spans.iter().map(|s| s.end - s.start).sum();
-            let mut v: Vec<P::Native> = Vec::with_capacity(total.min(1 << 24) as usize);
+            let mut v: Vec<P::Native> = vec_with_capacity(r.reservation(f, spans));
             for sp in spans {
                 r.read_column(f, 0, *sp, origin(mult, &r.desc.clusters[sp.cluster]), &mut v)?;
             }
