@@ -62,6 +62,12 @@ enum BenchCmd {
 }
 
 fn main() -> ExitCode {
+    // Behave like other Unix tools when the reader of our output goes away (`rntuple dump | head`):
+    // die quietly from SIGPIPE instead of failing a write.
+    // SAFETY: restoring the default disposition of SIGPIPE at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Info { file, ntuple } => info(&file, ntuple.as_deref()),
