@@ -5,6 +5,7 @@
 
 use super::column_type::ColumnType;
 use crate::error::{Error, Result};
+use std::mem::MaybeUninit;
 
 /// In-memory element types that columns decode into.
 pub trait Native: Copy + Default + Send + Sync + 'static {
@@ -100,7 +101,7 @@ fn le<const W: usize>(b: &[u8]) -> [u8; W] {
 /// Elements are regathered block by block into a small stack buffer (stream reads and buffer
 /// writes are sequential and free of bounds checks), then mapped into `dst` by `f`.
 #[inline(always)]
-fn unsplit<const W: usize, T, F: FnMut([u8; W]) -> T>(raw: &[u8], dst: &mut [T], mut f: F) {
+fn unsplit<const W: usize, T, F: FnMut([u8; W]) -> T>(raw: &[u8], dst: &mut [MaybeUninit<T>], mut f: F) {
     const BLOCK: usize = 512;
     let n = dst.len();
     let mut tmp = [[0u8; W]; BLOCK];
@@ -114,7 +115,7 @@ fn unsplit<const W: usize, T, F: FnMut([u8; W]) -> T>(raw: &[u8], dst: &mut [T],
             }
         }
         for (d, t) in chunk.iter_mut().zip(&tmp[..m]) {
-            *d = f(*t);
+            d.write(f(*t));
         }
         start += m;
     }
@@ -143,26 +144,30 @@ pub fn decode_append<T: Native>(c: &ColumnCodec, raw: &[u8], n: usize, out: &mut
     if c.ty == ColumnType::Switch {
         return Err(Error::Invalid("a Switch column cannot be decoded as values".into()));
     }
+    out.reserve(n);
     let base = out.len();
-    out.resize(base + n, T::default());
-    decode_into(c, &raw[..need], &mut out[base..]);
+    decode_into(c, &raw[..need], &mut out.spare_capacity_mut()[..n]);
+    // SAFETY: `decode_into` writes every one of the `n` elements of the slice it is given
+    // (each arm iterates over all of `dst`, and `raw` holds at least `need` bytes, enough for
+    // all of them), and `reserve(n)` made room for them after `base`.
+    unsafe { out.set_len(base + n) };
     Ok(())
 }
 
 /// Decodes `dst.len()` elements from `raw` (which holds at least the page's bytes) into `dst`.
-fn decode_into<T: Native>(c: &ColumnCodec, raw: &[u8], dst: &mut [T]) {
+fn decode_into<T: Native>(c: &ColumnCodec, raw: &[u8], dst: &mut [MaybeUninit<T>]) {
     use ColumnType::*;
     macro_rules! plain {
         ($w:expr, $conv:expr) => {
             for (d, b) in dst.iter_mut().zip(raw.chunks_exact($w)) {
-                *d = $conv(le::<$w>(b));
+                d.write($conv(le::<$w>(b)));
             }
         };
     }
     match c.ty {
         Bit => {
             for (i, d) in dst.iter_mut().enumerate() {
-                *d = T::from_u64(((raw[i / 8] >> (i % 8)) & 1) as u64);
+                d.write(T::from_u64(((raw[i / 8] >> (i % 8)) & 1) as u64));
             }
         }
         Byte | Char | UInt8 => plain!(1, |a: [u8; 1]| T::from_u64(a[0] as u64)),
@@ -206,14 +211,14 @@ fn decode_into<T: Native>(c: &ColumnCodec, raw: &[u8], dst: &mut [T]) {
             if c.ty == Real32Trunc {
                 for (i, d) in dst.iter_mut().enumerate() {
                     let v = (bits_at(&padded, i, nb) as u32) << (32 - nb);
-                    *d = T::from_f32(f32::from_bits(v));
+                    d.write(T::from_f32(f32::from_bits(v)));
                 }
             } else {
                 let (lo, hi) = c.range.unwrap_or((0.0, 1.0));
                 let scale = (hi - lo) / ((1u64 << nb) - 1) as f64;
                 for (i, d) in dst.iter_mut().enumerate() {
                     let q = bits_at(&padded, i, nb) as f64;
-                    *d = T::from_f64((q * scale + lo).min(hi));
+                    d.write(T::from_f64((q * scale + lo).min(hi)));
                 }
             }
         }

@@ -585,32 +585,36 @@ impl Reader {
     /// (n+1 values starting at 0) and the child spans.
     fn offsets(&self, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<(Vec<i64>, Vec<Span>)> {
         let total: u64 = spans.iter().map(|s| s.end - s.start).sum();
-        let mut offs = vec_with_capacity(total as usize + 1);
+        let mut offs: Vec<i64> = vec_with_capacity(total as usize + 1);
         offs.push(0i64);
         let mut child = Vec::with_capacity(spans.len());
-        let widest = spans.iter().map(|sp| self.reservation(f, std::slice::from_ref(sp)) + 1).max().unwrap_or(0);
-        let mut vals: Vec<u64> = vec_with_capacity(widest);
         for sp in spans {
-            vals.clear();
+            // The cluster-local end offsets are decoded straight into the output, then rebased
+            // in place; a span starting inside a cluster also reads the preceding end offset.
             let lead = sp.start > 0;
             let rs = Span { start: sp.start - lead as u64, ..*sp };
-            self.read_column(f, 0, rs, origin(mult, &self.desc.clusters[sp.cluster]), &mut vals)?;
-            let start = if lead { vals[0] } else { 0 };
+            let at = offs.len();
+            self.read_column(f, 0, rs, origin(mult, &self.desc.clusters[sp.cluster]), &mut offs)?;
+            let base = offs[at - 1];
+            let start = if lead { offs[at] } else { 0 };
+            let skip = lead as usize;
             let mut prev = start;
-            let base = *offs.last().unwrap_or(&0);
-            for &v in &vals[lead as usize..] {
+            for i in at + skip..offs.len() {
+                let v = offs[i];
                 if v < prev {
                     return Err(Error::corrupt(
-                        format!("collection '{}': offsets decrease ({prev} then {v}) in cluster {}", f.name, self.desc.clusters[sp.cluster].id),
+                        format!("collection '{}': offsets decrease or overflow ({prev} then {v}) in cluster {}", f.name, self.desc.clusters[sp.cluster].id),
                         0,
                     ));
                 }
                 prev = v;
-                let g = i64::try_from(v - start).ok().and_then(|d| base.checked_add(d)).ok_or_else(|| Error::corrupt("collection offset overflows", 0))?;
-                offs.push(g);
+                offs[i - skip] = base.checked_add(v - start).ok_or_else(|| Error::corrupt(format!("collection '{}': offsets overflow", f.name), 0))?;
+            }
+            if lead {
+                offs.pop();
             }
             if prev > start {
-                child.push(Span { cluster: sp.cluster, start, end: prev });
+                child.push(Span { cluster: sp.cluster, start: start as u64, end: prev as u64 });
             }
         }
         Ok((offs, child))
