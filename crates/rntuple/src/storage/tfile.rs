@@ -300,3 +300,37 @@ fn parse_dir_record(r: &mut Be) -> Result<u64> {
     let seek_keys = if big { r.u64("seekKeys")? } else { r.u32("seekKeys")? as u64 };
     Ok(seek_keys)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::source::MemSource;
+
+    #[test]
+    fn blob_chunked_over_several_keys() {
+        // A 250-byte blob with a maximum key size of 100: the first chunk holds 84 payload
+        // bytes and the offsets of chunks 2 and 3 (100 and 66 bytes), which live elsewhere.
+        let blob: Vec<u8> = (0..250u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut file = vec![0xEEu8; 1000];
+        let (c2, c3) = (400usize, 700usize);
+        file[c2..c2 + 100].copy_from_slice(&blob[84..184]);
+        file[c3..c3 + 66].copy_from_slice(&blob[184..250]);
+        file[10..94].copy_from_slice(&blob[..84]);
+        file[94..102].copy_from_slice(&(c2 as u64).to_le_bytes());
+        file[102..110].copy_from_slice(&(c3 as u64).to_le_bytes());
+        let src = MemSource(Arc::new(file));
+        assert_eq!(read_blob(&src, 10, 250, 100, "blob").unwrap(), blob);
+        // Unchunked when it fits, and a lying chunk table is an error, not a panic.
+        assert_eq!(read_blob(&src, 10, 84, 100, "blob").unwrap(), blob[..84].to_vec());
+        let mut bad = src.0.as_ref().clone();
+        bad[94..102].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(read_blob(&MemSource(Arc::new(bad)), 10, 250, 100, "blob").is_err());
+    }
+
+    #[test]
+    fn not_a_root_file() {
+        let src: Arc<dyn ReadAt> = Arc::new(MemSource(Arc::new(b"hello world, not root".to_vec())));
+        let e = RootFile::open(src).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("not a ROOT file"), "{e}");
+    }
+}
