@@ -265,7 +265,14 @@ fn dump(path: &str, ntuple: Option<&str>, fields: Option<&str>, entries: Option<
     let name = pick_ntuple(&f, ntuple)?;
     let r = f.reader(&name)?;
     let (start, stop) = parse_range(entries, r.num_entries())?;
-    let names: Option<Vec<&str>> = fields.map(|s| s.split(',').filter(|x| !x.is_empty()).collect());
+    // Keys come in schema order whatever the order of --fields (DESIGN.md).
+    let order: Vec<String> = r.fields().iter().map(|f| f.name.clone()).collect();
+    let names: Option<Vec<&str>> = fields.map(|s| {
+        let mut v: Vec<&str> = s.split(',').filter(|x| !x.is_empty()).collect();
+        v.sort_by_key(|n| order.iter().position(|o| o == n).unwrap_or(usize::MAX));
+        v.dedup();
+        v
+    });
     let out = std::io::stdout();
     let mut w = std::io::BufWriter::new(out.lock());
     write!(w, "[")?;
