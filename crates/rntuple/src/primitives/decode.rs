@@ -154,6 +154,21 @@ pub fn decode_append<T: Native>(c: &ColumnCodec, raw: &[u8], n: usize, out: &mut
     Ok(())
 }
 
+/// Decodes a page of `dst.len()` elements from `raw` into uninitialized memory; on `Ok`, every
+/// element of `dst` has been written.
+pub fn decode_uninit<T: Native>(c: &ColumnCodec, raw: &[u8], dst: &mut [MaybeUninit<T>]) -> Result<()> {
+    let n = dst.len();
+    let need = c.page_bytes(n as u64) as usize;
+    if raw.len() < need {
+        return Err(Error::corrupt(format!("page of {} bytes too short for {n} {} elements", raw.len(), c.ty.name()), 0));
+    }
+    if c.ty == ColumnType::Switch {
+        return Err(Error::Invalid("a Switch column cannot be decoded as values".into()));
+    }
+    decode_into(c, &raw[..need], dst);
+    Ok(())
+}
+
 /// Decodes `dst.len()` elements from `raw` (which holds at least the page's bytes) into `dst`.
 fn decode_into<T: Native>(c: &ColumnCodec, raw: &[u8], dst: &mut [MaybeUninit<T>]) {
     use ColumnType::*;

@@ -9,7 +9,7 @@ use crate::format::envelope;
 use crate::logical::kind::{classify, Kind, Scalar};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::alloc::vec_with_capacity;
-use crate::primitives::decode::{decode_append, decode_switch, ColumnCodec, Native};
+use crate::primitives::decode::{decode_append, decode_switch, decode_uninit, ColumnCodec, Native};
 use crate::storage::source::ReadAt;
 use crate::storage::tfile::read_blob;
 use arrow_array::types::*;
@@ -19,6 +19,7 @@ use arrow_schema::{DataType, Field, Fields, Schema, UnionFields};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::cell::RefCell;
+use std::mem::MaybeUninit;
 use std::time::Instant;
 
 thread_local! {
@@ -28,6 +29,8 @@ thread_local! {
 
 /// Largest envelope accepted (as ROOT's `MaxEnvelopeSize` for untrusted anchors).
 pub const MAX_ENVELOPE: u64 = 1 << 30;
+/// Columns with at least this many elements in one cluster are decoded on several threads.
+const PARALLEL_MIN_ELEMENTS: usize = 1 << 20;
 /// Deepest field nesting accepted.
 pub const MAX_FIELD_DEPTH: usize = 128;
 
@@ -60,6 +63,7 @@ pub struct Reader {
     readable: Vec<bool>,
     stats: ReadStats,
     verify_page_checksums: bool,
+    threads: usize,
 }
 
 impl Reader {
@@ -140,7 +144,12 @@ impl Reader {
                 }
             }
         }
-        Ok(Reader { src, anchor, desc, kinds, readable, stats: ReadStats::default(), verify_page_checksums: true })
+        Ok(Reader { src, anchor, desc, kinds, readable, stats: ReadStats::default(), verify_page_checksums: true, threads: default_threads() })
+    }
+
+    /// Sets the number of threads used for decoding (1 = single-threaded).
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = n.max(1);
     }
 
     /// The anchor.
@@ -287,7 +296,7 @@ impl Reader {
         if ids.len() <= 1 {
             return ids.iter().map(|&id| self.read_node(id, spans, Some(1))).collect();
         }
-        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(ids.len());
+        let threads = self.threads.min(ids.len());
         if threads <= 1 {
             return ids.iter().map(|&id| self.read_node(id, spans, Some(1))).collect();
         }
@@ -515,25 +524,78 @@ impl Reader {
 
     #[allow(clippy::too_many_arguments)]
     fn decode_range<T: Native>(&self, col: &ColumnDescriptor, codec: &ColumnCodec, range: &ColumnRange, cluster: usize, s: u64, e: u64, out: &mut Vec<T>) -> Result<()> {
+        // The pieces: (page, first element wanted within the page, end within the page).
         let first = range.pages.partition_point(|p| p.first_in_cluster + p.n_elements as u64 <= s);
-        let mut tmp: Vec<T> = Vec::new();
+        let mut pieces: Vec<(&PageDescriptor, usize, usize)> = Vec::new();
         for page in &range.pages[first..] {
             let p0 = page.first_in_cluster;
             let p1 = p0 + page.n_elements as u64;
             if p0 >= e {
                 break;
             }
-            let n = page.n_elements as usize;
-            if p0 >= s && p1 <= e {
-                self.with_page(col, codec, page, cluster, |raw| decode_append(codec, raw, n, out).map_err(|err| relocate(err, page)))?;
+            pieces.push((page, (s.max(p0) - p0) as usize, (e.min(p1) - p0) as usize));
+        }
+        let total: usize = pieces.iter().map(|p| p.2 - p.1).sum();
+        let threads = if total >= PARALLEL_MIN_ELEMENTS && pieces.len() >= 4 { self.threads.min(pieces.len()) } else { 1 };
+        out.reserve(total);
+        let base = out.len();
+        {
+            let spare = &mut out.spare_capacity_mut()[..total];
+            // Contiguous groups of pieces of about equal element counts, one per thread; each
+            // group decodes into its own disjoint part of the output.
+            let mut groups: Vec<(&[(&PageDescriptor, usize, usize)], &mut [MaybeUninit<T>])> = Vec::new();
+            let mut rest = spare;
+            let mut remaining = &pieces[..];
+            let per = total.div_ceil(threads.max(1));
+            while !remaining.is_empty() {
+                let mut n = 0;
+                let mut k = 0;
+                while k < remaining.len() && (n < per || k == 0) {
+                    n += remaining[k].2 - remaining[k].1;
+                    k += 1;
+                }
+                let (head, tail) = std::mem::take(&mut rest).split_at_mut(n);
+                groups.push((&remaining[..k], head));
+                rest = tail;
+                remaining = &remaining[k..];
+            }
+            let work = |pieces: &[(&PageDescriptor, usize, usize)], dst: &mut [MaybeUninit<T>]| -> Result<()> {
+                let mut at = 0;
+                let mut tmp: Vec<T> = Vec::new();
+                for &(page, a, b) in pieces {
+                    let n = page.n_elements as usize;
+                    let d = &mut dst[at..at + (b - a)];
+                    if a == 0 && b == n {
+                        self.with_page(col, codec, page, cluster, |raw| decode_uninit(codec, raw, d).map_err(|err| relocate(err, page)))?;
+                    } else {
+                        tmp.clear();
+                        self.with_page(col, codec, page, cluster, |raw| decode_append(codec, raw, n, &mut tmp).map_err(|err| relocate(err, page)))?;
+                        for (x, v) in d.iter_mut().zip(&tmp[a..b]) {
+                            x.write(*v);
+                        }
+                    }
+                    at += b - a;
+                }
+                Ok(())
+            };
+            if groups.len() <= 1 {
+                for (p, d) in groups {
+                    work(p, d)?;
+                }
             } else {
-                tmp.clear();
-                self.with_page(col, codec, page, cluster, |raw| decode_append(codec, raw, n, &mut tmp).map_err(|err| relocate(err, page)))?;
-                let a = (s.max(p0) - p0) as usize;
-                let b = (e.min(p1) - p0) as usize;
-                out.extend_from_slice(&tmp[a..b]);
+                let results: Vec<Result<()>> = std::thread::scope(|sc| {
+                    let handles: Vec<_> = groups.into_iter().map(|(p, d)| sc.spawn(move || work(p, d))).collect();
+                    handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("a decoding thread panicked".into())))).collect()
+                });
+                for r in results {
+                    r?;
+                }
             }
         }
+        // SAFETY: the groups partition the first `total` spare slots, and every group returned
+        // Ok, which means each of its pieces wrote all of its `b - a` elements (decode_uninit
+        // writes its whole slice; the partial-page path writes each slot from `tmp[a..b]`).
+        unsafe { out.set_len(base + total) };
         Ok(())
     }
 
@@ -875,6 +937,10 @@ impl Reader {
         }
         Ok((stored, unz, t.elapsed().as_secs_f64()))
     }
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
 fn scalar_type(s: Scalar) -> DataType {
