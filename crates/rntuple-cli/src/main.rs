@@ -310,12 +310,15 @@ fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>) -> Res {
     let stored = r.stats().stored_bytes.load(std::sync::atomic::Ordering::Relaxed);
     let unz = r.stats().uncompressed_bytes.load(std::sync::atomic::Ordering::Relaxed);
     let (_, _, dsecs) = r.decompress_only(names.as_deref())?;
+    let fresh = r.decompress_fresh(names.as_deref())?;
     let mut obj = serde_json::Map::new();
     obj.insert("entries".into(), n.into());
     obj.insert("seconds".into(), secs.into());
     obj.insert("stored_bytes".into(), stored.into());
     obj.insert("uncompressed_bytes".into(), unz.into());
     obj.insert("decompress_seconds".into(), dsecs.into());
+    obj.insert("decompress_fresh_seconds".into(), fresh.into());
+    obj.insert("threads".into(), std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).into());
     sums(&batch, &mut obj);
     println!("{}", serde_json::Value::Object(obj));
     Ok(())
