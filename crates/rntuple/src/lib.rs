@@ -33,6 +33,7 @@ pub mod format {
     pub mod cursor;
     pub mod descriptor;
     pub mod envelope;
+    pub mod serialize;
 }
 /// Primitives: column types and encodings.
 pub mod primitives {

@@ -182,8 +182,100 @@ fn lz4_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
     Ok(())
 }
 
+/// Compresses `src` with ROOT's settings integer (`algorithm * 100 + level`) and block framing,
+/// appending to `out`. As ROOT does, the data is stored raw when the level is 0 or when any block
+/// would not shrink; the caller recognises raw data by its length being unchanged.
+///
+/// ```
+/// use rntuple::format::compression::{compress, decompress};
+/// let data = vec![7u8; 100_000];
+/// let mut z = Vec::new();
+/// compress(&data, 505, &mut z).unwrap();
+/// assert!(z.len() < data.len());
+/// assert_eq!(decompress(&z, data.len(), "example", 0).unwrap(), data);
+/// ```
+pub fn compress(src: &[u8], settings: u32, out: &mut Vec<u8>) -> Result<()> {
+    let (alg, level) = Algorithm::from_settings(settings)?;
+    let start = out.len();
+    if alg == Algorithm::None || src.is_empty() {
+        out.extend_from_slice(src);
+        return Ok(());
+    }
+    for block in src.chunks(MAX_BLOCK) {
+        let at = out.len();
+        out.extend_from_slice(&[0u8; BLOCK_HEADER]);
+        let (tag, method): ([u8; 2], u8) = match alg {
+            Algorithm::Zstd => {
+                let c = zstd::bulk::compress(block, (2 * level) as i32).map_err(|e| Error::io("zstd compression", e))?;
+                out.extend_from_slice(&c);
+                (*b"ZS", 1)
+            }
+            Algorithm::Zlib => {
+                let mut e = flate2::write::ZlibEncoder::new(std::mem::take(out), flate2::Compression::new(level.min(9)));
+                std::io::Write::write_all(&mut e, block).map_err(|e| Error::io("zlib compression", e))?;
+                *out = e.finish().map_err(|e| Error::io("zlib compression", e))?;
+                (*b"ZL", 8)
+            }
+            Algorithm::Lzma => {
+                let mut e = xz2::write::XzEncoder::new(std::mem::take(out), level.min(9));
+                std::io::Write::write_all(&mut e, block).map_err(|e| Error::io("lzma compression", e))?;
+                *out = e.finish().map_err(|e| Error::io("lzma compression", e))?;
+                (*b"XZ", 0)
+            }
+            Algorithm::Lz4 => {
+                let c = lz4_flex::block::compress(block);
+                out.extend_from_slice(&xxhash_rust::xxh64::xxh64(&c, 0).to_be_bytes());
+                out.extend_from_slice(&c);
+                (*b"L4", 1)
+            }
+            Algorithm::None => unreachable!("handled above"),
+        };
+        let csize = out.len() - at - BLOCK_HEADER;
+        if csize + BLOCK_HEADER >= block.len() {
+            out.truncate(start);
+            out.extend_from_slice(src);
+            return Ok(());
+        }
+        let h = &mut out[at..at + BLOCK_HEADER];
+        h[0] = tag[0];
+        h[1] = tag[1];
+        h[2] = method;
+        h[3..6].copy_from_slice(&(csize as u32).to_le_bytes()[..3]);
+        h[6..9].copy_from_slice(&(block.len() as u32).to_le_bytes()[..3]);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn compress_round_trip_every_algorithm() {
+        let data: Vec<u8> = (0..200_000u32).map(|i| ((i / 3) % 17) as u8).collect();
+        for settings in [0, 101, 109, 207, 404, 505, 509] {
+            let mut z = Vec::new();
+            compress(&data, settings, &mut z).unwrap();
+            if settings == 0 {
+                assert_eq!(z, data);
+            } else {
+                assert!(z.len() < data.len(), "{settings}");
+            }
+            assert_eq!(decompress(&z, data.len(), "t", 0).unwrap(), data, "{settings}");
+        }
+        // Incompressible data is stored raw.
+        let noise: Vec<u8> = (0..4096u64).map(|i| (xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes()) >> 56) as u8).collect();
+        let mut z = Vec::new();
+        compress(&noise, 505, &mut z).unwrap();
+        assert_eq!(z, noise);
+    }
+
+    #[test]
+    fn data_above_16_mib_spans_several_blocks() {
+        let data: Vec<u8> = (0..(MAX_BLOCK + 1000) as u32).map(|i| (i % 251) as u8).collect();
+        let mut z = Vec::new();
+        compress(&data, 505, &mut z).unwrap();
+        assert_eq!(decompress(&z, data.len(), "t", 0).unwrap(), data);
+    }
+
     use super::*;
 
     fn frame(tag: &[u8; 2], method: u8, c: &[u8], ulen: usize) -> Vec<u8> {
