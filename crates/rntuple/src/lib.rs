@@ -40,6 +40,7 @@ pub mod primitives {
     pub mod alloc;
     pub mod column_type;
     pub mod decode;
+    pub mod encode;
 }
 /// Logical layer: fields and types.
 pub mod logical {

@@ -1,0 +1,184 @@
+//! Page encoding: in-memory values to the bytes of one page, the inverse of
+//! [`super::decode`]. Split, zigzag and delta encodings apply per page, as ROOT does.
+
+use super::column_type::ColumnType;
+use crate::error::{Error, Result};
+
+/// Values of one page, in the column's natural in-memory type.
+#[derive(Debug, Clone, Copy)]
+pub enum PageValues<'a> {
+    /// Bit columns.
+    Bool(&'a [bool]),
+    /// Byte, Char, UInt8.
+    U8(&'a [u8]),
+    /// Int8.
+    I8(&'a [i8]),
+    /// (Split)Int16.
+    I16(&'a [i16]),
+    /// (Split)UInt16.
+    U16(&'a [u16]),
+    /// (Split)Int32.
+    I32(&'a [i32]),
+    /// (Split)UInt32.
+    U32(&'a [u32]),
+    /// (Split)Int64.
+    I64(&'a [i64]),
+    /// (Split)UInt64 and index columns (cluster-local end offsets).
+    U64(&'a [u64]),
+    /// Real16, (Split)Real32.
+    F32(&'a [f32]),
+    /// (Split)Real64.
+    F64(&'a [f64]),
+    /// Switch: (index, tag).
+    Switch(&'a [(u64, u32)]),
+}
+
+fn split<const W: usize>(vals: impl ExactSizeIterator<Item = [u8; W]>, out: &mut Vec<u8>) {
+    let n = vals.len();
+    let base = out.len();
+    out.resize(base + W * n, 0);
+    for (i, a) in vals.enumerate() {
+        for (b, &x) in a.iter().enumerate() {
+            out[base + b * n + i] = x;
+        }
+    }
+}
+
+fn zigzag(x: i64, bits: u32) -> u64 {
+    ((x << 1) ^ (x >> (bits - 1))) as u64
+}
+
+/// Encodes `vals` as a page of column type `ty`, appending the bytes to `out`.
+pub fn encode_page(ty: ColumnType, vals: PageValues, out: &mut Vec<u8>) -> Result<()> {
+    use ColumnType as C;
+    use PageValues as V;
+    match (ty, vals) {
+        (C::Bit, V::Bool(v)) => {
+            let base = out.len();
+            out.resize(base + v.len().div_ceil(8), 0);
+            for (i, &b) in v.iter().enumerate() {
+                out[base + i / 8] |= (b as u8) << (i % 8);
+            }
+        }
+        (C::Byte | C::Char | C::UInt8, V::U8(v)) => out.extend_from_slice(v),
+        (C::Int8, V::I8(v)) => out.extend(v.iter().map(|&x| x as u8)),
+        (C::Int16, V::I16(v)) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (C::UInt16, V::U16(v)) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (C::Int32, V::I32(v)) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (C::UInt32, V::U32(v)) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (C::Int64, V::I64(v)) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (C::UInt64 | C::Index64, V::U64(v)) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (C::Index32, V::U64(v)) => {
+            for &x in v {
+                let y = u32::try_from(x).map_err(|_| Error::Invalid(format!("offset {x} does not fit an Index32 column")))?;
+                out.extend_from_slice(&y.to_le_bytes());
+            }
+        }
+        (C::Real16, V::F32(v)) => v.iter().for_each(|&x| out.extend_from_slice(&half::f16::from_f32(x).to_bits().to_le_bytes())),
+        (C::Real32, V::F32(v)) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (C::Real64, V::F64(v)) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (C::SplitInt16, V::I16(v)) => split::<2>(v.iter().map(|&x| (zigzag(x as i64, 16) as u16).to_le_bytes()), out),
+        (C::SplitUInt16, V::U16(v)) => split::<2>(v.iter().map(|x| x.to_le_bytes()), out),
+        (C::SplitInt32, V::I32(v)) => split::<4>(v.iter().map(|&x| (zigzag(x as i64, 32) as u32).to_le_bytes()), out),
+        (C::SplitUInt32, V::U32(v)) => split::<4>(v.iter().map(|x| x.to_le_bytes()), out),
+        (C::SplitInt64, V::I64(v)) => split::<8>(v.iter().map(|&x| zigzag(x, 64).to_le_bytes()), out),
+        (C::SplitUInt64, V::U64(v)) => split::<8>(v.iter().map(|x| x.to_le_bytes()), out),
+        (C::SplitReal32, V::F32(v)) => split::<4>(v.iter().map(|x| x.to_le_bytes()), out),
+        (C::SplitReal64, V::F64(v)) => split::<8>(v.iter().map(|x| x.to_le_bytes()), out),
+        (C::SplitIndex64, V::U64(v)) => {
+            let mut prev = 0u64;
+            split::<8>(
+                v.iter().map(|&x| {
+                    let d = x.wrapping_sub(prev);
+                    prev = x;
+                    d.to_le_bytes()
+                }),
+                out,
+            )
+        }
+        (C::SplitIndex32, V::U64(v)) => {
+            if let Some(&x) = v.iter().find(|&&x| x > u32::MAX as u64) {
+                return Err(Error::Invalid(format!("offset {x} does not fit a SplitIndex32 column")));
+            }
+            let mut prev = 0u32;
+            split::<4>(
+                v.iter().map(|&x| {
+                    let x = x as u32;
+                    let d = x.wrapping_sub(prev);
+                    prev = x;
+                    d.to_le_bytes()
+                }),
+                out,
+            )
+        }
+        (C::Switch, V::Switch(v)) => {
+            for &(i, t) in v {
+                out.extend_from_slice(&i.to_le_bytes());
+                out.extend_from_slice(&t.to_le_bytes());
+            }
+        }
+        (t, _) => return Err(Error::Invalid(format!("values of the wrong type for a {} column", t.name()))),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::primitives::decode::{decode_append, decode_switch, ColumnCodec};
+
+    fn codec(ty: ColumnType) -> ColumnCodec {
+        ColumnCodec { ty, bits: ty.fixed_bits().unwrap_or(0), range: None }
+    }
+
+    #[test]
+    fn round_trips_through_the_decoder() {
+        let i32s = [0i32, -1, 1, i32::MIN, i32::MAX, 12345];
+        for ty in [ColumnType::Int32, ColumnType::SplitInt32] {
+            let mut b = Vec::new();
+            encode_page(ty, PageValues::I32(&i32s), &mut b).unwrap();
+            let mut out: Vec<i32> = Vec::new();
+            decode_append(&codec(ty), &b, i32s.len(), &mut out).unwrap();
+            assert_eq!(out, i32s, "{ty:?}");
+        }
+        let offs = [3u64, 3, 10, 11, 400];
+        for ty in [ColumnType::Index64, ColumnType::SplitIndex64, ColumnType::Index32, ColumnType::SplitIndex32] {
+            let mut b = Vec::new();
+            encode_page(ty, PageValues::U64(&offs), &mut b).unwrap();
+            let mut out: Vec<u64> = Vec::new();
+            decode_append(&codec(ty), &b, offs.len(), &mut out).unwrap();
+            assert_eq!(out, offs, "{ty:?}");
+        }
+        let f = [1.5f32, -0.0, f32::INFINITY, 3.25];
+        for ty in [ColumnType::Real32, ColumnType::SplitReal32, ColumnType::Real16] {
+            let mut b = Vec::new();
+            encode_page(ty, PageValues::F32(&f), &mut b).unwrap();
+            let mut out: Vec<f32> = Vec::new();
+            decode_append(&codec(ty), &b, f.len(), &mut out).unwrap();
+            assert_eq!(out.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), f.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        }
+        let bits = [true, false, true, true, false, false, false, false, true];
+        let mut b = Vec::new();
+        encode_page(ColumnType::Bit, PageValues::Bool(&bits), &mut b).unwrap();
+        assert_eq!(b, [0b0000_1101, 1]);
+        let sw = [(0u64, 1u32), (0, 2), (1, 1), (0, 0)];
+        let mut b = Vec::new();
+        encode_page(ColumnType::Switch, PageValues::Switch(&sw), &mut b).unwrap();
+        let mut out = Vec::new();
+        decode_switch(&b, 4, &mut out).unwrap();
+        assert_eq!(out, sw);
+        let i64s = [i64::MIN, -7, 0, i64::MAX];
+        let mut b = Vec::new();
+        encode_page(ColumnType::SplitInt64, PageValues::I64(&i64s), &mut b).unwrap();
+        let mut out: Vec<i64> = Vec::new();
+        decode_append(&codec(ColumnType::SplitInt64), &b, 4, &mut out).unwrap();
+        assert_eq!(out, i64s);
+    }
+
+    #[test]
+    fn wrong_type_and_overflow_are_errors() {
+        let mut b = Vec::new();
+        assert!(encode_page(ColumnType::SplitReal32, PageValues::I32(&[1]), &mut b).is_err());
+        assert!(encode_page(ColumnType::Index32, PageValues::U64(&[1 << 33]), &mut b).is_err());
+    }
+}
