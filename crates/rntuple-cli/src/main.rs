@@ -48,6 +48,25 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum BenchCmd {
+    /// The synthetic write benchmark of the parallel-writing paper: eventId (std::uint64_t) and
+    /// particles (std::vector<float>, Poisson(5) sizes, uniform [0,100) from a precomputed pool).
+    Write {
+        /// Writing threads (this version: 1).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Entries per thread.
+        #[arg(long, default_value_t = 1_000_000)]
+        entries: u64,
+        /// Compression settings (algorithm*100+level).
+        #[arg(long, default_value_t = 505)]
+        compression: u32,
+        /// Writing mode (this version: buffered).
+        #[arg(long, default_value = "buffered")]
+        mode: String,
+        /// Output file (default /dev/null).
+        #[arg(long, default_value = "/dev/null")]
+        output: String,
+    },
     /// Reads fields of all entries into Arrow arrays; prints one JSON object with timings.
     Read {
         /// A ROOT file.
@@ -73,6 +92,7 @@ fn main() -> ExitCode {
         Cmd::Info { file, ntuple } => info(&file, ntuple.as_deref()),
         Cmd::Dump { file, ntuple, fields, entries } => dump(&file, ntuple.as_deref(), fields.as_deref(), entries.as_deref()),
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => bench_read(&file, ntuple.as_deref(), fields.as_deref()),
+        Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, output } } => bench_write(threads, entries, compression, &mode, &output),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -321,6 +341,71 @@ fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>) -> Res {
     obj.insert("threads".into(), std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).into());
     sums(&batch, &mut obj);
     println!("{}", serde_json::Value::Object(obj));
+    Ok(())
+}
+
+/// Deterministic generator (SplitMix64) for the synthetic data pools.
+struct SplitMix(u64);
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn uniform(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Poisson by Knuth's multiplication method (fine for a small mean).
+    fn poisson(&mut self, mean: f64) -> usize {
+        let l = (-mean).exp();
+        let (mut k, mut p) = (0, 1.0);
+        loop {
+            p *= self.uniform();
+            if p <= l {
+                return k;
+            }
+            k += 1;
+        }
+    }
+}
+
+fn bench_write(threads: usize, entries: u64, compression: u32, mode: &str, output: &str) -> Res {
+    use rntuple::write::writer::{WriteOptions, Writer};
+    use rntuple::Value;
+    if threads != 1 || mode != "buffered" {
+        return Err("this version writes with one thread in buffered mode only (the parallel writer is the next step)".into());
+    }
+    // Pools generated before the timed region: values and sizes; each entry starts at a
+    // different pool position, so pages are never identical.
+    let mut rng = SplitMix(20251122);
+    let pool: Vec<f32> = (0..(1 << 20) + 64).map(|_| (rng.uniform() * 100.0) as f32).collect();
+    let sizes: Vec<usize> = (0..1 << 16).map(|_| rng.poisson(5.0)).collect();
+    let opts = WriteOptions { compression, ..Default::default() };
+    let t = Instant::now();
+    let mut w = Writer::create(output, "Events", &[("eventId", "std::uint64_t"), ("particles", "std::vector<float>")], opts)?;
+    let mut items = 0u64;
+    for i in 0..entries {
+        let n = sizes[(i as usize) & 0xFFFF];
+        let start = (rng.next() as usize) & ((1 << 20) - 1);
+        items += n as u64;
+        let parts = pool[start..start + n].iter().map(|&x| Value::F32(x)).collect();
+        w.fill(&Value::Record(vec![("eventId".into(), Value::UInt(i)), ("particles".into(), Value::List(parts))]))?;
+    }
+    w.commit()?;
+    let secs = t.elapsed().as_secs_f64();
+    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+    let raw = entries * 8 + items * 4 + entries * 8;
+    println!(
+        "{}",
+        serde_json::json!({
+            "threads": threads, "mode": mode, "compression": compression, "entries": entries, "seconds": secs,
+            "entries_per_second": entries as f64 / secs, "stored_bytes": bytes,
+            "stored_mb_per_second": bytes as f64 / 1e6 / secs, "uncompressed_mb_per_second": raw as f64 / 1e6 / secs,
+            "output": output
+        })
+    );
     Ok(())
 }
 

@@ -24,6 +24,7 @@ pub mod error;
 pub mod storage {
     pub mod source;
     pub mod tfile;
+    pub mod tfile_write;
 }
 /// Format layer: pure (de)serialization.
 pub mod format {
@@ -51,6 +52,11 @@ pub mod read {
     pub mod file;
     pub mod reader;
     pub mod value;
+}
+
+/// Event iteration: writing.
+pub mod write {
+    pub mod writer;
 }
 
 pub use error::{Error, Result};

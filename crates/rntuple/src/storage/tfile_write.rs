@@ -1,0 +1,251 @@
+//! Writing the ROOT file container around RNTuples, as ROOT's own mini-writer does: file
+//! header, the TFile key with the top directory, RBlob keys holding envelopes and pages, the
+//! `ROOT::RNTuple` anchor key, the keys list and the free-segments record. All container
+//! integers are big-endian. 64-bit (version 1004) keys are used throughout.
+
+use crate::error::{Error, Result};
+use crate::format::anchor::Anchor;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+const BEGIN: u64 = 100;
+/// ROOT version code written into the header (as ROOT 6.40.00).
+pub const ROOT_VERSION: u32 = 64000;
+
+fn tstring(out: &mut Vec<u8>, s: &str) {
+    if s.len() < 255 {
+        out.push(s.len() as u8);
+    } else {
+        out.push(255);
+        out.extend_from_slice(&(s.len() as u32).to_be_bytes());
+    }
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn tstring_len(s: &str) -> usize {
+    if s.len() < 255 {
+        1 + s.len()
+    } else {
+        5 + s.len()
+    }
+}
+
+fn datime() -> u32 {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    // Civil date from days since 1970 (Howard Hinnant's algorithm), UTC.
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = (yoe + era * 400 + if m <= 2 { 1 } else { 0 }) as u32;
+    ((y.saturating_sub(1995)) << 26) | (m << 22) | (d << 17) | (((rem / 3600) as u32) << 12) | ((((rem % 3600) / 60) as u32) << 6) | (rem % 60) as u32
+}
+
+/// A TKey header (version 1004, 64-bit seeks).
+fn key_header(nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &str, name: &str, title: &str) -> Vec<u8> {
+    let key_len = 34 + tstring_len(class) + tstring_len(name) + tstring_len(title);
+    let mut h = Vec::with_capacity(key_len);
+    h.extend_from_slice(&nbytes.to_be_bytes());
+    h.extend_from_slice(&1004u16.to_be_bytes());
+    h.extend_from_slice(&obj_len.to_be_bytes());
+    h.extend_from_slice(&datime().to_be_bytes());
+    h.extend_from_slice(&(key_len as u16).to_be_bytes());
+    h.extend_from_slice(&1u16.to_be_bytes());
+    h.extend_from_slice(&seek_key.to_be_bytes());
+    h.extend_from_slice(&seek_pdir.to_be_bytes());
+    tstring(&mut h, class);
+    tstring(&mut h, name);
+    tstring(&mut h, title);
+    h
+}
+
+/// Length of an RBlob key header.
+pub const BLOB_KEY_LEN: u64 = 34 + 6 + 1 + 1;
+
+/// The ROOT anchor object bytes (class version 2, big-endian, with its XXH3).
+pub fn anchor_bytes(a: &Anchor) -> Vec<u8> {
+    let mut b = Vec::with_capacity(78);
+    b.extend_from_slice(&(0x4000_0000u32 | 66).to_be_bytes());
+    b.extend_from_slice(&2u16.to_be_bytes());
+    for v in [a.epoch, a.major, a.minor, a.patch] {
+        b.extend_from_slice(&v.to_be_bytes());
+    }
+    for v in [a.seek_header, a.nbytes_header, a.len_header, a.seek_footer, a.nbytes_footer, a.len_footer, a.max_key_size] {
+        b.extend_from_slice(&v.to_be_bytes());
+    }
+    let sum = xxhash_rust::xxh3::xxh3_64(&b[6..]);
+    b.extend_from_slice(&sum.to_be_bytes());
+    b
+}
+
+/// Writes a ROOT file: keys are appended at the end; `finish` writes the directory, keys list,
+/// free list and header.
+pub struct RootFileWriter {
+    file: File,
+    path: String,
+    file_name: String,
+    end: u64,
+    compression: u32,
+    /// (key header bytes) of top-level keys, for the keys list.
+    top_keys: Vec<Vec<u8>>,
+    nbytes_name: u64,
+}
+
+impl RootFileWriter {
+    /// Creates (truncates) a ROOT file.
+    pub fn create(path: impl AsRef<Path>, compression: u32) -> Result<Self> {
+        let p = path.as_ref();
+        let file = File::create(p).map_err(|e| Error::io(format!("creating {}", p.display()), e))?;
+        let file_name = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut w = RootFileWriter { file, path: p.display().to_string(), file_name, end: 0, compression, top_keys: Vec::new(), nbytes_name: 0 };
+        // Header placeholder, then the TFile key with an empty directory record (filled at finish).
+        w.write_at(0, &[0u8; BEGIN as usize])?;
+        let (key, payload) = w.tfile_key(0)?;
+        w.write_at(BEGIN, &key)?;
+        w.write_at(BEGIN + key.len() as u64, &payload)?;
+        w.end = BEGIN + (key.len() + payload.len()) as u64;
+        Ok(w)
+    }
+
+    fn write_at(&self, offset: u64, b: &[u8]) -> Result<()> {
+        self.file.write_all_at(b, offset).map_err(|e| Error::io(format!("writing {} bytes at offset {offset} of {}", b.len(), self.path), e))
+    }
+
+    /// The TFile key and its payload (name, title, directory record).
+    fn tfile_key(&mut self, seek_keys_and_nbytes: u64) -> Result<(Vec<u8>, Vec<u8>)> {
+        let name = self.file_name.clone();
+        let obj_len = (tstring_len(&name) + tstring_len("") + 60) as u32;
+        let key_len = 34 + tstring_len("TFile") + tstring_len(&name) + tstring_len("");
+        let key = key_header(key_len as u32 + obj_len, obj_len, BEGIN, 0, "TFile", &name, "");
+        self.nbytes_name = (key_len + tstring_len(&name) + tstring_len("")) as u64;
+        let mut p = Vec::new();
+        tstring(&mut p, &name);
+        tstring(&mut p, "");
+        let _ = seek_keys_and_nbytes;
+        p.extend_from_slice(&[0u8; 60]);
+        Ok((key, p))
+    }
+
+    /// Current end of the file.
+    pub fn end(&self) -> u64 {
+        self.end
+    }
+
+    /// Appends an RBlob key holding `payload`; returns the payload's offset.
+    pub fn write_blob(&mut self, payload: &[u8], obj_len: u64) -> Result<u64> {
+        let seek = self.end;
+        let nbytes = u32::try_from(BLOB_KEY_LEN + payload.len() as u64).map_err(|_| Error::Invalid("blob larger than a key".into()))?;
+        let key = key_header(nbytes, obj_len.min(u32::MAX as u64) as u32, seek, BEGIN, "RBlob", "", "");
+        debug_assert_eq!(key.len() as u64, BLOB_KEY_LEN);
+        self.write_at(seek, &key)?;
+        self.write_at(seek + key.len() as u64, payload)?;
+        self.end = seek + key.len() as u64 + payload.len() as u64;
+        Ok(seek + key.len() as u64)
+    }
+
+    /// Appends the anchor key of an RNTuple named `name`.
+    pub fn write_anchor(&mut self, name: &str, a: &Anchor) -> Result<()> {
+        let payload = anchor_bytes(a);
+        let key_len = 34 + tstring_len("ROOT::RNTuple") + tstring_len(name) + tstring_len("");
+        let seek = self.end;
+        let key = key_header((key_len + payload.len()) as u32, payload.len() as u32, seek, BEGIN, "ROOT::RNTuple", name, "");
+        self.write_at(seek, &key)?;
+        self.write_at(seek + key.len() as u64, &payload)?;
+        self.end = seek + (key.len() + payload.len()) as u64;
+        self.top_keys.push(key);
+        Ok(())
+    }
+
+    /// Writes keys list, free segments, directory record and file header; flushes to disk.
+    pub fn finish(mut self) -> Result<()> {
+        // Keys list.
+        let name = self.file_name.clone();
+        let mut payload = (self.top_keys.len() as u32).to_be_bytes().to_vec();
+        for k in &self.top_keys {
+            payload.extend_from_slice(k);
+        }
+        let seek_keys = self.end;
+        let kl_len = 34 + tstring_len("TFile") + tstring_len(&name) + tstring_len("");
+        let nbytes_keys = (kl_len + payload.len()) as u32;
+        let key = key_header(nbytes_keys, payload.len() as u32, seek_keys, BEGIN, "TFile", &name, "");
+        self.write_at(seek_keys, &key)?;
+        self.write_at(seek_keys + key.len() as u64, &payload)?;
+        self.end = seek_keys + nbytes_keys as u64;
+        // Free segments: one entry from the end of the file to beyond it (64-bit form).
+        let seek_free = self.end;
+        let fl_len = 34 + tstring_len("") + tstring_len(&name) + tstring_len("");
+        let free_payload_len = 2 + 8 + 8;
+        let nbytes_free = (fl_len + free_payload_len) as u32;
+        let file_end = seek_free + nbytes_free as u64;
+        let last = (file_end / 1_000_000_000 + 1) * 1_000_000_000;
+        let last = last.max(2_000_000_000);
+        let mut fp = Vec::new();
+        fp.extend_from_slice(&1001u16.to_be_bytes());
+        fp.extend_from_slice(&file_end.to_be_bytes());
+        fp.extend_from_slice(&last.to_be_bytes());
+        let key = key_header(nbytes_free, free_payload_len as u32, seek_free, BEGIN, "", &name, "");
+        self.write_at(seek_free, &key)?;
+        self.write_at(seek_free + key.len() as u64, &fp)?;
+        self.end = file_end;
+        // Directory record (64-bit form, version 1005) after the TFile key's name and title.
+        let mut dir = Vec::with_capacity(60);
+        dir.extend_from_slice(&1005u16.to_be_bytes());
+        let dt = datime();
+        dir.extend_from_slice(&dt.to_be_bytes());
+        dir.extend_from_slice(&dt.to_be_bytes());
+        dir.extend_from_slice(&nbytes_keys.to_be_bytes());
+        dir.extend_from_slice(&(self.nbytes_name as u32).to_be_bytes());
+        dir.extend_from_slice(&BEGIN.to_be_bytes());
+        dir.extend_from_slice(&0u64.to_be_bytes());
+        dir.extend_from_slice(&seek_keys.to_be_bytes());
+        dir.extend_from_slice(&1u16.to_be_bytes());
+        dir.extend_from_slice(&[0u8; 16]);
+        self.write_at(BEGIN + self.nbytes_name, &dir)?;
+        // File header: the small layout while every offset fits in 31 bits (as ROOT writes
+        // small files), else the 64-bit layout (version + 1000000).
+        let mut h = Vec::with_capacity(BEGIN as usize);
+        h.extend_from_slice(b"root");
+        let small = self.end < (1 << 31);
+        if small {
+            h.extend_from_slice(&ROOT_VERSION.to_be_bytes());
+            h.extend_from_slice(&(BEGIN as u32).to_be_bytes());
+            h.extend_from_slice(&(self.end as u32).to_be_bytes());
+            h.extend_from_slice(&(seek_free as u32).to_be_bytes());
+        } else {
+            h.extend_from_slice(&(ROOT_VERSION + 1_000_000).to_be_bytes());
+            h.extend_from_slice(&(BEGIN as u32).to_be_bytes());
+            h.extend_from_slice(&self.end.to_be_bytes());
+            h.extend_from_slice(&seek_free.to_be_bytes());
+        }
+        h.extend_from_slice(&nbytes_free.to_be_bytes());
+        h.extend_from_slice(&1u32.to_be_bytes());
+        h.extend_from_slice(&(self.nbytes_name as u32).to_be_bytes());
+        h.push(if small { 4 } else { 8 });
+        h.extend_from_slice(&self.compression.to_be_bytes());
+        // No StreamerInfo record yet (ROOT then warns but reads the file; TFile::Get works
+        // through the compiled ROOT::RNTuple class).
+        if small {
+            h.extend_from_slice(&0u32.to_be_bytes());
+        } else {
+            h.extend_from_slice(&0u64.to_be_bytes());
+        }
+        h.extend_from_slice(&0u32.to_be_bytes());
+        h.extend_from_slice(&1u16.to_be_bytes());
+        h.extend_from_slice(&[0u8; 16]);
+        h.resize(BEGIN as usize, 0);
+        self.write_at(0, &h)?;
+        match self.file.sync_all() {
+            // Character devices such as /dev/null cannot be synced; nothing is lost.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {}
+            r => r.map_err(|e| Error::io(format!("syncing {}", self.path), e))?,
+        }
+        Ok(())
+    }
+}

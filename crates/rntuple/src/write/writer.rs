@@ -1,0 +1,592 @@
+//! A sequential RNTuple writer (first version): scalar fields, `std::string` and
+//! `std::vector<T>` of any supported `T`, filled with dynamic [`Value`]s; pages cut at the
+//! maximum unzipped page size, clusters flushed by an estimated compression ratio as ROOT does,
+//! one RBlob key per cluster holding all its pages, page checksums, ROOT's default column
+//! representations.
+
+use crate::error::{Error, Result};
+use crate::format::anchor::Anchor;
+use crate::format::compression;
+use crate::format::cursor::Locator;
+use crate::format::descriptor::*;
+use crate::format::serialize;
+use crate::logical::kind::Scalar;
+use crate::primitives::column_type::ColumnType;
+use crate::primitives::encode::{encode_page, PageValues};
+use crate::read::value::Value;
+use crate::storage::tfile_write::RootFileWriter;
+use std::path::Path;
+
+/// Write options, named and defaulted like ROOT's `RNTupleWriteOptions`.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    /// Compression settings (`algorithm * 100 + level`); ROOT's default 505.
+    pub compression: u32,
+    /// Target compressed cluster size (128 MiB).
+    pub approx_zipped_cluster_size: u64,
+    /// Hard limit of a cluster's uncompressed size (1280 MiB).
+    pub max_unzipped_cluster_size: u64,
+    /// Largest uncompressed page (1 MiB).
+    pub max_unzipped_page_size: u64,
+    /// XXH3 checksum after each page (on).
+    pub enable_page_checksums: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            compression: 505,
+            approx_zipped_cluster_size: 128 << 20,
+            max_unzipped_cluster_size: 1280 << 20,
+            max_unzipped_page_size: 1 << 20,
+            enable_page_checksums: true,
+        }
+    }
+}
+
+/// Values buffered for the current page of one column.
+#[derive(Debug)]
+enum Buf {
+    Bool(Vec<bool>),
+    U8(Vec<u8>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    U16(Vec<u16>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+    I64(Vec<i64>),
+    U64(Vec<u64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+impl Buf {
+    fn len(&self) -> usize {
+        match self {
+            Buf::Bool(v) => v.len(),
+            Buf::U8(v) => v.len(),
+            Buf::I8(v) => v.len(),
+            Buf::I16(v) => v.len(),
+            Buf::U16(v) => v.len(),
+            Buf::I32(v) => v.len(),
+            Buf::U32(v) => v.len(),
+            Buf::I64(v) => v.len(),
+            Buf::U64(v) => v.len(),
+            Buf::F32(v) => v.len(),
+            Buf::F64(v) => v.len(),
+        }
+    }
+    fn values(&self) -> PageValues<'_> {
+        match self {
+            Buf::Bool(v) => PageValues::Bool(v),
+            Buf::U8(v) => PageValues::U8(v),
+            Buf::I8(v) => PageValues::I8(v),
+            Buf::I16(v) => PageValues::I16(v),
+            Buf::U16(v) => PageValues::U16(v),
+            Buf::I32(v) => PageValues::I32(v),
+            Buf::U32(v) => PageValues::U32(v),
+            Buf::I64(v) => PageValues::I64(v),
+            Buf::U64(v) => PageValues::U64(v),
+            Buf::F32(v) => PageValues::F32(v),
+            Buf::F64(v) => PageValues::F64(v),
+        }
+    }
+    fn clear(&mut self) {
+        match self {
+            Buf::Bool(v) => v.clear(),
+            Buf::U8(v) => v.clear(),
+            Buf::I8(v) => v.clear(),
+            Buf::I16(v) => v.clear(),
+            Buf::U16(v) => v.clear(),
+            Buf::I32(v) => v.clear(),
+            Buf::U32(v) => v.clear(),
+            Buf::I64(v) => v.clear(),
+            Buf::U64(v) => v.clear(),
+            Buf::F32(v) => v.clear(),
+            Buf::F64(v) => v.clear(),
+        }
+    }
+}
+
+struct Column {
+    ty: ColumnType,
+    buf: Buf,
+    /// Sealed pages of the current cluster: (bytes incl. checksum, n elements, stored size).
+    pages: Vec<(Vec<u8>, u32, u64)>,
+    /// Elements of this column in the current cluster.
+    in_cluster: u64,
+    /// Elements before the current cluster.
+    before_cluster: u64,
+}
+
+/// How a field is filled.
+enum Plan {
+    Scalar { col: usize, s: Scalar, name: String },
+    String { idx: usize, chars: usize, name: String },
+    Vector { idx: usize, child: Box<Plan>, name: String },
+}
+
+/// The sequential writer.
+///
+/// ```
+/// use rntuple::write::writer::{Writer, WriteOptions};
+/// use rntuple::Value;
+/// let path = std::env::temp_dir().join("rntuple-doc-writer.root");
+/// let mut w = Writer::create(&path, "Events", &[("x", "float"), ("v", "std::vector<std::int32_t>")], WriteOptions::default())?;
+/// for i in 0..10 {
+///     w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32)), ("v".into(), Value::List(vec![Value::Int(i); i as usize]))]))?;
+/// }
+/// w.commit()?;
+/// let f = rntuple::RNTupleFile::open(&path)?;
+/// assert_eq!(f.reader("Events")?.num_entries(), 10);
+/// # Ok::<(), rntuple::Error>(())
+/// ```
+pub struct Writer {
+    file: Option<RootFileWriter>,
+    name: String,
+    opts: WriteOptions,
+    desc: Descriptor,
+    plans: Vec<Plan>,
+    cols: Vec<Column>,
+    n_entries: u64,
+    cluster_first: u64,
+    clusters: Vec<ClusterDescriptor>,
+    unzipped_in_cluster: u64,
+    zipped_total: u64,
+    unzipped_total: u64,
+    scratch: Vec<u8>,
+    header: (u64, u64, u64),
+}
+
+fn scalar_column(s: Scalar, compressed: bool) -> (ColumnType, Buf) {
+    use ColumnType as C;
+    let (split, plain, buf) = match s {
+        Scalar::Bool => (C::Bit, C::Bit, Buf::Bool(Vec::new())),
+        Scalar::Char => (C::Char, C::Char, Buf::U8(Vec::new())),
+        Scalar::Byte => (C::Byte, C::Byte, Buf::U8(Vec::new())),
+        Scalar::I8 => (C::Int8, C::Int8, Buf::I8(Vec::new())),
+        Scalar::U8 => (C::UInt8, C::UInt8, Buf::U8(Vec::new())),
+        Scalar::I16 => (C::SplitInt16, C::Int16, Buf::I16(Vec::new())),
+        Scalar::U16 => (C::SplitUInt16, C::UInt16, Buf::U16(Vec::new())),
+        Scalar::I32 => (C::SplitInt32, C::Int32, Buf::I32(Vec::new())),
+        Scalar::U32 => (C::SplitUInt32, C::UInt32, Buf::U32(Vec::new())),
+        Scalar::I64 => (C::SplitInt64, C::Int64, Buf::I64(Vec::new())),
+        Scalar::U64 => (C::SplitUInt64, C::UInt64, Buf::U64(Vec::new())),
+        Scalar::F32 => (C::SplitReal32, C::Real32, Buf::F32(Vec::new())),
+        Scalar::F64 => (C::SplitReal64, C::Real64, Buf::F64(Vec::new())),
+    };
+    (if compressed { split } else { plain }, buf)
+}
+
+/// Normalizes a type name as ROOT does for the types this writer supports.
+pub fn normalize_type(t: &str) -> String {
+    let t = t.trim();
+    let t = t.replace(' ', "");
+    let t = t.strip_prefix("::").unwrap_or(&t).to_string();
+    if let Some(inner) = t.strip_prefix("vector<").or_else(|| t.strip_prefix("std::vector<")) {
+        if let Some(inner) = inner.strip_suffix('>') {
+            return format!("std::vector<{}>", normalize_type(inner));
+        }
+    }
+    match t.as_str() {
+        "int" | "Int_t" | "int32_t" => "std::int32_t".into(),
+        "unsignedint" | "unsigned" | "UInt_t" | "uint32_t" => "std::uint32_t".into(),
+        "short" | "Short_t" | "int16_t" => "std::int16_t".into(),
+        "unsignedshort" | "UShort_t" | "uint16_t" => "std::uint16_t".into(),
+        "long" | "longlong" | "Long64_t" | "int64_t" => "std::int64_t".into(),
+        "unsignedlong" | "unsignedlonglong" | "ULong64_t" | "uint64_t" => "std::uint64_t".into(),
+        "signedchar" | "int8_t" => "std::int8_t".into(),
+        "unsignedchar" | "UChar_t" | "uint8_t" => "std::uint8_t".into(),
+        "Float_t" => "float".into(),
+        "Double_t" => "double".into(),
+        "Bool_t" => "bool".into(),
+        "string" => "std::string".into(),
+        _ => t,
+    }
+}
+
+impl Writer {
+    /// Creates a file holding one RNTuple with the given (field name, C++ type name) schema.
+    pub fn create(path: impl AsRef<Path>, name: &str, schema: &[(&str, &str)], opts: WriteOptions) -> Result<Writer> {
+        compression::Algorithm::from_settings(opts.compression)?;
+        let compressed = opts.compression % 100 != 0;
+        let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{}", env!("CARGO_PKG_VERSION")), ..Default::default() };
+        let mut cols = Vec::new();
+        let mut plans = Vec::new();
+        for (fname, ty) in schema {
+            if fname.is_empty() || fname.contains(['.', '/', '\\', ' ']) {
+                return Err(Error::Invalid(format!("field name '{fname}' is empty or contains '.', '/', '\\' or a space")));
+            }
+            let plan = add_field(&mut desc, &mut cols, None, fname, &normalize_type(ty), compressed)?;
+            plans.push(plan);
+        }
+        let (hb, sum) = serialize::header(&desc);
+        desc.header_checksum = sum;
+        let mut file = RootFileWriter::create(path, opts.compression)?;
+        let mut z = Vec::new();
+        compression::compress(&hb, opts.compression, &mut z)?;
+        let off = file.write_blob(&z, hb.len() as u64)?;
+        let header = (off, z.len() as u64, hb.len() as u64);
+        Ok(Writer {
+            file: Some(file),
+            name: name.into(),
+            opts,
+            desc,
+            plans,
+            cols,
+            n_entries: 0,
+            cluster_first: 0,
+            clusters: Vec::new(),
+            unzipped_in_cluster: 0,
+            zipped_total: 0,
+            unzipped_total: 0,
+            scratch: Vec::new(),
+            header,
+        })
+    }
+
+    /// Number of entries filled so far.
+    pub fn num_entries(&self) -> u64 {
+        self.n_entries
+    }
+
+    /// Fills one entry: a [`Value::Record`] with one member per top-level field, in any order.
+    pub fn fill(&mut self, entry: &Value) -> Result<()> {
+        let Value::Record(members) = entry else {
+            return Err(Error::Invalid("an entry must be a record of top-level fields".into()));
+        };
+        // Validate the whole entry first, so a bad value leaves no partial entry behind.
+        let mut ordered = Vec::with_capacity(self.plans.len());
+        for plan in &self.plans {
+            let name = plan_name(plan);
+            let v = members.iter().find(|(k, _)| k == name).map(|(_, v)| v).ok_or_else(|| Error::Invalid(format!("entry lacks field '{name}'")))?;
+            check(plan, v, name)?;
+            ordered.push(v);
+        }
+        for (i, v) in ordered.into_iter().enumerate() {
+            let plan = std::mem::replace(&mut self.plans[i], Plan::Scalar { col: 0, s: Scalar::Bool, name: String::new() });
+            let r = self.put(&plan, v);
+            self.plans[i] = plan;
+            r?;
+        }
+        self.n_entries += 1;
+        let ratio = if self.unzipped_total > 0 { self.zipped_total as f64 / self.unzipped_total as f64 } else { 0.5 };
+        let est = (self.opts.approx_zipped_cluster_size as f64 / ratio.max(1e-6)) as u64;
+        if self.unzipped_in_cluster >= self.opts.max_unzipped_cluster_size || self.unzipped_in_cluster >= est {
+            self.commit_cluster()?;
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, col: usize, f: impl FnOnce(&mut Buf)) -> Result<()> {
+        let c = &mut self.cols[col];
+        f(&mut c.buf);
+        c.in_cluster += 1;
+        let bits = c.ty.fixed_bits().unwrap_or(32) as u64;
+        self.unzipped_in_cluster += bits.div_ceil(8).max(1);
+        if (c.buf.len() as u64 * bits).div_ceil(8) >= self.opts.max_unzipped_page_size {
+            self.seal_page(col)?;
+        }
+        Ok(())
+    }
+
+    fn put(&mut self, plan: &Plan, v: &Value) -> Result<()> {
+        match plan {
+            Plan::Scalar { col, s, .. } => {
+                let s = *s;
+                self.push(*col, |b| put_scalar(b, s, v))
+            }
+            Plan::String { idx, chars, .. } => {
+                let Value::String(st) = v else { return Err(Error::Invalid("expected a string".into())) };
+                for &byte in st.as_bytes() {
+                    self.push(*chars, |b| {
+                        if let Buf::U8(x) = b {
+                            x.push(byte)
+                        }
+                    })?;
+                }
+                let end = self.cols[*chars].in_cluster;
+                self.push(*idx, |b| {
+                    if let Buf::U64(x) = b {
+                        x.push(end)
+                    }
+                })
+            }
+            Plan::Vector { idx, child, .. } => {
+                let Value::List(items) = v else { return Err(Error::Invalid("expected a list".into())) };
+                for it in items {
+                    self.put(child, it)?;
+                }
+                let end = self.items_in_cluster(child);
+                self.push(*idx, |b| {
+                    if let Buf::U64(x) = b {
+                        x.push(end)
+                    }
+                })
+            }
+        }
+    }
+
+    /// Elements of a child in the current cluster = elements of its principal column.
+    fn items_in_cluster(&self, plan: &Plan) -> u64 {
+        match plan {
+            Plan::Scalar { col, .. } => self.cols[*col].in_cluster,
+            Plan::String { idx, .. } | Plan::Vector { idx, .. } => self.cols[*idx].in_cluster,
+        }
+    }
+
+    fn seal_page(&mut self, col: usize) -> Result<()> {
+        let c = &mut self.cols[col];
+        let n = c.buf.len();
+        if n == 0 {
+            return Ok(());
+        }
+        self.scratch.clear();
+        encode_page(c.ty, c.buf.values(), &mut self.scratch)?;
+        let mut z = Vec::with_capacity(self.scratch.len() / 2 + 16);
+        compression::compress(&self.scratch, self.opts.compression, &mut z)?;
+        self.zipped_total += z.len() as u64;
+        self.unzipped_total += self.scratch.len() as u64;
+        let stored = z.len() as u64;
+        if self.opts.enable_page_checksums {
+            let sum = xxhash_rust::xxh3::xxh3_64(&z);
+            z.extend_from_slice(&sum.to_le_bytes());
+        }
+        c.pages.push((z, n as u32, stored));
+        c.buf.clear();
+        Ok(())
+    }
+
+    /// Writes the current cluster (all its pages in one key) and starts a new one.
+    pub fn commit_cluster(&mut self) -> Result<()> {
+        if self.n_entries == self.cluster_first {
+            return Ok(());
+        }
+        for i in 0..self.cols.len() {
+            self.seal_page(i)?;
+        }
+        let total: usize = self.cols.iter().flat_map(|c| c.pages.iter()).map(|p| p.0.len()).sum();
+        let mut blob = Vec::with_capacity(total);
+        let mut placed = Vec::new();
+        for c in &self.cols {
+            let mut v = Vec::new();
+            for (bytes, n, stored) in &c.pages {
+                v.push((blob.len() as u64, *n, *stored));
+                blob.extend_from_slice(bytes);
+            }
+            placed.push(v);
+        }
+        let file = self.file.as_mut().ok_or_else(|| Error::Invalid("writer already committed".into()))?;
+        let base = file.write_blob(&blob, blob.len() as u64)?;
+        let mut columns = Vec::with_capacity(self.cols.len());
+        for (c, pages) in self.cols.iter_mut().zip(placed) {
+            let mut first = 0u64;
+            let pd: Vec<PageDescriptor> = pages
+                .into_iter()
+                .map(|(off, n, stored)| {
+                    let p = PageDescriptor {
+                        n_elements: n,
+                        has_checksum: self.opts.enable_page_checksums,
+                        locator: Locator { size: stored, offset: base + off },
+                        first_in_cluster: first,
+                    };
+                    first += n as u64;
+                    p
+                })
+                .collect();
+            columns.push(Some(ColumnRange {
+                first_element: c.before_cluster,
+                n_elements: c.in_cluster,
+                compression: self.opts.compression,
+                suppressed: false,
+                pages: pd,
+            }));
+            c.before_cluster += c.in_cluster;
+            c.in_cluster = 0;
+            c.pages.clear();
+        }
+        self.clusters.push(ClusterDescriptor {
+            id: self.clusters.len(),
+            first_entry: self.cluster_first,
+            n_entries: self.n_entries - self.cluster_first,
+            columns,
+        });
+        self.cluster_first = self.n_entries;
+        self.unzipped_in_cluster = 0;
+        Ok(())
+    }
+
+    /// Commits the dataset: last cluster, page list, footer, anchor, file records.
+    pub fn commit(mut self) -> Result<()> {
+        self.commit_inner()
+    }
+
+    fn commit_inner(&mut self) -> Result<()> {
+        self.commit_cluster()?;
+        let mut file = self.file.take().ok_or_else(|| Error::Invalid("writer already committed".into()))?;
+        let c = self.opts.compression;
+        let pl = serialize::page_list(self.desc.header_checksum, &self.clusters);
+        let mut z = Vec::new();
+        compression::compress(&pl, c, &mut z)?;
+        let off = file.write_blob(&z, pl.len() as u64)?;
+        self.desc.cluster_groups.push(ClusterGroupDescriptor {
+            min_entry: 0,
+            entry_span: self.n_entries,
+            n_clusters: self.clusters.len() as u32,
+            page_list: EnvelopeLink { length: pl.len() as u64, locator: Locator { size: z.len() as u64, offset: off } },
+        });
+        let fb = serialize::footer(&self.desc);
+        let mut z = Vec::new();
+        compression::compress(&fb, c, &mut z)?;
+        let foff = file.write_blob(&z, fb.len() as u64)?;
+        let anchor = Anchor {
+            epoch: 1,
+            major: 0,
+            minor: 0,
+            patch: 1,
+            seek_header: self.header.0,
+            nbytes_header: self.header.1,
+            len_header: self.header.2,
+            seek_footer: foff,
+            nbytes_footer: z.len() as u64,
+            len_footer: fb.len() as u64,
+            max_key_size: 1 << 30,
+        };
+        file.write_anchor(&self.name, &anchor)?;
+        file.finish()
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        if self.file.is_some() {
+            if let Err(e) = self.commit_inner() {
+                eprintln!("rntuple: committing RNTuple '{}' on drop failed: {e}", self.name);
+            }
+        }
+    }
+}
+
+fn plan_name(p: &Plan) -> &str {
+    match p {
+        Plan::Scalar { name, .. } | Plan::String { name, .. } | Plan::Vector { name, .. } => name,
+    }
+}
+
+fn check(plan: &Plan, v: &Value, path: &str) -> Result<()> {
+    let bad = |want: &str| Err(Error::Invalid(format!("field '{path}': expected {want}, got {v:?}")));
+    match plan {
+        Plan::Scalar { s, .. } => match (s, v) {
+            (Scalar::Bool, Value::Bool(_)) => Ok(()),
+            (Scalar::F32 | Scalar::F64, Value::F32(_) | Value::F64(_) | Value::Int(_) | Value::UInt(_)) => Ok(()),
+            (Scalar::Bool | Scalar::F32 | Scalar::F64, _) => bad("a number"),
+            (_, Value::Int(_) | Value::UInt(_) | Value::Bool(_)) => Ok(()),
+            _ => bad("an integer"),
+        },
+        Plan::String { .. } => match v {
+            Value::String(_) => Ok(()),
+            _ => bad("a string"),
+        },
+        Plan::Vector { child, .. } => match v {
+            Value::List(items) => items.iter().try_for_each(|it| check(child, it, &format!("{path}._0"))),
+            _ => bad("a list"),
+        },
+    }
+}
+
+fn put_scalar(b: &mut Buf, s: Scalar, v: &Value) {
+    let (i, u, f) = match *v {
+        Value::Int(i) => (i, i as u64, i as f64),
+        Value::UInt(u) => (u as i64, u, u as f64),
+        Value::Bool(b) => (b as i64, b as u64, b as u8 as f64),
+        Value::F32(x) => (x as i64, x as u64, x as f64),
+        Value::F64(x) => (x as i64, x as u64, x),
+        _ => (0, 0, 0.0),
+    };
+    match (b, s) {
+        (Buf::Bool(x), _) => x.push(u != 0),
+        (Buf::U8(x), _) => x.push(u as u8),
+        (Buf::I8(x), _) => x.push(i as i8),
+        (Buf::I16(x), _) => x.push(i as i16),
+        (Buf::U16(x), _) => x.push(u as u16),
+        (Buf::I32(x), _) => x.push(i as i32),
+        (Buf::U32(x), _) => x.push(u as u32),
+        (Buf::I64(x), _) => x.push(i),
+        (Buf::U64(x), _) => x.push(u),
+        (Buf::F32(x), _) => x.push(match *v {
+            Value::F32(y) => y,
+            _ => f as f32,
+        }),
+        (Buf::F64(x), _) => x.push(f),
+    }
+}
+
+fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, parent: Option<u32>, name: &str, ty: &str, compressed: bool) -> Result<Plan> {
+    let id = desc.fields.len() as u32;
+    let mut f = FieldDescriptor {
+        id,
+        field_version: 0,
+        type_version: 0,
+        parent,
+        role: Role::Leaf,
+        flags: 0,
+        name: name.into(),
+        type_name: ty.into(),
+        type_alias: String::new(),
+        description: String::new(),
+        repetition: None,
+        projection_source: None,
+        type_checksum: None,
+        children: vec![],
+        columns: vec![],
+        from_extension: false,
+    };
+    let add_col = |desc: &mut Descriptor, cols: &mut Vec<Column>, ty: ColumnType, buf: Buf| -> usize {
+        let cid = desc.columns.len() as u32;
+        desc.columns.push(ColumnDescriptor {
+            id: cid,
+            column_type: ty.to_u16(),
+            bits_on_storage: ty.fixed_bits().unwrap_or(0),
+            field_id: id,
+            flags: 0,
+            representation: 0,
+            first_element: 0,
+            suppressed_deferred: false,
+            value_range: None,
+            from_extension: false,
+        });
+        desc.fields[id as usize].columns.push(cid);
+        cols.push(Column { ty, buf, pages: Vec::new(), in_cluster: 0, before_cluster: 0 });
+        cols.len() - 1
+    };
+    let index_type = if compressed { ColumnType::SplitIndex64 } else { ColumnType::Index64 };
+    if let Some(s) = Scalar::from_type_name(ty) {
+        desc.fields.push(f);
+        if let Some(p) = parent {
+            desc.fields[p as usize].children.push(id);
+        }
+        let (ct, buf) = scalar_column(s, compressed);
+        let col = add_col(desc, cols, ct, buf);
+        return Ok(Plan::Scalar { col, s, name: name.into() });
+    }
+    if ty == "std::string" {
+        desc.fields.push(f);
+        if let Some(p) = parent {
+            desc.fields[p as usize].children.push(id);
+        }
+        let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()));
+        let chars = add_col(desc, cols, ColumnType::Char, Buf::U8(Vec::new()));
+        return Ok(Plan::String { idx, chars, name: name.into() });
+    }
+    if let Some(inner) = ty.strip_prefix("std::vector<").and_then(|r| r.strip_suffix('>')) {
+        f.role = Role::Collection;
+        desc.fields.push(f);
+        if let Some(p) = parent {
+            desc.fields[p as usize].children.push(id);
+        }
+        let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()));
+        let child = add_field(desc, cols, Some(id), "_0", inner, compressed)?;
+        return Ok(Plan::Vector { idx, child: Box::new(child), name: name.into() });
+    }
+    Err(Error::Unsupported(format!("field '{name}': type '{ty}' is not supported by this writer yet (scalars, std::string, std::vector)")))
+}
