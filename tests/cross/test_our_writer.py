@@ -99,11 +99,6 @@ def test_our_pages_are_compressed_as_asked(cli, written):
     assert "Real32" in info0 and "SplitReal32" not in info0 and "Index64" in info0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap of the first writer: ROOT 6.40's RNTupleMerger (hadd) stops with std::bad_alloc on our "
-    "files (ROOT's RNTupleReader and uproot read them); to be fixed with the writer issue",
-)
 def test_hadd_merges_our_files(cli, written, tmp_path):
     import importlib.util
 

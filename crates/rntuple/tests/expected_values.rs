@@ -248,3 +248,18 @@ fn parallel_decoding_equals_serial() {
         assert_eq!(x, y, "range {a}:{b}");
     }
 }
+
+/// Our StreamerInfo record for ROOT::RNTuple equals, byte for byte, the one ROOT 6.38 wrote
+/// into a file of the shared test data (same key header length).
+#[test]
+fn streamer_info_record_matches_root() {
+    let Some(td) = common::testdata() else { return };
+    let path = td.join("rntuple/ntpl001_staff_rntuple_v1-0-1-0.root");
+    let bytes = std::fs::read(&path).unwrap();
+    let seek_info = u32::from_be_bytes(bytes[37..41].try_into().unwrap()) as u64;
+    let src: std::sync::Arc<dyn rntuple::storage::source::ReadAt> = std::sync::Arc::new(rntuple::storage::source::MemSource(std::sync::Arc::new(bytes)));
+    let f = rntuple::storage::tfile::RootFile::open(src).unwrap();
+    let (key, payload) = f.read_key(seek_info, "StreamerInfo").unwrap();
+    assert_eq!(key.class_name, "TList");
+    assert_eq!(payload, rntuple::storage::streamer_info::rntuple_streamer_info(key.key_len as usize));
+}

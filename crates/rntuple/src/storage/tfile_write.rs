@@ -178,6 +178,18 @@ impl RootFileWriter {
         self.write_at(seek_keys, &key)?;
         self.write_at(seek_keys + key.len() as u64, &payload)?;
         self.end = seek_keys + nbytes_keys as u64;
+        // StreamerInfo record describing ROOT::RNTuple, compressed with the file's settings
+        // when that shrinks it.
+        let seek_info = self.end;
+        let si_key_len = 34 + tstring_len("TList") + tstring_len("StreamerInfo") + tstring_len("Doubly linked list");
+        let si = crate::storage::streamer_info::rntuple_streamer_info(si_key_len);
+        let mut si_z = Vec::new();
+        crate::format::compression::compress(&si, self.compression, &mut si_z)?;
+        let nbytes_info = (si_key_len + si_z.len()) as u32;
+        let key = key_header(nbytes_info, si.len() as u32, seek_info, BEGIN, "TList", "StreamerInfo", "Doubly linked list");
+        self.write_at(seek_info, &key)?;
+        self.write_at(seek_info + key.len() as u64, &si_z)?;
+        self.end = seek_info + nbytes_info as u64;
         // Free segments: one entry from the end of the file to beyond it (64-bit form).
         let seek_free = self.end;
         let fl_len = 34 + tstring_len("") + tstring_len(&name) + tstring_len("");
@@ -229,14 +241,12 @@ impl RootFileWriter {
         h.extend_from_slice(&(self.nbytes_name as u32).to_be_bytes());
         h.push(if small { 4 } else { 8 });
         h.extend_from_slice(&self.compression.to_be_bytes());
-        // No StreamerInfo record yet (ROOT then warns but reads the file; TFile::Get works
-        // through the compiled ROOT::RNTuple class).
         if small {
-            h.extend_from_slice(&0u32.to_be_bytes());
+            h.extend_from_slice(&(seek_info as u32).to_be_bytes());
         } else {
-            h.extend_from_slice(&0u64.to_be_bytes());
+            h.extend_from_slice(&seek_info.to_be_bytes());
         }
-        h.extend_from_slice(&0u32.to_be_bytes());
+        h.extend_from_slice(&nbytes_info.to_be_bytes());
         h.extend_from_slice(&1u16.to_be_bytes());
         h.extend_from_slice(&[0u8; 16]);
         h.resize(BEGIN as usize, 0);
