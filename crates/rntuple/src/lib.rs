@@ -47,6 +47,7 @@ pub mod primitives {
 /// Logical layer: fields and types.
 pub mod logical {
     pub mod kind;
+    pub mod typename;
 }
 /// Event iteration: reading.
 pub mod read {

@@ -286,7 +286,7 @@ impl Reader {
         let spans = self.spans(start, stop)?;
         let arrays: Vec<ArrayRef> = self.read_fields_parallel(&ids, &spans)?;
         let schema_fields: Vec<Field> =
-            ids.iter().zip(&arrays).map(|(&id, a)| Field::new(self.desc.fields[id as usize].name.clone(), a.data_type().clone(), a.null_count() > 0 || a.data_type() == &DataType::Null || self.nullable(id))).collect();
+            ids.iter().zip(&arrays).map(|(&id, a)| Field::new(self.desc.fields[id as usize].name.clone(), a.data_type().clone(), a.logical_null_count() > 0 || a.data_type() == &DataType::Null || self.nullable(id))).collect();
         let schema = Arc::new(Schema::new(schema_fields));
         let opts = RecordBatchOptions::new().with_row_count(Some((stop - start) as usize));
         Ok(RecordBatch::try_new_with_options(schema, arrays, &opts)?)
@@ -736,7 +736,13 @@ impl Reader {
                         n => return Err(Error::corrupt(format!("optional field '{}' has an entry with {n} values", f.name), 0)),
                     }
                 }
-                arrow_select::take::take(&child, &UInt64Array::from(idx), None)?
+                if let Some(u) = child.as_any().downcast_ref::<UnionArray>() {
+                    // Unions carry no validity bitmap: an absent value points into the union's
+                    // `_valueless` (Null) child instead.
+                    optional_union(u, &idx)?
+                } else {
+                    arrow_select::take::take(&child, &UInt64Array::from(idx), None)?
+                }
             }
             Kind::Array(n) => {
                 let n = *n;
@@ -793,7 +799,7 @@ impl Reader {
     }
 
     fn child_nullable(&self, c: u32, a: &ArrayRef) -> bool {
-        self.nullable(c) || a.null_count() > 0 || a.data_type() == &DataType::Null
+        self.nullable(c) || a.logical_null_count() > 0 || a.data_type() == &DataType::Null
     }
 
     /// How many elements to reserve for reading `spans` of field `f`: the requested count,
@@ -979,6 +985,40 @@ impl Reader {
         drop(out);
         Ok(secs)
     }
+}
+
+/// An optional around a dense union: entry i is `idx[i]` of the union, or valueless.
+fn optional_union(u: &UnionArray, idx: &[Option<u64>]) -> Result<ArrayRef> {
+    let DataType::Union(fields, _) = u.data_type() else {
+        return Err(Error::Invalid("not a union".into()));
+    };
+    let null_id = fields.iter().map(|(id, _)| id).max().unwrap_or(0);
+    let mut type_ids = Vec::with_capacity(idx.len());
+    let mut offsets = Vec::with_capacity(idx.len());
+    let mut extra = 0i32;
+    let base_nulls = u.child(null_id).len() as i32;
+    for i in idx {
+        match i {
+            Some(k) => {
+                let k = *k as usize;
+                if k >= u.len() {
+                    return Err(Error::corrupt("optional variant index beyond its values", 0));
+                }
+                type_ids.push(u.type_id(k));
+                offsets.push(u.value_offset(k) as i32);
+            }
+            None => {
+                type_ids.push(null_id);
+                offsets.push(base_nulls + extra);
+                extra += 1;
+            }
+        }
+    }
+    let children: Vec<ArrayRef> = fields
+        .iter()
+        .map(|(id, _)| if id == null_id { Arc::new(NullArray::new((base_nulls + extra) as usize)) as ArrayRef } else { u.child(id).clone() })
+        .collect();
+    Ok(Arc::new(UnionArray::try_new(fields.clone(), ScalarBuffer::from(type_ids), Some(ScalarBuffer::from(offsets)), children)?))
 }
 
 fn default_threads() -> usize {

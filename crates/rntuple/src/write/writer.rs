@@ -11,6 +11,7 @@ use crate::format::cursor::Locator;
 use crate::format::descriptor::*;
 use crate::format::serialize;
 use crate::logical::kind::Scalar;
+use crate::logical::typename::{parse, TypeExpr};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::encode::{encode_page, PageValues};
 use crate::read::value::Value;
@@ -58,6 +59,7 @@ enum Buf {
     U64(Vec<u64>),
     F32(Vec<f32>),
     F64(Vec<f64>),
+    Switch(Vec<(u64, u32)>),
 }
 
 impl Buf {
@@ -74,6 +76,7 @@ impl Buf {
             Buf::U64(v) => v.len(),
             Buf::F32(v) => v.len(),
             Buf::F64(v) => v.len(),
+            Buf::Switch(v) => v.len(),
         }
     }
     fn values(&self) -> PageValues<'_> {
@@ -89,6 +92,7 @@ impl Buf {
             Buf::U64(v) => PageValues::U64(v),
             Buf::F32(v) => PageValues::F32(v),
             Buf::F64(v) => PageValues::F64(v),
+            Buf::Switch(v) => PageValues::Switch(v),
         }
     }
     fn clear(&mut self) {
@@ -104,6 +108,7 @@ impl Buf {
             Buf::U64(v) => v.clear(),
             Buf::F32(v) => v.clear(),
             Buf::F64(v) => v.clear(),
+            Buf::Switch(v) => v.clear(),
         }
     }
 }
@@ -119,11 +124,41 @@ struct Column {
     before_cluster: u64,
 }
 
-/// How a field is filled.
+/// How a field is filled. Every node counts its elements in the current cluster
+/// (`counter`), which gives collections their end offsets and variants their indices.
 enum Plan {
-    Scalar { col: usize, s: Scalar, name: String },
-    String { idx: usize, chars: usize, name: String },
-    Vector { idx: usize, child: Box<Plan>, name: String },
+    Scalar { col: usize, s: Scalar, counter: usize },
+    String { idx: usize, chars: usize, counter: usize },
+    /// Vectors, RVecs, sets (`Seq`), maps (`Map`: items are pairs), optional/unique_ptr.
+    Collection { idx: usize, child: Box<Plan>, kind: CollKind, counter: usize },
+    /// Pairs and tuples (members `_0`, `_1`, ...).
+    Record { children: Vec<Plan>, counter: usize },
+    Array { n: u64, child: Box<Plan>, counter: usize },
+    Bitset { n: u64, col: usize, counter: usize },
+    Variant { sw: usize, children: Vec<Plan>, counter: usize },
+    Wrapper { child: Box<Plan>, counter: usize },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CollKind {
+    Seq,
+    Map,
+    Optional,
+}
+
+impl Plan {
+    fn counter(&self) -> usize {
+        match self {
+            Plan::Scalar { counter, .. }
+            | Plan::String { counter, .. }
+            | Plan::Collection { counter, .. }
+            | Plan::Record { counter, .. }
+            | Plan::Array { counter, .. }
+            | Plan::Bitset { counter, .. }
+            | Plan::Variant { counter, .. }
+            | Plan::Wrapper { counter, .. } => *counter,
+        }
+    }
 }
 
 /// The sequential writer.
@@ -146,7 +181,9 @@ pub struct Writer {
     name: String,
     opts: WriteOptions,
     desc: Descriptor,
-    plans: Vec<Plan>,
+    plans: Vec<(String, Plan)>,
+    /// Elements per plan node in the current cluster.
+    counts: Vec<u64>,
     cols: Vec<Column>,
     n_entries: u64,
     cluster_first: u64,
@@ -178,33 +215,6 @@ fn scalar_column(s: Scalar, compressed: bool) -> (ColumnType, Buf) {
     (if compressed { split } else { plain }, buf)
 }
 
-/// Normalizes a type name as ROOT does for the types this writer supports.
-pub fn normalize_type(t: &str) -> String {
-    let t = t.trim();
-    let t = t.replace(' ', "");
-    let t = t.strip_prefix("::").unwrap_or(&t).to_string();
-    if let Some(inner) = t.strip_prefix("vector<").or_else(|| t.strip_prefix("std::vector<")) {
-        if let Some(inner) = inner.strip_suffix('>') {
-            return format!("std::vector<{}>", normalize_type(inner));
-        }
-    }
-    match t.as_str() {
-        "int" | "Int_t" | "int32_t" => "std::int32_t".into(),
-        "unsignedint" | "unsigned" | "UInt_t" | "uint32_t" => "std::uint32_t".into(),
-        "short" | "Short_t" | "int16_t" => "std::int16_t".into(),
-        "unsignedshort" | "UShort_t" | "uint16_t" => "std::uint16_t".into(),
-        "long" | "longlong" | "Long64_t" | "int64_t" => "std::int64_t".into(),
-        "unsignedlong" | "unsignedlonglong" | "ULong64_t" | "uint64_t" => "std::uint64_t".into(),
-        "signedchar" | "int8_t" => "std::int8_t".into(),
-        "unsignedchar" | "UChar_t" | "uint8_t" => "std::uint8_t".into(),
-        "Float_t" => "float".into(),
-        "Double_t" => "double".into(),
-        "Bool_t" => "bool".into(),
-        "string" => "std::string".into(),
-        _ => t,
-    }
-}
-
 impl Writer {
     /// Creates a file holding one RNTuple with the given (field name, C++ type name) schema.
     pub fn create(path: impl AsRef<Path>, name: &str, schema: &[(&str, &str)], opts: WriteOptions) -> Result<Writer> {
@@ -213,12 +223,17 @@ impl Writer {
         let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{}", env!("CARGO_PKG_VERSION")), ..Default::default() };
         let mut cols = Vec::new();
         let mut plans = Vec::new();
+        let mut n_counters = 0usize;
         for (fname, ty) in schema {
             if fname.is_empty() || fname.contains(['.', '/', '\\', ' ']) {
                 return Err(Error::Invalid(format!("field name '{fname}' is empty or contains '.', '/', '\\' or a space")));
             }
-            let plan = add_field(&mut desc, &mut cols, None, fname, &normalize_type(ty), compressed)?;
-            plans.push(plan);
+            if plans.iter().any(|(n, _): &(String, Plan)| n == fname) {
+                return Err(Error::Invalid(format!("field '{fname}' appears twice in the schema")));
+            }
+            let te = parse(ty).map_err(|e| Error::Invalid(format!("field '{fname}': {e}")))?;
+            let plan = add_field(&mut desc, &mut cols, &mut n_counters, None, fname, &te, compressed)?;
+            plans.push((fname.to_string(), plan));
         }
         let (hb, sum) = serialize::header(&desc);
         desc.header_checksum = sum;
@@ -233,6 +248,7 @@ impl Writer {
             opts,
             desc,
             plans,
+            counts: vec![0; n_counters],
             cols,
             n_entries: 0,
             cluster_first: 0,
@@ -257,18 +273,25 @@ impl Writer {
         };
         // Validate the whole entry first, so a bad value leaves no partial entry behind.
         let mut ordered = Vec::with_capacity(self.plans.len());
-        for plan in &self.plans {
-            let name = plan_name(plan);
+        for (name, plan) in &self.plans {
             let v = members.iter().find(|(k, _)| k == name).map(|(_, v)| v).ok_or_else(|| Error::Invalid(format!("entry lacks field '{name}'")))?;
             check(plan, v, name)?;
             ordered.push(v);
         }
-        for (i, v) in ordered.into_iter().enumerate() {
-            let plan = std::mem::replace(&mut self.plans[i], Plan::Scalar { col: 0, s: Scalar::Bool, name: String::new() });
-            let r = self.put(&plan, v);
-            self.plans[i] = plan;
-            r?;
+        if members.len() != self.plans.len() {
+            let unknown: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).filter(|k| !self.plans.iter().any(|(n, _)| n == k)).collect();
+            return Err(Error::Invalid(format!("entry has fields that are not in the schema: {}", unknown.join(", "))));
         }
+        let plans = std::mem::take(&mut self.plans);
+        let mut r = Ok(());
+        for ((_, plan), v) in plans.iter().zip(ordered) {
+            r = self.put(plan, v);
+            if r.is_err() {
+                break;
+            }
+        }
+        self.plans = plans;
+        r?;
         self.n_entries += 1;
         let ratio = if self.unzipped_total > 0 { self.zipped_total as f64 / self.unzipped_total as f64 } else { 0.5 };
         let est = (self.opts.approx_zipped_cluster_size as f64 / ratio.max(1e-6)) as u64;
@@ -291,6 +314,7 @@ impl Writer {
     }
 
     fn put(&mut self, plan: &Plan, v: &Value) -> Result<()> {
+        self.counts[plan.counter()] += 1;
         match plan {
             Plan::Scalar { col, s, .. } => {
                 let s = *s;
@@ -306,33 +330,77 @@ impl Writer {
                     })?;
                 }
                 let end = self.cols[*chars].in_cluster;
-                self.push(*idx, |b| {
-                    if let Buf::U64(x) = b {
-                        x.push(end)
-                    }
-                })
+                self.push_index(*idx, end)
             }
-            Plan::Vector { idx, child, .. } => {
+            Plan::Collection { idx, child, kind, .. } => {
+                match (kind, v) {
+                    (CollKind::Optional, Value::Null) => {}
+                    (CollKind::Optional, v) => self.put(child, v)?,
+                    (_, Value::List(items)) => {
+                        for it in items {
+                            self.put(child, it)?;
+                        }
+                    }
+                    _ => return Err(Error::Invalid("expected a list".into())),
+                }
+                let end = self.counts[child.counter()];
+                self.push_index(*idx, end)
+            }
+            Plan::Record { children, .. } => {
+                let items: Vec<&Value> = match v {
+                    Value::List(l) => l.iter().collect(),
+                    Value::Record(m) => m.iter().map(|(_, v)| v).collect(),
+                    _ => return Err(Error::Invalid("expected a record".into())),
+                };
+                for (c, it) in children.iter().zip(items) {
+                    self.put(c, it)?;
+                }
+                Ok(())
+            }
+            Plan::Array { child, .. } => {
                 let Value::List(items) = v else { return Err(Error::Invalid("expected a list".into())) };
                 for it in items {
                     self.put(child, it)?;
                 }
-                let end = self.items_in_cluster(child);
-                self.push(*idx, |b| {
-                    if let Buf::U64(x) = b {
-                        x.push(end)
+                Ok(())
+            }
+            Plan::Bitset { col, .. } => {
+                let Value::List(items) = v else { return Err(Error::Invalid("expected a list of booleans".into())) };
+                for it in items {
+                    let bit = matches!(it, Value::Bool(true)) || matches!(it, Value::Int(x) if *x != 0) || matches!(it, Value::UInt(x) if *x != 0);
+                    self.push(*col, |b| {
+                        if let Buf::Bool(x) = b {
+                            x.push(bit)
+                        }
+                    })?;
+                }
+                Ok(())
+            }
+            Plan::Variant { sw, children, .. } => {
+                let (index, tag) = match choose_alternative(children, v) {
+                    None => (0u64, 0u32),
+                    Some(k) => {
+                        let index = self.counts[children[k].counter()];
+                        self.put(&children[k], v)?;
+                        (index, k as u32 + 1)
+                    }
+                };
+                self.push(*sw, |b| {
+                    if let Buf::Switch(x) = b {
+                        x.push((index, tag))
                     }
                 })
             }
+            Plan::Wrapper { child, .. } => self.put(child, v),
         }
     }
 
-    /// Elements of a child in the current cluster = elements of its principal column.
-    fn items_in_cluster(&self, plan: &Plan) -> u64 {
-        match plan {
-            Plan::Scalar { col, .. } => self.cols[*col].in_cluster,
-            Plan::String { idx, .. } | Plan::Vector { idx, .. } => self.cols[*idx].in_cluster,
-        }
+    fn push_index(&mut self, col: usize, end: u64) -> Result<()> {
+        self.push(col, |b| {
+            if let Buf::U64(x) = b {
+                x.push(end)
+            }
+        })
     }
 
     fn seal_page(&mut self, col: usize) -> Result<()> {
@@ -413,6 +481,7 @@ impl Writer {
         });
         self.cluster_first = self.n_entries;
         self.unzipped_in_cluster = 0;
+        self.counts.iter_mut().for_each(|c| *c = 0);
         Ok(())
     }
 
@@ -467,30 +536,89 @@ impl Drop for Writer {
     }
 }
 
-fn plan_name(p: &Plan) -> &str {
-    match p {
-        Plan::Scalar { name, .. } | Plan::String { name, .. } | Plan::Vector { name, .. } => name,
+/// Which alternative of a variant holds `v`: the first one whose type accepts it; `None` for
+/// `Value::Null` (valueless).
+fn choose_alternative(children: &[Plan], v: &Value) -> Option<usize> {
+    if matches!(v, Value::Null) {
+        return None;
     }
+    // Prefer an exact kind match (integers to integer alternatives, floats to floating ones).
+    let exact = children.iter().position(|c| match (c, v) {
+        (Plan::Scalar { s: Scalar::F32 | Scalar::F64, .. }, Value::F32(_) | Value::F64(_)) => true,
+        (Plan::Scalar { s: Scalar::Bool, .. }, Value::Bool(_)) => true,
+        (Plan::Scalar { s, .. }, Value::Int(_) | Value::UInt(_)) => !matches!(s, Scalar::F32 | Scalar::F64 | Scalar::Bool),
+        _ => false,
+    });
+    exact.or_else(|| children.iter().position(|c| check(c, v, "").is_ok()))
 }
 
 fn check(plan: &Plan, v: &Value, path: &str) -> Result<()> {
-    let bad = |want: &str| Err(Error::Invalid(format!("field '{path}': expected {want}, got {v:?}")));
+    let bad = |want: &str| Err(Error::Invalid(format!("field '{path}': expected {want}, got {}", v.to_json())));
     match plan {
         Plan::Scalar { s, .. } => match (s, v) {
             (Scalar::Bool, Value::Bool(_)) => Ok(()),
             (Scalar::F32 | Scalar::F64, Value::F32(_) | Value::F64(_) | Value::Int(_) | Value::UInt(_)) => Ok(()),
-            (Scalar::Bool | Scalar::F32 | Scalar::F64, _) => bad("a number"),
-            (_, Value::Int(_) | Value::UInt(_) | Value::Bool(_)) => Ok(()),
+            (Scalar::Bool, _) => bad("a boolean"),
+            (Scalar::F32 | Scalar::F64, _) => bad("a number"),
+            (s, Value::Int(i)) => match int_range(*s) {
+                (lo, hi) if (*i as i128) >= lo && (*i as i128) <= hi => Ok(()),
+                _ => bad(&format!("an integer in the range of {s:?}")),
+            },
+            (s, Value::UInt(u)) => match int_range(*s) {
+                (_, hi) if (*u as i128) <= hi => Ok(()),
+                _ => bad(&format!("an integer in the range of {s:?}")),
+            },
             _ => bad("an integer"),
         },
         Plan::String { .. } => match v {
             Value::String(_) => Ok(()),
             _ => bad("a string"),
         },
-        Plan::Vector { child, .. } => match v {
-            Value::List(items) => items.iter().try_for_each(|it| check(child, it, &format!("{path}._0"))),
+        Plan::Collection { child, kind, .. } => match (kind, v) {
+            (CollKind::Optional, Value::Null) => Ok(()),
+            (CollKind::Optional, v) => check(child, v, &format!("{path}._0")),
+            (_, Value::List(items)) => items.iter().try_for_each(|it| check(child, it, &format!("{path}._0"))),
             _ => bad("a list"),
         },
+        Plan::Record { children, .. } => {
+            let items: Vec<&Value> = match v {
+                Value::List(l) => l.iter().collect(),
+                Value::Record(m) => m.iter().map(|(_, v)| v).collect(),
+                _ => return bad("a record or a list of its members"),
+            };
+            if items.len() != children.len() {
+                return bad(&format!("{} members", children.len()));
+            }
+            children.iter().zip(items).enumerate().try_for_each(|(i, (c, it))| check(c, it, &format!("{path}._{i}")))
+        }
+        Plan::Array { n, child, .. } => match v {
+            Value::List(items) if items.len() as u64 == *n => items.iter().try_for_each(|it| check(child, it, &format!("{path}._0"))),
+            _ => bad(&format!("a list of {n} values")),
+        },
+        Plan::Bitset { n, .. } => match v {
+            Value::List(items) if items.len() as u64 == *n && items.iter().all(|b| matches!(b, Value::Bool(_) | Value::Int(0 | 1) | Value::UInt(0 | 1))) => Ok(()),
+            _ => bad(&format!("a list of {n} booleans")),
+        },
+        Plan::Variant { children, .. } => match v {
+            Value::Null => Ok(()),
+            _ if choose_alternative(children, v).is_some() => Ok(()),
+            _ => bad("a value of one of the variant's alternatives"),
+        },
+        Plan::Wrapper { child, .. } => check(child, v, path),
+    }
+}
+
+fn int_range(s: Scalar) -> (i128, i128) {
+    match s {
+        Scalar::Char | Scalar::I8 => (i8::MIN as i128, i8::MAX as i128),
+        Scalar::Byte | Scalar::U8 => (0, u8::MAX as i128),
+        Scalar::I16 => (i16::MIN as i128, i16::MAX as i128),
+        Scalar::U16 => (0, u16::MAX as i128),
+        Scalar::I32 => (i32::MIN as i128, i32::MAX as i128),
+        Scalar::U32 => (0, u32::MAX as i128),
+        Scalar::I64 => (i64::MIN as i128, i64::MAX as i128),
+        Scalar::U64 => (0, u64::MAX as i128),
+        _ => (i128::MIN, i128::MAX),
     }
 }
 
@@ -518,29 +646,44 @@ fn put_scalar(b: &mut Buf, s: Scalar, v: &Value) {
             _ => f as f32,
         }),
         (Buf::F64(x), _) => x.push(f),
+        (Buf::Switch(_), _) => {}
     }
 }
 
-fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, parent: Option<u32>, name: &str, ty: &str, compressed: bool) -> Result<Plan> {
+#[allow(clippy::too_many_arguments)]
+fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize, parent: Option<u32>, name: &str, te: &TypeExpr, compressed: bool) -> Result<Plan> {
     let id = desc.fields.len() as u32;
-    let mut f = FieldDescriptor {
+    let (role, repetition, alias) = match te {
+        TypeExpr::Collection(..) | TypeExpr::Map(..) | TypeExpr::Optional(..) => (Role::Collection, None, String::new()),
+        TypeExpr::Tuple(..) => (Role::Record, None, String::new()),
+        TypeExpr::Variant(..) => (Role::Variant, None, String::new()),
+        TypeExpr::Array(_, n) | TypeExpr::Bitset(n) => (Role::Leaf, Some(*n), String::new()),
+        TypeExpr::Scalar(_, Some(a)) => (Role::Leaf, None, a.clone()),
+        _ => (Role::Leaf, None, String::new()),
+    };
+    desc.fields.push(FieldDescriptor {
         id,
         field_version: 0,
         type_version: 0,
         parent,
-        role: Role::Leaf,
+        role,
         flags: 0,
         name: name.into(),
-        type_name: ty.into(),
-        type_alias: String::new(),
+        type_name: te.name(),
+        type_alias: alias,
         description: String::new(),
-        repetition: None,
+        repetition,
         projection_source: None,
         type_checksum: None,
         children: vec![],
         columns: vec![],
         from_extension: false,
-    };
+    });
+    if let Some(p) = parent {
+        desc.fields[p as usize].children.push(id);
+    }
+    let counter = *counters;
+    *counters += 1;
     let add_col = |desc: &mut Descriptor, cols: &mut Vec<Column>, ty: ColumnType, buf: Buf| -> usize {
         let cid = desc.columns.len() as u32;
         desc.columns.push(ColumnDescriptor {
@@ -560,33 +703,60 @@ fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, parent: Option<u32>,
         cols.len() - 1
     };
     let index_type = if compressed { ColumnType::SplitIndex64 } else { ColumnType::Index64 };
-    if let Some(s) = Scalar::from_type_name(ty) {
-        desc.fields.push(f);
-        if let Some(p) = parent {
-            desc.fields[p as usize].children.push(id);
+    Ok(match te {
+        TypeExpr::Scalar(s, alias) => {
+            // Double32_t is stored as SplitReal32/Real32, as ROOT does.
+            let (ct, buf) = if alias.is_some() {
+                (if compressed { ColumnType::SplitReal32 } else { ColumnType::Real32 }, Buf::F32(Vec::new()))
+            } else {
+                scalar_column(*s, compressed)
+            };
+            let col = add_col(desc, cols, ct, buf);
+            Plan::Scalar { col, s: if alias.is_some() { Scalar::F32 } else { *s }, counter }
         }
-        let (ct, buf) = scalar_column(s, compressed);
-        let col = add_col(desc, cols, ct, buf);
-        return Ok(Plan::Scalar { col, s, name: name.into() });
-    }
-    if ty == "std::string" {
-        desc.fields.push(f);
-        if let Some(p) = parent {
-            desc.fields[p as usize].children.push(id);
+        TypeExpr::String => {
+            let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()));
+            let chars = add_col(desc, cols, ColumnType::Char, Buf::U8(Vec::new()));
+            Plan::String { idx, chars, counter }
         }
-        let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()));
-        let chars = add_col(desc, cols, ColumnType::Char, Buf::U8(Vec::new()));
-        return Ok(Plan::String { idx, chars, name: name.into() });
-    }
-    if let Some(inner) = ty.strip_prefix("std::vector<").and_then(|r| r.strip_suffix('>')) {
-        f.role = Role::Collection;
-        desc.fields.push(f);
-        if let Some(p) = parent {
-            desc.fields[p as usize].children.push(id);
+        TypeExpr::Collection(_, item) | TypeExpr::Optional(_, item) => {
+            let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()));
+            let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed)?;
+            let kind = if matches!(te, TypeExpr::Optional(..)) { CollKind::Optional } else { CollKind::Seq };
+            Plan::Collection { idx, child: Box::new(child), kind, counter }
         }
-        let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()));
-        let child = add_field(desc, cols, Some(id), "_0", inner, compressed)?;
-        return Ok(Plan::Vector { idx, child: Box::new(child), name: name.into() });
-    }
-    Err(Error::Unsupported(format!("field '{name}': type '{ty}' is not supported by this writer yet (scalars, std::string, std::vector)")))
+        TypeExpr::Map(_, k, v) => {
+            let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()));
+            let pair = TypeExpr::Tuple("std::pair".into(), vec![(**k).clone(), (**v).clone()]);
+            let child = add_field(desc, cols, counters, Some(id), "_0", &pair, compressed)?;
+            Plan::Collection { idx, child: Box::new(child), kind: CollKind::Map, counter }
+        }
+        TypeExpr::Tuple(_, items) => {
+            let mut children = Vec::new();
+            for (i, it) in items.iter().enumerate() {
+                children.push(add_field(desc, cols, counters, Some(id), &format!("_{i}"), it, compressed)?);
+            }
+            Plan::Record { children, counter }
+        }
+        TypeExpr::Array(item, n) => {
+            let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed)?;
+            Plan::Array { n: *n, child: Box::new(child), counter }
+        }
+        TypeExpr::Bitset(n) => {
+            let col = add_col(desc, cols, ColumnType::Bit, Buf::Bool(Vec::new()));
+            Plan::Bitset { n: *n, col, counter }
+        }
+        TypeExpr::Variant(items) => {
+            let sw = add_col(desc, cols, ColumnType::Switch, Buf::Switch(Vec::new()));
+            let mut children = Vec::new();
+            for (i, it) in items.iter().enumerate() {
+                children.push(add_field(desc, cols, counters, Some(id), &format!("_{i}"), it, compressed)?);
+            }
+            Plan::Variant { sw, children, counter }
+        }
+        TypeExpr::Atomic(item) => {
+            let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed)?;
+            Plan::Wrapper { child: Box::new(child), counter }
+        }
+    })
 }

@@ -1,0 +1,210 @@
+//! C++ type names: parsing into a type tree and normalizing as ROOT does
+//! (`int` → `std::int32_t`, `vector<float>` → `std::vector<float>`,
+//! `ROOT::RVec<T>` → `ROOT::VecOps::RVec<T>`, `Double32_t` kept as an alias of `double`).
+
+use crate::error::{Error, Result};
+use crate::logical::kind::Scalar;
+
+/// A parsed type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeExpr {
+    /// A fundamental type; `alias` is set for `Double32_t`.
+    Scalar(Scalar, Option<String>),
+    /// `std::string`.
+    String,
+    /// `std::vector`, `ROOT::VecOps::RVec`, the sets (the name says which).
+    Collection(String, Box<TypeExpr>),
+    /// The maps: item is `std::pair<K,V>`.
+    Map(String, Box<TypeExpr>, Box<TypeExpr>),
+    /// `std::optional` / `std::unique_ptr`.
+    Optional(String, Box<TypeExpr>),
+    /// `std::array<T,N>`.
+    Array(Box<TypeExpr>, u64),
+    /// `std::bitset<N>`.
+    Bitset(u64),
+    /// `std::pair` / `std::tuple`.
+    Tuple(String, Vec<TypeExpr>),
+    /// `std::variant`.
+    Variant(Vec<TypeExpr>),
+    /// `std::atomic<T>`.
+    Atomic(Box<TypeExpr>),
+}
+
+fn split_args(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out
+}
+
+fn scalar_name(t: &str) -> Option<(Scalar, &'static str, Option<String>)> {
+    Some(match t {
+        "bool" | "Bool_t" => (Scalar::Bool, "bool", None),
+        "char" | "Char_t" => (Scalar::Char, "char", None),
+        "std::byte" | "byte" => (Scalar::Byte, "std::byte", None),
+        "std::int8_t" | "int8_t" | "signed char" => (Scalar::I8, "std::int8_t", None),
+        "std::uint8_t" | "uint8_t" | "unsigned char" | "UChar_t" => (Scalar::U8, "std::uint8_t", None),
+        "std::int16_t" | "int16_t" | "short" | "Short_t" => (Scalar::I16, "std::int16_t", None),
+        "std::uint16_t" | "uint16_t" | "unsigned short" | "UShort_t" => (Scalar::U16, "std::uint16_t", None),
+        "std::int32_t" | "int32_t" | "int" | "Int_t" => (Scalar::I32, "std::int32_t", None),
+        "std::uint32_t" | "uint32_t" | "unsigned int" | "unsigned" | "UInt_t" => (Scalar::U32, "std::uint32_t", None),
+        "std::int64_t" | "int64_t" | "long" | "long long" | "Long64_t" | "Long_t" => (Scalar::I64, "std::int64_t", None),
+        "std::uint64_t" | "uint64_t" | "unsigned long" | "unsigned long long" | "ULong64_t" | "ULong_t" => (Scalar::U64, "std::uint64_t", None),
+        "float" | "Float_t" => (Scalar::F32, "float", None),
+        "double" | "Double_t" => (Scalar::F64, "double", None),
+        "Double32_t" => (Scalar::F64, "double", Some("Double32_t".into())),
+        _ => return None,
+    })
+}
+
+/// Parses a C++ type name.
+///
+/// ```
+/// use rntuple::logical::typename::{parse, TypeExpr};
+/// let t = parse("vector<pair<int, std::string>>").unwrap();
+/// assert_eq!(t.name(), "std::vector<std::pair<std::int32_t,std::string>>");
+/// ```
+pub fn parse(t: &str) -> Result<TypeExpr> {
+    let collapsed: String = {
+        // Keep single spaces only inside multi-word fundamental names.
+        let mut s = t.trim().to_string();
+        for kw in ["const ", "volatile ", "class ", "struct "] {
+            s = s.replace(kw, "");
+        }
+        s
+    };
+    let t = collapsed.trim().trim_start_matches("::");
+    if let Some((s, _, alias)) = scalar_name(t) {
+        return Ok(TypeExpr::Scalar(s, alias));
+    }
+    if t == "std::string" || t == "string" {
+        return Ok(TypeExpr::String);
+    }
+    let Some(open) = t.find('<') else {
+        return Err(Error::Unsupported(format!("type '{t}' (user classes and enums need a schema with member types)")));
+    };
+    if !t.ends_with('>') {
+        return Err(Error::Invalid(format!("type '{t}': unbalanced template brackets")));
+    }
+    let head = t[..open].trim().trim_start_matches("std::");
+    let args = split_args(&t[open + 1..t.len() - 1]);
+    let one = |what: &str| -> Result<TypeExpr> {
+        if args.len() != 1 {
+            return Err(Error::Invalid(format!("type '{t}': {what} takes one template argument")));
+        }
+        parse(args[0])
+    };
+    let num = |s: &str| -> Result<u64> {
+        s.trim_end_matches(['u', 'U', 'l', 'L']).parse().map_err(|_| Error::Invalid(format!("type '{t}': '{s}' is not a size")))
+    };
+    Ok(match head {
+        "vector" => TypeExpr::Collection("std::vector".into(), Box::new(one("std::vector")?)),
+        "ROOT::RVec" | "ROOT::VecOps::RVec" | "RVec" => TypeExpr::Collection("ROOT::VecOps::RVec".into(), Box::new(one("RVec")?)),
+        "set" | "multiset" | "unordered_set" | "unordered_multiset" => TypeExpr::Collection(format!("std::{head}"), Box::new(one(head)?)),
+        "map" | "multimap" | "unordered_map" | "unordered_multimap" => {
+            if args.len() != 2 {
+                return Err(Error::Invalid(format!("type '{t}': a map takes two template arguments")));
+            }
+            TypeExpr::Map(format!("std::{head}"), Box::new(parse(args[0])?), Box::new(parse(args[1])?))
+        }
+        "optional" | "unique_ptr" => TypeExpr::Optional(format!("std::{head}"), Box::new(one(head)?)),
+        "array" => {
+            if args.len() != 2 {
+                return Err(Error::Invalid(format!("type '{t}': std::array takes a type and a size")));
+            }
+            TypeExpr::Array(Box::new(parse(args[0])?), num(args[1])?)
+        }
+        "bitset" => TypeExpr::Bitset(num(args[0])?),
+        "pair" => {
+            if args.len() != 2 {
+                return Err(Error::Invalid(format!("type '{t}': std::pair takes two template arguments")));
+            }
+            TypeExpr::Tuple("std::pair".into(), args.iter().map(|a| parse(a)).collect::<Result<_>>()?)
+        }
+        "tuple" => TypeExpr::Tuple("std::tuple".into(), args.iter().map(|a| parse(a)).collect::<Result<_>>()?),
+        "variant" => {
+            if args.len() > 125 {
+                return Err(Error::Unsupported(format!("type '{t}': more than 125 alternatives")));
+            }
+            TypeExpr::Variant(args.iter().map(|a| parse(a)).collect::<Result<_>>()?)
+        }
+        "atomic" => TypeExpr::Atomic(Box::new(one("std::atomic")?)),
+        _ => return Err(Error::Unsupported(format!("type '{t}'"))),
+    })
+}
+
+impl TypeExpr {
+    /// The normalized type name, as ROOT writes it into the field record.
+    pub fn name(&self) -> String {
+        match self {
+            TypeExpr::Scalar(s, _) => scalar_type_name(*s).into(),
+            TypeExpr::String => "std::string".into(),
+            TypeExpr::Collection(n, c) | TypeExpr::Optional(n, c) => format!("{n}<{}>", c.name()),
+            TypeExpr::Map(n, k, v) => format!("{n}<{},{}>", k.name(), v.name()),
+            TypeExpr::Array(c, n) => format!("std::array<{},{n}>", c.name()),
+            TypeExpr::Bitset(n) => format!("std::bitset<{n}>"),
+            TypeExpr::Tuple(n, items) => format!("{n}<{}>", items.iter().map(|i| i.name()).collect::<Vec<_>>().join(",")),
+            TypeExpr::Variant(items) => format!("std::variant<{}>", items.iter().map(|i| i.name()).collect::<Vec<_>>().join(",")),
+            TypeExpr::Atomic(c) => format!("std::atomic<{}>", c.name()),
+        }
+    }
+}
+
+fn scalar_type_name(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "bool",
+        Scalar::Char => "char",
+        Scalar::Byte => "std::byte",
+        Scalar::I8 => "std::int8_t",
+        Scalar::U8 => "std::uint8_t",
+        Scalar::I16 => "std::int16_t",
+        Scalar::U16 => "std::uint16_t",
+        Scalar::I32 => "std::int32_t",
+        Scalar::U32 => "std::uint32_t",
+        Scalar::I64 => "std::int64_t",
+        Scalar::U64 => "std::uint64_t",
+        Scalar::F32 => "float",
+        Scalar::F64 => "double",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_like_root() {
+        for (input, want) in [
+            ("int", "std::int32_t"),
+            ("vector<float>", "std::vector<float>"),
+            ("ROOT::RVec<double>", "ROOT::VecOps::RVec<double>"),
+            ("std::map<int, std::vector<std::string> >", "std::map<std::int32_t,std::vector<std::string>>"),
+            ("std::array<Long64_t, 3>", "std::array<std::int64_t,3>"),
+            ("std::variant<int,float,std::string>", "std::variant<std::int32_t,float,std::string>"),
+            ("std::tuple<bool, unsigned char, short>", "std::tuple<bool,std::uint8_t,std::int16_t>"),
+            ("std::optional<std::pair<int,float>>", "std::optional<std::pair<std::int32_t,float>>"),
+            ("std::bitset<42>", "std::bitset<42>"),
+            ("std::atomic<unsigned int>", "std::atomic<std::uint32_t>"),
+            ("const double", "double"),
+            ("Double32_t", "double"),
+        ] {
+            assert_eq!(parse(input).unwrap().name(), want, "{input}");
+        }
+        assert_eq!(parse("Double32_t").unwrap(), TypeExpr::Scalar(Scalar::F64, Some("Double32_t".into())));
+        assert!(parse("MyClass").is_err());
+        assert!(parse("std::vector<int").is_err());
+        assert!(parse("std::array<int,x>").is_err());
+    }
+}
