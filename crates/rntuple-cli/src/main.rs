@@ -39,6 +39,23 @@ enum Cmd {
         #[arg(long)]
         entries: Option<String>,
     },
+    /// Writes an RNTuple from entries in the JSON form of `dump` (a JSON array of objects).
+    ImportJson {
+        /// The ROOT file to create.
+        file: String,
+        /// The RNTuple name.
+        #[arg(long)]
+        ntuple: String,
+        /// The schema as a JSON object: field name -> ROOT type name, in field order.
+        #[arg(long)]
+        schema: String,
+        /// The entries (a JSON array); `-` for standard input.
+        #[arg(long, default_value = "-")]
+        input: String,
+        /// Compression settings (algorithm*100+level).
+        #[arg(long, default_value_t = 505)]
+        compression: u32,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -91,6 +108,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Info { file, ntuple } => info(&file, ntuple.as_deref()),
         Cmd::Dump { file, ntuple, fields, entries } => dump(&file, ntuple.as_deref(), fields.as_deref(), entries.as_deref()),
+        Cmd::ImportJson { file, ntuple, schema, input, compression } => import_json(&file, &ntuple, &schema, &input, compression),
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => bench_read(&file, ntuple.as_deref(), fields.as_deref()),
         Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, output } } => bench_write(threads, entries, compression, &mode, &output),
     };
@@ -341,6 +359,31 @@ fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>) -> Res {
     obj.insert("threads".into(), std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).into());
     sums(&batch, &mut obj);
     println!("{}", serde_json::Value::Object(obj));
+    Ok(())
+}
+
+fn import_json(file: &str, ntuple: &str, schema: &str, input: &str, compression: u32) -> Res {
+    use rntuple::write::writer::{WriteOptions, Writer};
+    let schema: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(schema).map_err(|e| format!("--schema must be a JSON object of field name -> type name: {e}"))?;
+    let fields: Vec<(String, String)> = schema
+        .iter()
+        .map(|(k, v)| v.as_str().map(|t| (k.clone(), t.to_string())).ok_or_else(|| format!("--schema: the type of '{k}' must be a string")))
+        .collect::<Result<_, _>>()?;
+    let text = if input == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+        s
+    } else {
+        std::fs::read_to_string(input).map_err(|e| format!("reading {input}: {e}"))?
+    };
+    let entries: Vec<serde_json::Value> = serde_json::from_str(&text).map_err(|e| format!("the input must be a JSON array of entries: {e}"))?;
+    let pairs: Vec<(&str, &str)> = fields.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let mut w = Writer::create(file, ntuple, &pairs, WriteOptions { compression, ..Default::default() })?;
+    for (i, e) in entries.iter().enumerate() {
+        w.fill(&rntuple::Value::from_json(e)).map_err(|err| format!("entry {i}: {err}"))?;
+    }
+    w.commit()?;
     Ok(())
 }
 

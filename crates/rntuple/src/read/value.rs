@@ -61,6 +61,52 @@ impl Value {
     }
 }
 
+impl Value {
+    /// From the JSON form of `rntuple dump` (integers, floats, strings, arrays, objects, null;
+    /// `"nan"`, `"inf"`, `"-inf"` stay strings and are accepted by floating-point fields).
+    ///
+    /// ```
+    /// let v = rntuple::Value::from_json(&serde_json::json!({"x": [1, 2.5, "a"]}));
+    /// assert_eq!(v.to_json(), serde_json::json!({"x": [1, 2.5, "a"]}));
+    /// ```
+    pub fn from_json(j: &serde_json::Value) -> Value {
+        use serde_json::Value as J;
+        match j {
+            J::Null => Value::Null,
+            J::Bool(b) => Value::Bool(*b),
+            J::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Value::Int(i)
+                } else if let Some(u) = n.as_u64() {
+                    Value::UInt(u)
+                } else {
+                    Value::F64(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            J::String(s) => Value::String(s.clone()),
+            J::Array(a) => Value::List(a.iter().map(Value::from_json).collect()),
+            J::Object(m) => Value::Record(m.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect()),
+        }
+    }
+
+    /// The floating-point value of a number or of `"nan"`, `"inf"`, `"-inf"`.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::UInt(u) => Some(*u as f64),
+            Value::F32(x) => Some(*x as f64),
+            Value::F64(x) => Some(*x),
+            Value::String(s) => match s.as_str() {
+                "nan" => Some(f64::NAN),
+                "inf" => Some(f64::INFINITY),
+                "-inf" => Some(f64::NEG_INFINITY),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
 impl Reader {
     /// Converts row `row` of `array` (as read for field `field`) into a dynamic value.
     pub fn value_at(&self, field: u32, array: &ArrayRef, row: usize) -> Result<Value> {

@@ -557,7 +557,7 @@ fn check(plan: &Plan, v: &Value, path: &str) -> Result<()> {
     match plan {
         Plan::Scalar { s, .. } => match (s, v) {
             (Scalar::Bool, Value::Bool(_)) => Ok(()),
-            (Scalar::F32 | Scalar::F64, Value::F32(_) | Value::F64(_) | Value::Int(_) | Value::UInt(_)) => Ok(()),
+            (Scalar::F32 | Scalar::F64, v) if v.as_f64().is_some() => Ok(()),
             (Scalar::Bool, _) => bad("a boolean"),
             (Scalar::F32 | Scalar::F64, _) => bad("a number"),
             (s, Value::Int(i)) => match int_range(*s) {
@@ -643,9 +643,9 @@ fn put_scalar(b: &mut Buf, s: Scalar, v: &Value) {
         (Buf::U64(x), _) => x.push(u),
         (Buf::F32(x), _) => x.push(match *v {
             Value::F32(y) => y,
-            _ => f as f32,
+            _ => v.as_f64().unwrap_or(f) as f32,
         }),
-        (Buf::F64(x), _) => x.push(f),
+        (Buf::F64(x), _) => x.push(v.as_f64().unwrap_or(f)),
         (Buf::Switch(_), _) => {}
     }
 }
