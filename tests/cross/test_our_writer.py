@@ -112,3 +112,60 @@ def test_hadd_merges_our_files(cli, written, tmp_path):
     assert p.returncode == 0, (p.stdout + p.stderr).decode()[-3000:]
     merged = _ours(cli, out)
     assert merged == _ours(cli, written[505]) + _ours(cli, written[101])
+
+
+ROOT_WRITE_DEFAULTS = r"""
+import sys, os, warnings
+warnings.filterwarnings("ignore")
+import ROOT
+ROOT.gErrorIgnoreLevel = ROOT.kError
+ROOT.gInterpreter.Declare('''
+#include <ROOT/RNTupleModel.hxx>
+#include <ROOT/RNTupleWriter.hxx>
+#include <random>
+void ourtest_write_defaults(const char *path, int compression, std::uint64_t n) {
+   auto model = ROOT::RNTupleModel::Create();
+   auto id = model->MakeField<std::uint64_t>("eventId");
+   auto parts = model->MakeField<std::vector<float>>("particles");
+   auto x = model->MakeField<double>("x");
+   auto label = model->MakeField<std::string>("label");
+   auto flag = model->MakeField<bool>("flag");
+   ROOT::RNTupleWriteOptions opts;
+   opts.SetCompression(compression);
+   auto w = ROOT::RNTupleWriter::Recreate(std::move(model), "Events", path, opts);
+   std::mt19937_64 rng(7);
+   std::poisson_distribution<int> pois(5);
+   std::uniform_real_distribution<float> u(0, 100);
+   for (std::uint64_t i = 0; i < n; ++i) {
+      *id = i;
+      parts->resize(pois(rng));
+      for (auto &p : *parts) p = u(rng);
+      *x = u(rng) * 0.001;
+      *label = "event-" + std::to_string(i % 1000);
+      *flag = (i % 3) == 0;
+      w->Fill();
+   }
+}
+''')
+ROOT.ourtest_write_defaults(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("setting", (505, 0))
+def test_file_size_within_one_percent_of_root(cli, tmp_path, setting):
+    """Same data, same (default) options: our file's size is within 1 % of ROOT 6.40's."""
+    theirs = tmp_path / "root.root"
+    p = subprocess.run([sys.executable, "-c", ROOT_WRITE_DEFAULTS, str(theirs), str(setting), "300000"], capture_output=True, timeout=900)
+    assert p.returncode == 0, p.stderr.decode()[-3000:]
+    entries = tmp_path / "entries.json"
+    with open(entries, "wb") as f:
+        d = subprocess.run([str(cli.path), "dump", str(theirs), "--ntuple", "Events"], stdout=f, stderr=subprocess.PIPE, timeout=900)
+    assert d.returncode == 0, d.stderr.decode()
+    ours = tmp_path / "ours.root"
+    schema = {"eventId": "std::uint64_t", "particles": "std::vector<float>", "x": "double", "label": "std::string", "flag": "bool"}
+    w = cli.run("import-json", str(ours), "--ntuple", "Events", "--schema", json.dumps(schema), "--input", str(entries), "--compression", str(setting))
+    assert w.returncode == 0, w.stderr.decode()
+    a, b = theirs.stat().st_size, ours.stat().st_size
+    assert abs(a - b) <= 0.01 * a, f"ROOT {a} bytes, ours {b} bytes ({(b - a) / a:+.3%})"
+    assert cli.dump(ours, "Events", entries=(0, 50)) == cli.dump(theirs, "Events", entries=(0, 50))
