@@ -415,31 +415,56 @@ impl SplitMix {
 }
 
 fn bench_write(threads: usize, entries: u64, compression: u32, mode: &str, output: &str) -> Res {
+    use rntuple::arrow::array::{ArrayRef, Float32Array, LargeListArray, RecordBatch, UInt64Array};
+    use rntuple::arrow::datatypes::{DataType, Field, Schema};
     use rntuple::write::writer::{WriteOptions, Writer};
-    use rntuple::Value;
+    use std::sync::Arc;
     if threads != 1 || mode != "buffered" {
         return Err("this version writes with one thread in buffered mode only (the parallel writer is the next step)".into());
     }
-    // Pools generated before the timed region: values and sizes; each entry starts at a
-    // different pool position, so pages are never identical.
+    // Data made before the timed region: 16 chunks of `particles` (Poisson(5) sizes, values
+    // uniform in [0,100)), each cut from a different place of a value pool; eventId is made
+    // per chunk inside the loop (it is the entry number).
+    const CHUNK: usize = 1 << 16;
     let mut rng = SplitMix(20251122);
-    let pool: Vec<f32> = (0..(1 << 20) + 64).map(|_| (rng.uniform() * 100.0) as f32).collect();
-    let sizes: Vec<usize> = (0..1 << 16).map(|_| rng.poisson(5.0)).collect();
+    let pool: Vec<f32> = (0..(1 << 22)).map(|_| (rng.uniform() * 100.0) as f32).collect();
+    let item = Arc::new(Field::new("_0", DataType::Float32, false));
+    let mut chunks: Vec<ArrayRef> = Vec::new();
+    let mut items_per_chunk = Vec::new();
+    for _ in 0..16 {
+        let mut offsets = vec![0i64];
+        for _ in 0..CHUNK {
+            offsets.push(offsets[offsets.len() - 1] + rng.poisson(5.0) as i64);
+        }
+        let n = offsets[CHUNK] as usize;
+        let start = (rng.next() as usize) % (pool.len() - n);
+        let values = Float32Array::from(pool[start..start + n].to_vec());
+        chunks.push(Arc::new(LargeListArray::try_new(item.clone(), rntuple::arrow::buffer::OffsetBuffer::new(offsets.into()), Arc::new(values), None)?));
+        items_per_chunk.push(n as u64);
+    }
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("eventId", DataType::UInt64, false),
+        Field::new("particles", DataType::LargeList(item.clone()), false),
+    ]));
     let opts = WriteOptions { compression, ..Default::default() };
     let t = Instant::now();
     let mut w = Writer::create(output, "Events", &[("eventId", "std::uint64_t"), ("particles", "std::vector<float>")], opts)?;
+    let mut done = 0u64;
     let mut items = 0u64;
-    for i in 0..entries {
-        let n = sizes[(i as usize) & 0xFFFF];
-        let start = (rng.next() as usize) & ((1 << 20) - 1);
-        items += n as u64;
-        let parts = pool[start..start + n].iter().map(|&x| Value::F32(x)).collect();
-        w.fill(&Value::Record(vec![("eventId".into(), Value::UInt(i)), ("particles".into(), Value::List(parts))]))?;
+    let mut k = 0;
+    while done < entries {
+        let n = (entries - done).min(CHUNK as u64) as usize;
+        let ids: ArrayRef = Arc::new(UInt64Array::from_iter_values(done..done + n as u64));
+        let parts = chunks[k % chunks.len()].slice(0, n);
+        items += if n == CHUNK { items_per_chunk[k % chunks.len()] } else { parts.to_data().child_data()[0].len() as u64 };
+        let batch = RecordBatch::try_new(schema.clone(), vec![ids, parts])?;
+        w.append_batch(&batch)?;
+        done += n as u64;
+        k += 1;
     }
-    w.commit()?;
+    let bytes = w.commit()?;
     let secs = t.elapsed().as_secs_f64();
-    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
-    let raw = entries * 8 + items * 4 + entries * 8;
+    let raw = entries * 8 + entries * 8 + items * 4;
     println!(
         "{}",
         serde_json::json!({

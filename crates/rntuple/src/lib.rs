@@ -69,6 +69,7 @@ pub use read::value::Value;
 /// Re-exports of the Arrow crates used in the public API.
 pub mod arrow {
     pub use arrow_array as array;
+    pub use arrow_buffer as buffer;
     pub use arrow_schema as datatypes_schema;
     /// Arrow data types and primitive type markers.
     pub mod datatypes {

@@ -164,7 +164,8 @@ impl RootFileWriter {
     }
 
     /// Writes keys list, free segments, directory record and file header; flushes to disk.
-    pub fn finish(mut self) -> Result<()> {
+    /// Returns the file size.
+    pub fn finish(mut self) -> Result<u64> {
         // Keys list.
         let name = self.file_name.clone();
         let mut payload = (self.top_keys.len() as u32).to_be_bytes().to_vec();
@@ -256,6 +257,6 @@ impl RootFileWriter {
             Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {}
             r => r.map_err(|e| Error::io(format!("syncing {}", self.path), e))?,
         }
-        Ok(())
+        Ok(self.end)
     }
 }

@@ -188,6 +188,7 @@ pub struct Writer {
     n_entries: u64,
     cluster_first: u64,
     clusters: Vec<ClusterDescriptor>,
+    /// Uncompressed bits buffered in the current cluster.
     unzipped_in_cluster: u64,
     zipped_total: u64,
     unzipped_total: u64,
@@ -293,9 +294,17 @@ impl Writer {
         self.plans = plans;
         r?;
         self.n_entries += 1;
+        self.maybe_flush()?;
+        Ok(())
+    }
+
+    /// ROOT's cluster flush rule: the uncompressed cluster reaches the maximum, or the target
+    /// compressed size divided by the compression ratio seen so far (0.5 before any page).
+    fn maybe_flush(&mut self) -> Result<()> {
         let ratio = if self.unzipped_total > 0 { self.zipped_total as f64 / self.unzipped_total as f64 } else { 0.5 };
         let est = (self.opts.approx_zipped_cluster_size as f64 / ratio.max(1e-6)) as u64;
-        if self.unzipped_in_cluster >= self.opts.max_unzipped_cluster_size || self.unzipped_in_cluster >= est {
+        let bytes = self.unzipped_in_cluster / 8;
+        if bytes >= self.opts.max_unzipped_cluster_size || bytes >= est {
             self.commit_cluster()?;
         }
         Ok(())
@@ -306,7 +315,7 @@ impl Writer {
         f(&mut c.buf);
         c.in_cluster += 1;
         let bits = c.ty.fixed_bits().unwrap_or(32) as u64;
-        self.unzipped_in_cluster += bits.div_ceil(8).max(1);
+        self.unzipped_in_cluster += bits;
         if (c.buf.len() as u64 * bits).div_ceil(8) >= self.opts.max_unzipped_page_size {
             self.seal_page(col)?;
         }
@@ -485,12 +494,13 @@ impl Writer {
         Ok(())
     }
 
-    /// Commits the dataset: last cluster, page list, footer, anchor, file records.
-    pub fn commit(mut self) -> Result<()> {
+    /// Commits the dataset: last cluster, page list, footer, anchor, file records. Returns the
+    /// size of the file written.
+    pub fn commit(mut self) -> Result<u64> {
         self.commit_inner()
     }
 
-    fn commit_inner(&mut self) -> Result<()> {
+    fn commit_inner(&mut self) -> Result<u64> {
         self.commit_cluster()?;
         let mut file = self.file.take().ok_or_else(|| Error::Invalid("writer already committed".into()))?;
         let c = self.opts.compression;
@@ -759,4 +769,291 @@ fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize
             Plan::Wrapper { child: Box::new(child), counter }
         }
     })
+}
+
+// ----- columnar fill from Apache Arrow ----------------------------------------------------------
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::DataType;
+
+/// Entries per slice of a batch between two checks of the cluster flush rule.
+const BATCH_SLICE: usize = 8192;
+
+macro_rules! buf_vec {
+    ($name:ident, $variant:ident, $t:ty) => {
+        fn $name(b: &mut Buf) -> Option<&mut Vec<$t>> {
+            match b {
+                Buf::$variant(v) => Some(v),
+                _ => None,
+            }
+        }
+    };
+}
+buf_vec!(buf_bool, Bool, bool);
+buf_vec!(buf_u8, U8, u8);
+buf_vec!(buf_i8, I8, i8);
+buf_vec!(buf_i16, I16, i16);
+buf_vec!(buf_u16, U16, u16);
+buf_vec!(buf_i32, I32, i32);
+buf_vec!(buf_u32, U32, u32);
+buf_vec!(buf_i64, I64, i64);
+buf_vec!(buf_u64, U64, u64);
+buf_vec!(buf_f32, F32, f32);
+buf_vec!(buf_f64, F64, f64);
+
+impl Writer {
+    /// Appends the rows of an Arrow record batch (columnar fill): one column per top-level
+    /// field, matched by name. Supported Arrow types: booleans, integers, floats (float64 into
+    /// `Double32_t` too), strings, lists (vectors, RVecs, sets), fixed-size lists (`std::array`,
+    /// `std::bitset`), structs (pairs, tuples), maps, and nullable arrays for `std::optional` /
+    /// `std::unique_ptr`. Variants go through [`Writer::fill`].
+    pub fn append_batch(&mut self, batch: &RecordBatch) -> Result<()> {
+        let mut cols: Vec<ArrayRef> = Vec::with_capacity(self.plans.len());
+        for (name, _) in &self.plans {
+            let c = batch.column_by_name(name).ok_or_else(|| Error::Invalid(format!("batch lacks field '{name}'")))?;
+            cols.push(c.clone());
+        }
+        let plans = std::mem::take(&mut self.plans);
+        let r = (|| {
+            // Check everything first: a bad batch writes nothing.
+            for ((name, plan), c) in plans.iter().zip(&cols) {
+                check_array(plan, c.as_ref(), name)?;
+            }
+            let n = batch.num_rows();
+            let mut start = 0;
+            while start < n {
+                let len = BATCH_SLICE.min(n - start);
+                for ((_, plan), c) in plans.iter().zip(&cols) {
+                    self.put_array(plan, &c.slice(start, len))?;
+                }
+                self.n_entries += len as u64;
+                start += len;
+                self.maybe_flush()?;
+            }
+            Ok(())
+        })();
+        self.plans = plans;
+        r
+    }
+
+    /// Appends `vals` to column `col`, sealing pages at the maximum page size.
+    fn extend_col<T: Copy>(&mut self, col: usize, vals: &[T], get: fn(&mut Buf) -> Option<&mut Vec<T>>) -> Result<()> {
+        let bits = self.cols[col].ty.fixed_bits().unwrap_or(32) as u64;
+        let per_page = ((self.opts.max_unzipped_page_size * 8) / bits).max(1) as usize;
+        let mut rest = vals;
+        while !rest.is_empty() {
+            let c = &mut self.cols[col];
+            let v = get(&mut c.buf).ok_or_else(|| Error::Invalid("internal: column buffer of another type".into()))?;
+            let room = per_page.saturating_sub(v.len()).max(1);
+            let k = room.min(rest.len());
+            v.extend_from_slice(&rest[..k]);
+            let full = v.len() >= per_page;
+            c.in_cluster += k as u64;
+            self.unzipped_in_cluster += k as u64 * bits;
+            rest = &rest[k..];
+            if full {
+                self.seal_page(col)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends index values: `base + (offsets[i+1] - offsets[0])`.
+    fn extend_index(&mut self, col: usize, base: u64, offsets: &[i64]) -> Result<()> {
+        let o0 = offsets.first().copied().unwrap_or(0);
+        let ends: Vec<u64> = offsets[1..].iter().map(|&o| base + (o - o0) as u64).collect();
+        self.extend_col(col, &ends, buf_u64)
+    }
+
+    fn put_array(&mut self, plan: &Plan, a: &ArrayRef) -> Result<()> {
+        let n = a.len() as u64;
+        match plan {
+            Plan::Scalar { col, s, .. } => {
+                let col = *col;
+                match (s, a.data_type()) {
+                    (Scalar::Bool, DataType::Boolean) => {
+                        let v: Vec<bool> = a.as_boolean().iter().map(|x| x.unwrap_or(false)).collect();
+                        self.extend_col(col, &v, buf_bool)?
+                    }
+                    (Scalar::Char | Scalar::I8, DataType::Int8) => {
+                        if matches!(self.cols[col].buf, Buf::U8(_)) {
+                            let v: Vec<u8> = a.as_primitive::<Int8Type>().values().iter().map(|&x| x as u8).collect();
+                            self.extend_col(col, &v, buf_u8)?
+                        } else {
+                            self.extend_col(col, a.as_primitive::<Int8Type>().values(), buf_i8)?
+                        }
+                    }
+                    (Scalar::Byte | Scalar::U8, DataType::UInt8) => self.extend_col(col, a.as_primitive::<UInt8Type>().values(), buf_u8)?,
+                    (Scalar::I16, DataType::Int16) => self.extend_col(col, a.as_primitive::<Int16Type>().values(), buf_i16)?,
+                    (Scalar::U16, DataType::UInt16) => self.extend_col(col, a.as_primitive::<UInt16Type>().values(), buf_u16)?,
+                    (Scalar::I32, DataType::Int32) => self.extend_col(col, a.as_primitive::<Int32Type>().values(), buf_i32)?,
+                    (Scalar::U32, DataType::UInt32) => self.extend_col(col, a.as_primitive::<UInt32Type>().values(), buf_u32)?,
+                    (Scalar::I64, DataType::Int64) => self.extend_col(col, a.as_primitive::<Int64Type>().values(), buf_i64)?,
+                    (Scalar::U64, DataType::UInt64) => self.extend_col(col, a.as_primitive::<UInt64Type>().values(), buf_u64)?,
+                    (Scalar::F32, DataType::Float32) => self.extend_col(col, a.as_primitive::<Float32Type>().values(), buf_f32)?,
+                    (Scalar::F32, DataType::Float64) => {
+                        let v: Vec<f32> = a.as_primitive::<Float64Type>().values().iter().map(|&x| x as f32).collect();
+                        self.extend_col(col, &v, buf_f32)?
+                    }
+                    (Scalar::F64, DataType::Float64) => self.extend_col(col, a.as_primitive::<Float64Type>().values(), buf_f64)?,
+                    (s, t) => return Err(Error::Invalid(format!("internal: unchecked Arrow type {t} for {s:?}"))),
+                }
+            }
+            Plan::String { idx, chars, .. } => {
+                let (idx, chars) = (*idx, *chars);
+                let base = self.cols[chars].in_cluster;
+                let (offsets, bytes): (Vec<i64>, &[u8]) = match a.data_type() {
+                    DataType::Utf8 => {
+                        let s = a.as_string::<i32>();
+                        (s.value_offsets().iter().map(|&o| o as i64).collect(), s.values().as_slice())
+                    }
+                    _ => {
+                        let s = a.as_string::<i64>();
+                        (s.value_offsets().to_vec(), s.values().as_slice())
+                    }
+                };
+                let (o0, on) = (offsets[0] as usize, offsets[offsets.len() - 1] as usize);
+                self.extend_col(chars, &bytes[o0..on], buf_u8)?;
+                self.extend_index(idx, base, &offsets)?;
+            }
+            Plan::Collection { idx, child, kind, .. } => {
+                let idx = *idx;
+                let base = self.counts[child.counter()];
+                match (kind, a.data_type()) {
+                    (CollKind::Optional, _) => {
+                        let mut offsets = Vec::with_capacity(a.len() + 1);
+                        offsets.push(0i64);
+                        let mut k = 0i64;
+                        for i in 0..a.len() {
+                            k += a.is_valid(i) as i64;
+                            offsets.push(k);
+                        }
+                        let values = match a.logical_nulls() {
+                            Some(nulls) => arrow_select::filter::filter(a.as_ref(), &arrow_array::BooleanArray::new(nulls.into_inner(), None))?,
+                            None => a.clone(),
+                        };
+                        self.put_array(child, &values)?;
+                        self.extend_index(idx, base, &offsets)?;
+                    }
+                    (_, DataType::Map(_, _)) => {
+                        let m = a.as_map();
+                        let offsets: Vec<i64> = m.value_offsets().iter().map(|&o| o as i64).collect();
+                        let (o0, on) = (offsets[0] as usize, offsets[offsets.len() - 1] as usize);
+                        let entries: ArrayRef = std::sync::Arc::new(m.entries().slice(o0, on - o0));
+                        self.put_array(child, &entries)?;
+                        self.extend_index(idx, base, &offsets)?;
+                    }
+                    (_, DataType::List(_)) => {
+                        let l = a.as_list::<i32>();
+                        let offsets: Vec<i64> = l.value_offsets().iter().map(|&o| o as i64).collect();
+                        let (o0, on) = (offsets[0] as usize, offsets[offsets.len() - 1] as usize);
+                        self.put_array(child, &l.values().slice(o0, on - o0))?;
+                        self.extend_index(idx, base, &offsets)?;
+                    }
+                    _ => {
+                        let l = a.as_list::<i64>();
+                        let offsets = l.value_offsets().to_vec();
+                        let (o0, on) = (offsets[0] as usize, offsets[offsets.len() - 1] as usize);
+                        self.put_array(child, &l.values().slice(o0, on - o0))?;
+                        self.extend_index(idx, base, &offsets)?;
+                    }
+                }
+            }
+            Plan::Record { children, .. } => {
+                let st = a.as_struct();
+                for (c, arr) in children.iter().zip(st.columns()) {
+                    self.put_array(c, arr)?;
+                }
+            }
+            Plan::Array { n: len, child, .. } => {
+                let l = a.as_fixed_size_list();
+                let values = l.values().slice(l.offset() * *len as usize, a.len() * *len as usize);
+                self.put_array(child, &values)?;
+            }
+            Plan::Bitset { n: len, col, .. } => {
+                let l = a.as_fixed_size_list();
+                let values = l.values().slice(l.offset() * *len as usize, a.len() * *len as usize);
+                let v: Vec<bool> = values.as_boolean().iter().map(|x| x.unwrap_or(false)).collect();
+                self.extend_col(*col, &v, buf_bool)?;
+            }
+            Plan::Variant { .. } => return Err(Error::Unsupported("variants from Arrow unions (use fill)".into())),
+            Plan::Wrapper { child, .. } => self.put_array(child, a)?,
+        }
+        self.counts[plan.counter()] += n;
+        Ok(())
+    }
+}
+
+/// Checks that an Arrow array fits a field: types and nulls (only optional fields take nulls).
+fn check_array(plan: &Plan, a: &dyn Array, path: &str) -> Result<()> {
+    let t = a.data_type();
+    let bad = |want: &str| Err(Error::Invalid(format!("field '{path}': expected Arrow {want}, got {t}")));
+    if !matches!(plan, Plan::Collection { kind: CollKind::Optional, .. }) && a.logical_null_count() > 0 {
+        return Err(Error::Invalid(format!("field '{path}': {} null values, but the field is not optional", a.logical_null_count())));
+    }
+    match plan {
+        Plan::Scalar { s, .. } => {
+            let ok = match s {
+                Scalar::Bool => t == &DataType::Boolean,
+                Scalar::Char | Scalar::I8 => t == &DataType::Int8,
+                Scalar::Byte | Scalar::U8 => t == &DataType::UInt8,
+                Scalar::I16 => t == &DataType::Int16,
+                Scalar::U16 => t == &DataType::UInt16,
+                Scalar::I32 => t == &DataType::Int32,
+                Scalar::U32 => t == &DataType::UInt32,
+                Scalar::I64 => t == &DataType::Int64,
+                Scalar::U64 => t == &DataType::UInt64,
+                Scalar::F32 => matches!(t, DataType::Float32 | DataType::Float64),
+                Scalar::F64 => t == &DataType::Float64,
+            };
+            if ok {
+                Ok(())
+            } else {
+                bad(&format!("{s:?}"))
+            }
+        }
+        Plan::String { .. } => match t {
+            DataType::Utf8 | DataType::LargeUtf8 => Ok(()),
+            _ => bad("utf8"),
+        },
+        Plan::Collection { child, kind: CollKind::Optional, .. } => check_array_nonnull(child, a, &format!("{path}._0")),
+        Plan::Collection { child, .. } => match t {
+            DataType::List(_) => check_array(child, a.as_list::<i32>().values().as_ref(), &format!("{path}._0")),
+            DataType::LargeList(_) => check_array(child, a.as_list::<i64>().values().as_ref(), &format!("{path}._0")),
+            DataType::Map(_, _) => check_array(child, a.as_map().entries(), &format!("{path}._0")),
+            _ => bad("list or map"),
+        },
+        Plan::Record { children, .. } => match t {
+            DataType::Struct(f) if f.len() == children.len() => children
+                .iter()
+                .zip(a.as_struct().columns())
+                .enumerate()
+                .try_for_each(|(i, (c, arr))| check_array(c, arr.as_ref(), &format!("{path}._{i}"))),
+            _ => bad(&format!("struct of {} members", children.len())),
+        },
+        Plan::Array { n, child, .. } => match t {
+            DataType::FixedSizeList(_, k) if *k as u64 == *n => check_array(child, a.as_fixed_size_list().values().as_ref(), &format!("{path}._0")),
+            _ => bad(&format!("fixed-size list of {n}")),
+        },
+        Plan::Bitset { n, .. } => match t {
+            DataType::FixedSizeList(f, k) if *k as u64 == *n && f.data_type() == &DataType::Boolean => Ok(()),
+            _ => bad(&format!("fixed-size list of {n} booleans")),
+        },
+        Plan::Variant { .. } => Err(Error::Unsupported(format!("field '{path}': variants from Arrow unions (use fill)"))),
+        Plan::Wrapper { child, .. } => check_array(child, a, path),
+    }
+}
+
+/// Checks the values of an optional field, ignoring its nulls.
+fn check_array_nonnull(child: &Plan, a: &dyn Array, path: &str) -> Result<()> {
+    match a.logical_nulls() {
+        Some(n) => {
+            let mask = arrow_array::BooleanArray::new(n.into_inner(), None);
+            let v = arrow_select::filter::filter(a, &mask)?;
+            check_array(child, v.as_ref(), path)
+        }
+        None => check_array(child, a, path),
+    }
 }
