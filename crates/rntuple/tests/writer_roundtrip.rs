@@ -251,3 +251,22 @@ fn arrow_fill_path_equals_row_fill_path() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// I/O failures come back as errors that say what was being written: a full disk (`/dev/full`)
+/// and a target directory that does not exist.
+#[test]
+fn io_errors_are_reported() {
+    if std::path::Path::new("/dev/full").exists() {
+        let e = Writer::create("/dev/full", "T", &[("x", "float")], WriteOptions::default()).err().expect("writing to /dev/full must fail");
+        let msg = e.to_string();
+        assert!(msg.contains("/dev/full") && msg.contains("writing"), "{msg}");
+    }
+    let e = Writer::create("/nonexistent-dir-rntuple/x.root", "T", &[("x", "float")], WriteOptions::default()).err().expect("must fail");
+    assert!(e.to_string().contains("creating /nonexistent-dir-rntuple/x.root"), "{e}");
+    // A bad schema is refused before anything is written.
+    let p = std::env::temp_dir().join(format!("rntuple-bad-schema-{}.root", std::process::id()));
+    let e = Writer::create(&p, "T", &[("x", "MyUnknownClass")], WriteOptions::default()).err().expect("must fail");
+    assert!(e.to_string().contains("'x'") && e.to_string().contains("MyUnknownClass"), "{e}");
+    let e = Writer::create(&p, "T", &[("a.b", "float")], WriteOptions::default()).err().expect("must fail");
+    assert!(e.to_string().contains("a.b"), "{e}");
+}
