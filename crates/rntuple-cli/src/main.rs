@@ -83,6 +83,10 @@ enum BenchCmd {
         /// Output file (default /dev/null).
         #[arg(long, default_value = "/dev/null")]
         output: String,
+        /// Compress each page as soon as it is full, on the filling thread, instead of compressing
+        /// a cluster's pages on all cores at its commit (ROOT's implicit multithreading).
+        #[arg(long)]
+        no_implicit_mt: bool,
     },
     /// Reads fields of all entries into Arrow arrays; prints one JSON object with timings.
     Read {
@@ -110,7 +114,9 @@ fn main() -> ExitCode {
         Cmd::Dump { file, ntuple, fields, entries } => dump(&file, ntuple.as_deref(), fields.as_deref(), entries.as_deref()),
         Cmd::ImportJson { file, ntuple, schema, input, compression } => import_json(&file, &ntuple, &schema, &input, compression),
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => bench_read(&file, ntuple.as_deref(), fields.as_deref()),
-        Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, output } } => bench_write(threads, entries, compression, &mode, &output),
+        Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, output, no_implicit_mt } } => {
+            bench_write(threads, entries, compression, &mode, &output, !no_implicit_mt)
+        }
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -414,7 +420,7 @@ impl SplitMix {
     }
 }
 
-fn bench_write(threads: usize, entries: u64, compression: u32, mode: &str, output: &str) -> Res {
+fn bench_write(threads: usize, entries: u64, compression: u32, mode: &str, output: &str, imt: bool) -> Res {
     use rntuple::arrow::array::{ArrayRef, Float32Array, LargeListArray, RecordBatch, UInt64Array};
     use rntuple::arrow::datatypes::{DataType, Field, Schema};
     use rntuple::write::writer::{WriteOptions, Writer};
@@ -446,7 +452,7 @@ fn bench_write(threads: usize, entries: u64, compression: u32, mode: &str, outpu
         Field::new("eventId", DataType::UInt64, false),
         Field::new("particles", DataType::LargeList(item.clone()), false),
     ]));
-    let opts = WriteOptions { compression, ..Default::default() };
+    let opts = WriteOptions { compression, use_implicit_mt: imt, ..Default::default() };
     let t = Instant::now();
     let mut w = Writer::create(output, "Events", &[("eventId", "std::uint64_t"), ("particles", "std::vector<float>")], opts)?;
     let mut done = 0u64;
@@ -468,7 +474,7 @@ fn bench_write(threads: usize, entries: u64, compression: u32, mode: &str, outpu
     println!(
         "{}",
         serde_json::json!({
-            "threads": threads, "mode": mode, "compression": compression, "entries": entries, "seconds": secs,
+            "threads": threads, "mode": mode, "implicit_mt": imt, "compression": compression, "entries": entries, "seconds": secs,
             "entries_per_second": entries as f64 / secs, "stored_bytes": bytes,
             "stored_mb_per_second": bytes as f64 / 1e6 / secs, "uncompressed_mb_per_second": raw as f64 / 1e6 / secs,
             "output": output

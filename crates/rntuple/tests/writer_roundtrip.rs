@@ -149,6 +149,8 @@ fn random_schemas_round_trip_with_every_algorithm() {
                 // Small pages and clusters, so that boundaries fall inside collections.
                 max_unzipped_page_size: 64 + r.below(512),
                 approx_zipped_cluster_size: 512 + r.below(4096),
+                // Both ways of compressing: at page fill, and on threads at cluster commit.
+                use_implicit_mt: round % 2 == 0,
                 ..Default::default()
             };
             let mut w = Writer::create(&path, "T", &schema, opts).unwrap_or_else(|e| panic!("{schema:?}: {e}"));

@@ -31,6 +31,12 @@ pub struct WriteOptions {
     pub max_unzipped_page_size: u64,
     /// XXH3 checksum after each page (on).
     pub enable_page_checksums: bool,
+    /// Compress the pages of a cluster on several threads when the cluster is committed
+    /// (ROOT's implicit multithreading, on by default for the sequential writer). Off:
+    /// each page is compressed as soon as it is full.
+    pub use_implicit_mt: bool,
+    /// Threads for implicit multithreading (0 = one per available core).
+    pub imt_threads: usize,
 }
 
 impl Default for WriteOptions {
@@ -41,6 +47,8 @@ impl Default for WriteOptions {
             max_unzipped_cluster_size: 1280 << 20,
             max_unzipped_page_size: 1 << 20,
             enable_page_checksums: true,
+            use_implicit_mt: true,
+            imt_threads: 0,
         }
     }
 }
@@ -117,6 +125,8 @@ struct Column {
     ty: ColumnType,
     buf: Buf,
     /// Sealed pages of the current cluster: (bytes incl. checksum, n elements, stored size).
+    /// Pages of the current cluster: (bytes, n elements, stored size); with implicit MT the bytes
+    /// are the encoded, not yet compressed page and the stored size is 0 until the commit.
     pages: Vec<(Vec<u8>, u32, u64)>,
     /// Elements of this column in the current cluster.
     in_cluster: u64,
@@ -418,19 +428,59 @@ impl Writer {
         if n == 0 {
             return Ok(());
         }
+        if self.opts.use_implicit_mt {
+            let mut raw = Vec::with_capacity(c.ty.fixed_bits().unwrap_or(8) as usize * n / 8 + 1);
+            encode_page(c.ty, c.buf.values(), &mut raw)?;
+            c.pages.push((raw, n as u32, 0));
+            c.buf.clear();
+            return Ok(());
+        }
         self.scratch.clear();
         encode_page(c.ty, c.buf.values(), &mut self.scratch)?;
-        let mut z = Vec::with_capacity(self.scratch.len() / 2 + 16);
-        compression::compress(&self.scratch, self.opts.compression, &mut z)?;
-        self.zipped_total += z.len() as u64;
+        let z = seal(&self.scratch, self.opts.compression, self.opts.enable_page_checksums)?;
+        self.zipped_total += (z.len() - 8 * self.opts.enable_page_checksums as usize) as u64;
         self.unzipped_total += self.scratch.len() as u64;
-        let stored = z.len() as u64;
-        if self.opts.enable_page_checksums {
-            let sum = xxhash_rust::xxh3::xxh3_64(&z);
-            z.extend_from_slice(&sum.to_le_bytes());
-        }
+        let stored = (z.len() - 8 * self.opts.enable_page_checksums as usize) as u64;
         c.pages.push((z, n as u32, stored));
         c.buf.clear();
+        Ok(())
+    }
+
+    /// Compresses the encoded pages of the cluster on several threads (implicit MT).
+    fn compress_pending(&mut self) -> Result<()> {
+        let mut jobs: Vec<&mut (Vec<u8>, u32, u64)> = self.cols.iter_mut().flat_map(|c| c.pages.iter_mut()).collect();
+        let threads = if self.opts.imt_threads > 0 {
+            self.opts.imt_threads
+        } else {
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        }
+        .min(jobs.len().max(1));
+        let (settings, checksums) = (self.opts.compression, self.opts.enable_page_checksums);
+        let unzipped: u64 = jobs.iter().map(|j| j.0.len() as u64).sum();
+        let work = |chunk: &mut [&mut (Vec<u8>, u32, u64)]| -> Result<()> {
+            for job in chunk.iter_mut() {
+                let z = seal(&job.0, settings, checksums)?;
+                job.2 = (z.len() - 8 * checksums as usize) as u64;
+                job.0 = z;
+            }
+            Ok(())
+        };
+        if threads <= 1 {
+            work(&mut jobs)?;
+        } else {
+            // Interleave pages over threads so that large and small pages spread evenly.
+            let per = jobs.len().div_ceil(threads);
+            let results: Vec<Result<()>> = std::thread::scope(|sc| {
+                let handles: Vec<_> = jobs.chunks_mut(per).map(|ch| sc.spawn(move || work(ch))).collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("a compression thread panicked".into())))).collect()
+            });
+            for r in results {
+                r?;
+            }
+        }
+        let zipped: u64 = self.cols.iter().flat_map(|c| c.pages.iter()).map(|p| p.2).sum();
+        self.zipped_total += zipped;
+        self.unzipped_total += unzipped;
         Ok(())
     }
 
@@ -441,6 +491,9 @@ impl Writer {
         }
         for i in 0..self.cols.len() {
             self.seal_page(i)?;
+        }
+        if self.opts.use_implicit_mt {
+            self.compress_pending()?;
         }
         let total: usize = self.cols.iter().flat_map(|c| c.pages.iter()).map(|p| p.0.len()).sum();
         let mut blob = Vec::with_capacity(total);
@@ -769,6 +822,17 @@ fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize
             Plan::Wrapper { child: Box::new(child), counter }
         }
     })
+}
+
+/// Compresses an encoded page and appends its XXH3 checksum when asked.
+fn seal(raw: &[u8], settings: u32, checksum: bool) -> Result<Vec<u8>> {
+    let mut z = Vec::with_capacity(raw.len() / 2 + 16);
+    compression::compress(raw, settings, &mut z)?;
+    if checksum {
+        let sum = xxhash_rust::xxh3::xxh3_64(&z);
+        z.extend_from_slice(&sum.to_le_bytes());
+    }
+    Ok(z)
 }
 
 // ----- columnar fill from Apache Arrow ----------------------------------------------------------
