@@ -132,3 +132,32 @@ def _loose(v):
             return "inf" if v > 0 else "-inf"
         return float(v)
     return v
+
+
+LATE = ("vf", "s", "opt", "var", "arr", "map")
+
+
+@pytest.mark.parametrize("setting", (0, 505))
+def test_root_reads_our_late_model_extension(cli, tmp_path, setting):
+    """Fields added by late model extension at entry 3: ROOT reads the earlier entries' values of those fields
+    as defaults, exactly as we do."""
+    src = tmp_path / "entries.json"
+    src.write_text(json.dumps(ENTRIES))
+    path = tmp_path / f"late_{setting}.root"
+    p = cli.run("import-json", str(path), "--ntuple", "T", "--schema", json.dumps(SCHEMA), "--input", str(src),
+                "--compression", str(setting), "--late-fields", ",".join(LATE), "--late-at", "3")
+    assert p.returncode == 0, p.stderr.decode()
+    ours = cli.dump(path, "T")
+    defaults = {"vf": [], "s": "", "opt": None, "var": None, "arr": [0.0, 0.0, 0.0], "map": []}
+    for i, e in enumerate(ours):
+        for name in LATE:
+            assert e[name] == (defaults[name] if i < 3 else ENTRIES[i][name]), (i, name)
+    # Late fields come after the header's fields, in the order they were added (schema order here).
+    assert list(ours[0]) == [n for n in FIELDS if n not in LATE] + [n for n in FIELDS if n in LATE]
+    r = subprocess.run([sys.executable, "-c", ORACLE, str(HERE), str(tmp_path), str(path)], capture_output=True, timeout=900)
+    assert r.returncode == 0, r.stderr.decode()[-4000:]
+    oracle = load_oracle(str(path) + ".oracle.json")
+    assert len(oracle) == len(ours)
+    for i, (o, e) in enumerate(zip(oracle, ours)):
+        errors = compare(o, e, f"entry[{i}]")
+        assert not errors, "\n".join(errors)

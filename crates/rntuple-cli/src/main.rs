@@ -55,6 +55,13 @@ enum Cmd {
         /// Compression settings (algorithm*100+level).
         #[arg(long, default_value_t = 505)]
         compression: u32,
+        /// Fields of the schema that join by late model extension at entry `--late-at`
+        /// (comma-separated); earlier entries read them as default values.
+        #[arg(long)]
+        late_fields: Option<String>,
+        /// The entry at which the late fields are added.
+        #[arg(long, default_value_t = 0)]
+        late_at: usize,
     },
     /// Benchmarks.
     Bench {
@@ -112,7 +119,9 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Info { file, ntuple } => info(&file, ntuple.as_deref()),
         Cmd::Dump { file, ntuple, fields, entries } => dump(&file, ntuple.as_deref(), fields.as_deref(), entries.as_deref()),
-        Cmd::ImportJson { file, ntuple, schema, input, compression } => import_json(&file, &ntuple, &schema, &input, compression),
+        Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at } => {
+            import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at)
+        }
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => bench_read(&file, ntuple.as_deref(), fields.as_deref()),
         Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, output, no_implicit_mt } } => {
             bench_write(threads, entries, compression, &mode, &output, !no_implicit_mt)
@@ -368,7 +377,7 @@ fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>) -> Res {
     Ok(())
 }
 
-fn import_json(file: &str, ntuple: &str, schema: &str, input: &str, compression: u32) -> Res {
+fn import_json(file: &str, ntuple: &str, schema: &str, input: &str, compression: u32, late: Option<&str>, late_at: usize) -> Res {
     use rntuple::write::writer::{WriteOptions, Writer};
     let schema: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(schema).map_err(|e| format!("--schema must be a JSON object of field name -> type name: {e}"))?;
@@ -384,10 +393,27 @@ fn import_json(file: &str, ntuple: &str, schema: &str, input: &str, compression:
         std::fs::read_to_string(input).map_err(|e| format!("reading {input}: {e}"))?
     };
     let entries: Vec<serde_json::Value> = serde_json::from_str(&text).map_err(|e| format!("the input must be a JSON array of entries: {e}"))?;
-    let pairs: Vec<(&str, &str)> = fields.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let late: Vec<&str> = late.map(|l| l.split(',').filter(|x| !x.is_empty()).collect()).unwrap_or_default();
+    for l in &late {
+        if !fields.iter().any(|(n, _)| n == l) {
+            return Err(format!("--late-fields: '{l}' is not in the schema").into());
+        }
+    }
+    let pairs: Vec<(&str, &str)> = fields.iter().filter(|(n, _)| !late.contains(&n.as_str())).map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let mut w = Writer::create(file, ntuple, &pairs, WriteOptions { compression, ..Default::default() })?;
     for (i, e) in entries.iter().enumerate() {
-        w.fill(&rntuple::Value::from_json(e)).map_err(|err| format!("entry {i}: {err}"))?;
+        if i == late_at {
+            for (n, t) in fields.iter().filter(|(n, _)| late.contains(&n.as_str())) {
+                w.add_field(n, t)?;
+            }
+        }
+        let mut v = rntuple::Value::from_json(e);
+        if i < late_at {
+            if let rntuple::Value::Record(m) = &mut v {
+                m.retain(|(k, _)| !late.contains(&k.as_str()));
+            }
+        }
+        w.fill(&v).map_err(|err| format!("entry {i}: {err}"))?;
     }
     w.commit()?;
     Ok(())

@@ -272,3 +272,68 @@ fn io_errors_are_reported() {
     let e = Writer::create(&p, "T", &[("a.b", "float")], WriteOptions::default()).err().expect("must fail");
     assert!(e.to_string().contains("a.b"), "{e}");
 }
+
+/// Late model extension: fields added after entries were written (at a cluster boundary and in
+/// the middle of a cluster) read as default values for the earlier entries, and as written after.
+#[test]
+fn late_model_extension_reads_defaults_before() {
+    let added: [(&str, &str, serde_json::Value); 9] = [
+        ("x", "float", serde_json::json!(0.0)),
+        ("s", "std::string", serde_json::json!("")),
+        ("v", "std::vector<std::int32_t>", serde_json::json!([])),
+        ("arr", "std::array<std::int16_t,3>", serde_json::json!([0, 0, 0])),
+        ("bits", "std::bitset<5>", serde_json::json!([false, false, false, false, false])),
+        ("opt", "std::optional<double>", serde_json::json!(null)),
+        ("var", "std::variant<std::int32_t,std::string>", serde_json::json!(null)),
+        ("tup", "std::pair<std::uint8_t,std::string>", serde_json::json!([0, ""])),
+        ("m", "std::map<std::int32_t,float>", serde_json::json!([])),
+    ];
+    let later: [serde_json::Value; 9] = [
+        serde_json::json!(1.5),
+        serde_json::json!("late"),
+        serde_json::json!([1, 2]),
+        serde_json::json!([1, 2, 3]),
+        serde_json::json!([true, false, true, false, true]),
+        serde_json::json!(2.5),
+        serde_json::json!("alt"),
+        serde_json::json!([7, "t"]),
+        serde_json::json!([[1, 0.5]]),
+    ];
+    for (mid_cluster, settings) in [(false, 505u32), (true, 0), (true, 505)] {
+        let path = std::env::temp_dir().join(format!("rntuple-ext-{}-{mid_cluster}-{settings}.root", std::process::id()));
+        let opts = WriteOptions { compression: settings, approx_zipped_cluster_size: 2000, max_unzipped_page_size: 256, ..Default::default() };
+        let mut w = Writer::create(&path, "T", &[("id", "std::uint64_t")], opts).unwrap();
+        let first = 1000u64;
+        for i in 0..first {
+            w.fill(&Value::Record(vec![("id".into(), Value::UInt(i))])).unwrap();
+        }
+        if !mid_cluster {
+            w.commit_cluster().unwrap();
+        }
+        for (n, t, _) in &added {
+            w.add_field(n, t).unwrap();
+        }
+        for i in first..first + 700 {
+            let mut rec = vec![("id".to_string(), Value::UInt(i))];
+            for ((n, _, _), v) in added.iter().zip(&later) {
+                rec.push((n.to_string(), Value::from_json(v)));
+            }
+            w.fill(&Value::Record(rec)).unwrap();
+        }
+        w.commit().unwrap();
+        let f = RNTupleFile::open(&path).unwrap();
+        let r = f.reader("T").unwrap();
+        assert_eq!(r.num_entries(), first + 700);
+        assert!(r.descriptor().fields.iter().filter(|f| f.parent.is_none()).skip(1).all(|f| f.from_extension));
+        let vals = r.read_values(None, 0, first + 700).unwrap();
+        for (i, v) in vals.iter().enumerate() {
+            let j = v.to_json();
+            assert_eq!(j["id"], serde_json::json!(i), "entry {i}");
+            for (k, (n, _, default)) in added.iter().enumerate() {
+                let want = if (i as u64) < first { default } else { &later[k] };
+                assert_eq!(&j[*n], want, "mid_cluster={mid_cluster} settings={settings} entry {i} field {n}");
+            }
+        }
+        std::fs::remove_file(&path).ok();
+    }
+}

@@ -243,7 +243,7 @@ impl Writer {
                 return Err(Error::Invalid(format!("field '{fname}' appears twice in the schema")));
             }
             let te = parse(ty).map_err(|e| Error::Invalid(format!("field '{fname}': {e}")))?;
-            let plan = add_field(&mut desc, &mut cols, &mut n_counters, None, fname, &te, compressed)?;
+            let plan = add_field(&mut desc, &mut cols, &mut n_counters, None, fname, &te, compressed, Origin { ext: None, mult: Some(1) })?;
             plans.push((fname.to_string(), plan));
         }
         let (hb, sum) = serialize::header(&desc);
@@ -270,6 +270,44 @@ impl Writer {
             scratch: Vec::new(),
             header,
         })
+    }
+
+    /// Late model extension: adds a top-level field after entries were written, as ROOT's
+    /// `RNTupleModelUpdater` does. The field goes to the footer's schema extension; its columns are
+    /// deferred, so the entries written before read as default values (0, empty, absent).
+    ///
+    /// ```
+    /// use rntuple::write::writer::{Writer, WriteOptions};
+    /// use rntuple::Value;
+    /// let path = std::env::temp_dir().join("rntuple-doc-extension.root");
+    /// let mut w = Writer::create(&path, "T", &[("a", "std::int32_t")], WriteOptions::default())?;
+    /// w.fill(&Value::Record(vec![("a".into(), Value::Int(1))]))?;
+    /// w.add_field("b", "float")?;
+    /// w.fill(&Value::Record(vec![("a".into(), Value::Int(2)), ("b".into(), Value::F32(2.5))]))?;
+    /// w.commit()?;
+    /// let f = rntuple::RNTupleFile::open(&path)?;
+    /// let r = f.reader("T")?;
+    /// let v: Vec<String> = r.read_values(None, 0, 2)?.iter().map(|v| v.to_json().to_string()).collect();
+    /// assert_eq!(v, [r#"{"a":1,"b":0.0}"#, r#"{"a":2,"b":2.5}"#]);
+    /// # Ok::<(), rntuple::Error>(())
+    /// ```
+    pub fn add_field(&mut self, name: &str, type_name: &str) -> Result<()> {
+        if name.is_empty() || name.contains(['.', '/', '\\', ' ']) {
+            return Err(Error::Invalid(format!("field name '{name}' is empty or contains '.', '/', '\\' or a space")));
+        }
+        if self.plans.iter().any(|(n, _)| n == name) {
+            return Err(Error::Invalid(format!("field '{name}' exists already")));
+        }
+        let te = parse(type_name).map_err(|e| Error::Invalid(format!("field '{name}': {e}")))?;
+        let compressed = self.opts.compression % 100 != 0;
+        let mut n_counters = self.counts.len();
+        let origin = Origin { ext: Some(self.n_entries), mult: Some(1) };
+        // Elements already in the current cluster are implicit too: the new columns' pages in this
+        // cluster start after them.
+        let plan = add_field(&mut self.desc, &mut self.cols, &mut n_counters, None, name, &te, compressed, origin)?;
+        self.counts.resize(n_counters, 0);
+        self.plans.push((name.to_string(), plan));
+        Ok(())
     }
 
     /// Number of entries filled so far.
@@ -714,7 +752,33 @@ fn put_scalar(b: &mut Buf, s: Scalar, v: &Value) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize, parent: Option<u32>, name: &str, te: &TypeExpr, compressed: bool) -> Result<Plan> {
+/// Where a new field's columns start: `ext` is `Some(entries written so far)` for a field added
+/// by late model extension, `mult` the number of column elements per entry for columns without a
+/// collection or variant ancestor (`None` below one). Such columns of a late field are deferred:
+/// the entries before it read as default values.
+#[derive(Clone, Copy)]
+struct Origin {
+    ext: Option<u64>,
+    mult: Option<u64>,
+}
+
+impl Origin {
+    fn times(self, n: u64) -> Origin {
+        Origin { ext: self.ext, mult: self.mult.map(|m| m * n) }
+    }
+    fn nested(self) -> Origin {
+        Origin { ext: self.ext, mult: None }
+    }
+    fn first_element(self) -> u64 {
+        match (self.ext, self.mult) {
+            (Some(n), Some(m)) => n * m,
+            _ => 0,
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize, parent: Option<u32>, name: &str, te: &TypeExpr, compressed: bool, origin: Origin) -> Result<Plan> {
     let id = desc.fields.len() as u32;
     let (role, repetition, alias) = match te {
         TypeExpr::Collection(..) | TypeExpr::Map(..) | TypeExpr::Optional(..) => (Role::Collection, None, String::new()),
@@ -740,29 +804,30 @@ fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize
         type_checksum: None,
         children: vec![],
         columns: vec![],
-        from_extension: false,
+        from_extension: origin.ext.is_some(),
     });
     if let Some(p) = parent {
         desc.fields[p as usize].children.push(id);
     }
     let counter = *counters;
     *counters += 1;
-    let add_col = |desc: &mut Descriptor, cols: &mut Vec<Column>, ty: ColumnType, buf: Buf| -> usize {
+    let add_col = |desc: &mut Descriptor, cols: &mut Vec<Column>, ty: ColumnType, buf: Buf, o: Origin| -> usize {
         let cid = desc.columns.len() as u32;
+        let first = o.first_element();
         desc.columns.push(ColumnDescriptor {
             id: cid,
             column_type: ty.to_u16(),
             bits_on_storage: ty.fixed_bits().unwrap_or(0),
             field_id: id,
-            flags: 0,
+            flags: if first > 0 { 1 } else { 0 },
             representation: 0,
-            first_element: 0,
+            first_element: first,
             suppressed_deferred: false,
             value_range: None,
-            from_extension: false,
+            from_extension: o.ext.is_some(),
         });
         desc.fields[id as usize].columns.push(cid);
-        cols.push(Column { ty, buf, pages: Vec::new(), in_cluster: 0, before_cluster: 0 });
+        cols.push(Column { ty, buf, pages: Vec::new(), in_cluster: 0, before_cluster: first });
         cols.len() - 1
     };
     let index_type = if compressed { ColumnType::SplitIndex64 } else { ColumnType::Index64 };
@@ -774,51 +839,51 @@ fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize
             } else {
                 scalar_column(*s, compressed)
             };
-            let col = add_col(desc, cols, ct, buf);
+            let col = add_col(desc, cols, ct, buf, origin);
             Plan::Scalar { col, s: if alias.is_some() { Scalar::F32 } else { *s }, counter }
         }
         TypeExpr::String => {
-            let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()));
-            let chars = add_col(desc, cols, ColumnType::Char, Buf::U8(Vec::new()));
+            let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()), origin);
+            let chars = add_col(desc, cols, ColumnType::Char, Buf::U8(Vec::new()), origin.nested());
             Plan::String { idx, chars, counter }
         }
         TypeExpr::Collection(_, item) | TypeExpr::Optional(_, item) => {
-            let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()));
-            let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed)?;
+            let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()), origin);
+            let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed, origin.nested())?;
             let kind = if matches!(te, TypeExpr::Optional(..)) { CollKind::Optional } else { CollKind::Seq };
             Plan::Collection { idx, child: Box::new(child), kind, counter }
         }
         TypeExpr::Map(_, k, v) => {
-            let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()));
+            let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()), origin);
             let pair = TypeExpr::Tuple("std::pair".into(), vec![(**k).clone(), (**v).clone()]);
-            let child = add_field(desc, cols, counters, Some(id), "_0", &pair, compressed)?;
+            let child = add_field(desc, cols, counters, Some(id), "_0", &pair, compressed, origin.nested())?;
             Plan::Collection { idx, child: Box::new(child), kind: CollKind::Map, counter }
         }
         TypeExpr::Tuple(_, items) => {
             let mut children = Vec::new();
             for (i, it) in items.iter().enumerate() {
-                children.push(add_field(desc, cols, counters, Some(id), &format!("_{i}"), it, compressed)?);
+                children.push(add_field(desc, cols, counters, Some(id), &format!("_{i}"), it, compressed, origin)?);
             }
             Plan::Record { children, counter }
         }
         TypeExpr::Array(item, n) => {
-            let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed)?;
+            let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed, origin.times(*n))?;
             Plan::Array { n: *n, child: Box::new(child), counter }
         }
         TypeExpr::Bitset(n) => {
-            let col = add_col(desc, cols, ColumnType::Bit, Buf::Bool(Vec::new()));
+            let col = add_col(desc, cols, ColumnType::Bit, Buf::Bool(Vec::new()), origin.times(*n));
             Plan::Bitset { n: *n, col, counter }
         }
         TypeExpr::Variant(items) => {
-            let sw = add_col(desc, cols, ColumnType::Switch, Buf::Switch(Vec::new()));
+            let sw = add_col(desc, cols, ColumnType::Switch, Buf::Switch(Vec::new()), origin);
             let mut children = Vec::new();
             for (i, it) in items.iter().enumerate() {
-                children.push(add_field(desc, cols, counters, Some(id), &format!("_{i}"), it, compressed)?);
+                children.push(add_field(desc, cols, counters, Some(id), &format!("_{i}"), it, compressed, origin.nested())?);
             }
             Plan::Variant { sw, children, counter }
         }
         TypeExpr::Atomic(item) => {
-            let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed)?;
+            let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed, origin)?;
             Plan::Wrapper { child: Box::new(child), counter }
         }
     })
