@@ -29,6 +29,9 @@ thread_local! {
 
 /// Largest envelope accepted (as ROOT's `MaxEnvelopeSize` for untrusted anchors).
 pub const MAX_ENVELOPE: u64 = 1 << 30;
+/// A part of a page to decode: the page, and the first and end element wanted within it.
+type Piece<'a> = (&'a PageDescriptor, usize, usize);
+
 /// Columns with at least this many elements in one cluster are decoded on several threads.
 const PARALLEL_MIN_ELEMENTS: usize = 1 << 20;
 /// Deepest field nesting accepted.
@@ -70,7 +73,7 @@ impl Reader {
     /// Loads the descriptor of the RNTuple behind `anchor`.
     pub fn open(src: Arc<dyn ReadAt>, anchor: Anchor) -> Result<Reader> {
         let env = |seek: u64, nbytes: u64, len: u64, what: &'static str| -> Result<Vec<u8>> {
-            if len > MAX_ENVELOPE || len < 16 {
+            if !(16..=MAX_ENVELOPE).contains(&len) {
                 return Err(Error::corrupt(format!("{what} envelope length {len} is out of bounds (16 B .. 1 GiB)"), seek));
             }
             if nbytes > len {
@@ -526,7 +529,7 @@ impl Reader {
     fn decode_range<T: Native>(&self, col: &ColumnDescriptor, codec: &ColumnCodec, range: &ColumnRange, cluster: usize, s: u64, e: u64, out: &mut Vec<T>) -> Result<()> {
         // The pieces: (page, first element wanted within the page, end within the page).
         let first = range.pages.partition_point(|p| p.first_in_cluster + p.n_elements as u64 <= s);
-        let mut pieces: Vec<(&PageDescriptor, usize, usize)> = Vec::new();
+        let mut pieces: Vec<Piece> = Vec::new();
         for page in &range.pages[first..] {
             let p0 = page.first_in_cluster;
             let p1 = p0 + page.n_elements as u64;
@@ -543,7 +546,7 @@ impl Reader {
             let spare = &mut out.spare_capacity_mut()[..total];
             // Contiguous groups of pieces of about equal element counts, one per thread; each
             // group decodes into its own disjoint part of the output.
-            let mut groups: Vec<(&[(&PageDescriptor, usize, usize)], &mut [MaybeUninit<T>])> = Vec::new();
+            let mut groups: Vec<(&[Piece], &mut [MaybeUninit<T>])> = Vec::new();
             let mut rest = spare;
             let mut remaining = &pieces[..];
             let per = total.div_ceil(threads.max(1));
@@ -559,7 +562,7 @@ impl Reader {
                 rest = tail;
                 remaining = &remaining[k..];
             }
-            let work = |pieces: &[(&PageDescriptor, usize, usize)], dst: &mut [MaybeUninit<T>]| -> Result<()> {
+            let work = |pieces: &[Piece], dst: &mut [MaybeUninit<T>]| -> Result<()> {
                 let mut at = 0;
                 let mut tmp: Vec<T> = Vec::new();
                 for &(page, a, b) in pieces {

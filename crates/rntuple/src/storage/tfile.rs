@@ -238,7 +238,7 @@ impl RootFile {
                 Error::NotFound(format!("no RNTuple named '{name}' in the file (it holds: {})", if names.is_empty() { "none".to_string() } else { names.join(", ") }))
             })?;
         match &e.anchor {
-            AnchorStatus::Ok(a) => Ok(a.clone()),
+            AnchorStatus::Ok(a) => Ok(*a),
             AnchorStatus::Legacy(msg) => Err(Error::Unsupported(format!("RNTuple '{}': {msg}", e.path))),
             AnchorStatus::Broken(msg) => Err(Error::corrupt(format!("RNTuple '{}': anchor: {msg}", e.path), e.key.seek_key)),
         }

@@ -230,7 +230,7 @@ impl Writer {
     /// Creates a file holding one RNTuple with the given (field name, C++ type name) schema.
     pub fn create(path: impl AsRef<Path>, name: &str, schema: &[(&str, &str)], opts: WriteOptions) -> Result<Writer> {
         compression::Algorithm::from_settings(opts.compression)?;
-        let compressed = opts.compression % 100 != 0;
+        let compressed = !opts.compression.is_multiple_of(100);
         let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{}", env!("CARGO_PKG_VERSION")), ..Default::default() };
         let mut cols = Vec::new();
         let mut plans = Vec::new();
@@ -299,7 +299,7 @@ impl Writer {
             return Err(Error::Invalid(format!("field '{name}' exists already")));
         }
         let te = parse(type_name).map_err(|e| Error::Invalid(format!("field '{name}': {e}")))?;
-        let compressed = self.opts.compression % 100 != 0;
+        let compressed = !self.opts.compression.is_multiple_of(100);
         let mut n_counters = self.counts.len();
         let origin = Origin { ext: Some(self.n_entries), mult: Some(1) };
         // Elements already in the current cluster are implicit too: the new columns' pages in this
