@@ -488,7 +488,13 @@ fn bench_write(threads: usize, entries: u64, compression: u32, mode: &str, outpu
         let n = (entries - done).min(CHUNK as u64) as usize;
         let ids: ArrayRef = Arc::new(UInt64Array::from_iter_values(done..done + n as u64));
         let parts = chunks[k % chunks.len()].slice(0, n);
-        items += if n == CHUNK { items_per_chunk[k % chunks.len()] } else { parts.to_data().child_data()[0].len() as u64 };
+        items += if n == CHUNK {
+            items_per_chunk[k % chunks.len()]
+        } else {
+            use rntuple::arrow::array::cast::AsArray;
+            let o = parts.as_list::<i64>().value_offsets();
+            (o[o.len() - 1] - o[0]) as u64
+        };
         let batch = RecordBatch::try_new(schema.clone(), vec![ids, parts])?;
         w.append_batch(&batch)?;
         done += n as u64;

@@ -349,7 +349,15 @@ impl Writer {
     /// ROOT's cluster flush rule: the uncompressed cluster reaches the maximum, or the target
     /// compressed size divided by the compression ratio seen so far (0.5 before any page).
     fn maybe_flush(&mut self) -> Result<()> {
-        let ratio = if self.unzipped_total > 0 { self.zipped_total as f64 / self.unzipped_total as f64 } else { 0.5 };
+        // Uncompressed data has a ratio of 1 (as in ROOT, whose first uncompressed cluster closes at
+        // the target size); otherwise 0.5 until pages were compressed, then the average so far.
+        let ratio = if self.opts.compression.is_multiple_of(100) {
+            1.0
+        } else if self.unzipped_total > 0 {
+            self.zipped_total as f64 / self.unzipped_total as f64
+        } else {
+            0.5
+        };
         let est = (self.opts.approx_zipped_cluster_size as f64 / ratio.max(1e-6)) as u64;
         let bytes = self.unzipped_in_cluster / 8;
         if bytes >= self.opts.max_unzipped_cluster_size || bytes >= est {
@@ -495,21 +503,35 @@ impl Writer {
         .min(jobs.len().max(1));
         let (settings, checksums) = (self.opts.compression, self.opts.enable_page_checksums);
         let unzipped: u64 = jobs.iter().map(|j| j.0.len() as u64).sum();
-        let work = |chunk: &mut [&mut (Vec<u8>, u32, u64)]| -> Result<()> {
-            for job in chunk.iter_mut() {
-                let z = seal(&job.0, settings, checksums)?;
-                job.2 = (z.len() - 8 * checksums as usize) as u64;
-                job.0 = z;
-            }
+        // Largest pages first, handed out one at a time, so that the threads finish together.
+        jobs.sort_by_key(|j| std::cmp::Reverse(j.0.len()));
+        let seal_job = |job: &mut (Vec<u8>, u32, u64)| -> Result<()> {
+            let z = seal(&job.0, settings, checksums)?;
+            job.2 = (z.len() - 8 * checksums as usize) as u64;
+            job.0 = z;
             Ok(())
         };
         if threads <= 1 {
-            work(&mut jobs)?;
+            for job in jobs.iter_mut() {
+                seal_job(job)?;
+            }
         } else {
-            // Interleave pages over threads so that large and small pages spread evenly.
-            let per = jobs.len().div_ceil(threads);
+            let queue = std::sync::Mutex::new(jobs.iter_mut());
             let results: Vec<Result<()>> = std::thread::scope(|sc| {
-                let handles: Vec<_> = jobs.chunks_mut(per).map(|ch| sc.spawn(move || work(ch))).collect();
+                let handles: Vec<_> = (0..threads)
+                    .map(|_| {
+                        sc.spawn(|| loop {
+                            let next = match queue.lock() {
+                                Ok(mut q) => q.next(),
+                                Err(_) => return Err(Error::Invalid("compression queue poisoned".into())),
+                            };
+                            match next {
+                                Some(job) => seal_job(job)?,
+                                None => return Ok(()),
+                            }
+                        })
+                    })
+                    .collect();
                 handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("a compression thread panicked".into())))).collect()
             });
             for r in results {
