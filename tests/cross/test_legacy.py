@@ -46,3 +46,12 @@ def test_legacy_dump_refused(testdata, cli, sub, filename, name):
     p = cli.run("dump", path, "--ntuple", name)
     _check_refusal(p, f"rntuple dump {filename} --ntuple {name}")
     assert not p.stdout.strip().startswith(b"[{"), "values were printed"
+
+
+def test_info_unknown_ntuple_is_an_error(cli, generated):
+    p = cli.run("info", generated.file("two_ntuples"), "--ntuple", "nope")
+    assert p.returncode != 0
+    assert b"nope" in p.stderr and b"first" in p.stderr, p.stderr
+    q = cli.run("info", generated.file("two_ntuples"), "--ntuple", "first")
+    assert q.returncode == 0
+    assert b"RNTuple 'first'" in q.stdout and b"RNTuple 'second'" not in q.stdout

@@ -174,11 +174,13 @@ fn info(path: &str, only: Option<&str>) -> Res {
         println!("no RNTuple in this file");
     }
     let mut failures = Vec::new();
+    if let Some(o) = only {
+        if !names.iter().any(|n| n == o || n.ends_with(&format!("/{o}"))) {
+            return Err(format!("no RNTuple named '{o}' in {path} (it holds: {})", if names.is_empty() { "none".into() } else { names.join(", ") }).into());
+        }
+    }
     for name in &names {
         if let Some(o) = only {
-            if o != name && f.anchor_status(name).is_none() {
-                continue;
-            }
             if o != name && !name.ends_with(&format!("/{o}")) {
                 continue;
             }
