@@ -907,13 +907,12 @@ impl Reader {
         Ok(Arc::new(UnionArray::try_new(fields, ScalarBuffer::from(type_ids), Some(ScalarBuffer::from(offsets)), children)?))
     }
 
-    /// Reads every page of the given top-level fields (all when `None`) and decompresses it
-    /// without decoding; returns (stored bytes, uncompressed bytes, seconds). The physical
-    /// limit of reading those fields.
-    pub fn decompress_only(&self, fields: Option<&[&str]>) -> Result<(u64, u64, f64)> {
+    /// The stored bytes of every page of the given top-level fields (all when `None`), with
+    /// their uncompressed lengths, read before any timing starts.
+    fn stored_pages(&self, fields: Option<&[&str]>) -> Result<Vec<(Vec<u8>, usize)>> {
         let ids = self.resolve_fields(fields)?;
         let mut cols = Vec::new();
-        let mut stack = ids.clone();
+        let mut stack = ids;
         while let Some(id) = stack.pop() {
             let f = &self.desc.fields[id as usize];
             cols.extend(f.columns.iter().copied());
@@ -921,8 +920,7 @@ impl Reader {
         }
         cols.sort_unstable();
         cols.dedup();
-        // Gather stored pages first, so that only decompression is timed.
-        let mut pages: Vec<(Vec<u8>, usize)> = Vec::new();
+        let mut pages = Vec::new();
         for cl in &self.desc.clusters {
             for &c in &cols {
                 let col = &self.desc.columns[c as usize];
@@ -936,6 +934,14 @@ impl Reader {
                 }
             }
         }
+        Ok(pages)
+    }
+
+    /// Reads every page of the given top-level fields (all when `None`) and decompresses it
+    /// without decoding; returns (stored bytes, uncompressed bytes, seconds). The physical
+    /// limit of reading those fields.
+    pub fn decompress_only(&self, fields: Option<&[&str]>) -> Result<(u64, u64, f64)> {
+        let pages = self.stored_pages(fields)?;
         let stored: u64 = pages.iter().map(|p| p.0.len() as u64).sum();
         let unz: u64 = pages.iter().map(|p| p.1 as u64).sum();
         let t = Instant::now();
@@ -952,30 +958,7 @@ impl Reader {
     /// memory); returns the seconds. The difference to `decompress_only` is the cost of fresh
     /// memory (the kernel's page faults and zeroing).
     pub fn decompress_fresh(&self, fields: Option<&[&str]>) -> Result<f64> {
-        let ids = self.resolve_fields(fields)?;
-        let mut cols = Vec::new();
-        let mut stack = ids.clone();
-        while let Some(id) = stack.pop() {
-            let f = &self.desc.fields[id as usize];
-            cols.extend(f.columns.iter().copied());
-            stack.extend(f.children.iter().copied());
-        }
-        cols.sort_unstable();
-        cols.dedup();
-        let mut pages: Vec<(Vec<u8>, usize)> = Vec::new();
-        for cl in &self.desc.clusters {
-            for &c in &cols {
-                let col = &self.desc.columns[c as usize];
-                let Some(ct) = ColumnType::from_u16(col.column_type) else { continue };
-                let codec = ColumnCodec { ty: ct, bits: col.bits_on_storage, range: col.value_range };
-                if let Some(Some(r)) = cl.columns.get(c as usize) {
-                    for p in &r.pages {
-                        let b = read_blob(&*self.src, p.locator.offset, p.locator.size, self.anchor.max_key_size, "page")?;
-                        pages.push((b, codec.page_bytes(p.n_elements as u64) as usize));
-                    }
-                }
-            }
-        }
+        let pages = self.stored_pages(fields)?;
         let total: usize = pages.iter().map(|p| p.1).sum();
         let t = Instant::now();
         let mut out: Vec<u8> = vec_with_capacity(total);
