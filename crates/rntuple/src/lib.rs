@@ -8,7 +8,8 @@
 //!   pure functions over bytes;
 //! * [`primitives`]: column types and their page encodings;
 //! * [`logical`]: the field tree and how C++ types map to columns;
-//! * [`read`]: the reader, producing Apache Arrow arrays and dynamic values.
+//! * [`read`]: the reader, producing Apache Arrow arrays and dynamic values;
+//! * [`write`]: the sequential and the parallel writer.
 //!
 //! ```no_run
 //! let f = rntuple::RNTupleFile::open("data.root")?;
@@ -56,9 +57,16 @@ pub mod read {
     pub mod value;
 }
 
-/// Event iteration: writing.
+/// Event iteration: writing. [`write::Writer`] writes sequentially; [`write::ParallelWriter`]
+/// lets many threads write one RNTuple into one file, each through its own
+/// [`write::FillContext`].
 pub mod write {
+    pub(crate) mod fill;
+    pub mod parallel;
+    pub(crate) mod sink;
     pub mod writer;
+    pub use parallel::{ContextMetrics, FillContext, ParallelWriter};
+    pub use writer::{WriteOptions, Writer};
 }
 
 pub use error::{Error, Result};

@@ -85,6 +85,19 @@ pub fn anchor_bytes(a: &Anchor) -> Vec<u8> {
     b
 }
 
+/// A reserved RBlob key: its header bytes and where key and payload go.
+#[derive(Debug, Clone)]
+pub struct BlobSlot {
+    /// Offset of the key header.
+    pub key_offset: u64,
+    /// Offset of the payload (right after the key header).
+    pub payload_offset: u64,
+    /// Bytes reserved, key header and padding included.
+    pub total: u64,
+    /// The key header to write at `key_offset`.
+    pub key: Vec<u8>,
+}
+
 /// Writes a ROOT file: keys are appended at the end; `finish` writes the directory, keys list,
 /// free list and header.
 pub struct RootFileWriter {
@@ -114,10 +127,6 @@ impl RootFileWriter {
         Ok(w)
     }
 
-    fn write_at(&self, offset: u64, b: &[u8]) -> Result<()> {
-        self.file.write_all_at(b, offset).map_err(|e| Error::io(format!("writing {} bytes at offset {offset} of {}", b.len(), self.path), e))
-    }
-
     /// The TFile key and its payload (name, title, directory record).
     fn tfile_key(&mut self, seek_keys_and_nbytes: u64) -> Result<(Vec<u8>, Vec<u8>)> {
         let name = self.file_name.clone();
@@ -140,14 +149,61 @@ impl RootFileWriter {
 
     /// Appends an RBlob key holding `payload`; returns the payload's offset.
     pub fn write_blob(&mut self, payload: &[u8], obj_len: u64) -> Result<u64> {
+        let slot = self.reserve_blob(payload.len() as u64, obj_len, 1)?;
+        self.write_at(slot.key_offset, &slot.key)?;
+        self.write_at(slot.payload_offset, payload)?;
+        Ok(slot.payload_offset)
+    }
+
+    /// Reserves the byte range of an RBlob key for a payload of `len` bytes at the end of the
+    /// file, without writing it: the caller writes `slot.key` at `slot.key_offset` and the payload
+    /// at `slot.payload_offset`, possibly later and from another thread ([`RootFileWriter::file`]).
+    /// With `align > 1` (a power of two, for direct I/O) the key starts at the current end, which
+    /// must be aligned, and its length is rounded up to a multiple of `align`; the padding belongs
+    /// to the key, so the file stays a chain of keys.
+    pub fn reserve_blob(&mut self, len: u64, obj_len: u64, align: u64) -> Result<BlobSlot> {
         let seek = self.end;
-        let nbytes = u32::try_from(BLOB_KEY_LEN + payload.len() as u64).map_err(|_| Error::Invalid("blob larger than a key".into()))?;
+        if align > 1 && !seek.is_multiple_of(align) {
+            return Err(Error::Invalid(format!("internal: key at offset {seek} is not aligned to {align} bytes")));
+        }
+        let total = (BLOB_KEY_LEN + len).next_multiple_of(align.max(1));
+        let nbytes = u32::try_from(total).map_err(|_| Error::Invalid(format!("a blob of {len} bytes is larger than a key can hold")))?;
+        let obj_len = if total > BLOB_KEY_LEN + len { total - BLOB_KEY_LEN } else { obj_len };
         let key = key_header(nbytes, obj_len.min(u32::MAX as u64) as u32, seek, BEGIN, "RBlob", "", "");
         debug_assert_eq!(key.len() as u64, BLOB_KEY_LEN);
-        self.write_at(seek, &key)?;
-        self.write_at(seek + key.len() as u64, payload)?;
-        self.end = seek + key.len() as u64 + payload.len() as u64;
-        Ok(seek + key.len() as u64)
+        self.end = seek + total;
+        Ok(BlobSlot { key_offset: seek, payload_offset: seek + BLOB_KEY_LEN, total, key })
+    }
+
+    /// Pads the end of the file to a multiple of `align` with a free gap (ROOT's convention: a
+    /// negative byte count at the start of the gap), so that the next key starts aligned.
+    pub fn align_end(&mut self, align: u64) -> Result<()> {
+        if align <= 1 || self.end.is_multiple_of(align) {
+            return Ok(());
+        }
+        let mut gap = self.end.next_multiple_of(align) - self.end;
+        if gap < 4 {
+            gap += align;
+        }
+        let neg = -i32::try_from(gap).map_err(|_| Error::Invalid(format!("alignment {align} too large")))?;
+        self.write_at(self.end, &neg.to_be_bytes())?;
+        self.end += gap;
+        Ok(())
+    }
+
+    /// The open file, for writing reserved ranges with positioned writes from other threads.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// The path the file was created at.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Writes `b` at `offset` (positioned write; does not move the end of the file).
+    pub fn write_at(&self, offset: u64, b: &[u8]) -> Result<()> {
+        self.file.write_all_at(b, offset).map_err(|e| Error::io(format!("writing {} bytes at offset {offset} of {}", b.len(), self.path), e))
     }
 
     /// Appends the anchor key of an RNTuple named `name`.

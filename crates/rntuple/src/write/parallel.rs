@@ -1,0 +1,368 @@
+//! Parallel writing of one RNTuple into one file (Hahnfeld, Blomer, Kollegger, Euro-Par 2024):
+//! every thread fills its own [`FillContext`], which buffers and compresses its pages privately;
+//! a full cluster is relocatable (page positions relative to its blob, collection offsets local to
+//! the cluster), so committing it only needs the writer's lock for reserving its byte range and
+//! appending its metadata (and, unless `write_outside_lock` is set, for the write itself).
+//!
+//! ```
+//! use rntuple::write::{ParallelWriter, WriteOptions};
+//! use rntuple::Value;
+//! let path = std::env::temp_dir().join("rntuple-doc-parallel.root");
+//! let w = ParallelWriter::create(&path, "Events", &[("id", "std::uint64_t")], WriteOptions::default())?;
+//! std::thread::scope(|s| {
+//!     for t in 0..4u64 {
+//!         let mut ctx = w.fill_context()?;
+//!         s.spawn(move || -> rntuple::Result<()> {
+//!             for i in 0..100 {
+//!                 ctx.fill(&Value::Record(vec![("id".into(), Value::UInt(t * 100 + i))]))?;
+//!             }
+//!             ctx.finish()?;
+//!             Ok(())
+//!         });
+//!     }
+//!     Ok::<(), rntuple::Error>(())
+//! })?;
+//! w.commit()?;
+//! let f = rntuple::RNTupleFile::open(&path)?;
+//! assert_eq!(f.reader("Events")?.num_entries(), 400);
+//! # Ok::<(), rntuple::Error>(())
+//! ```
+
+use crate::error::{Error, Result};
+use crate::format::descriptor::Descriptor;
+use crate::read::value::Value;
+use crate::storage::tfile_write::BlobSlot;
+use crate::write::fill::{ClusterBuilder, ClusterOut, SealedCluster};
+use crate::write::sink::{write_slot, Dataset, WriteTarget};
+use crate::write::writer::WriteOptions;
+use arrow_array::RecordBatch;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+/// What one fill context did, for the benchmark and for tuning.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ContextMetrics {
+    /// Entries filled.
+    pub entries: u64,
+    /// Clusters committed.
+    pub clusters: u64,
+    /// Seconds spent compressing and checksumming pages.
+    pub compress_seconds: f64,
+    /// Seconds spent waiting for the writer's lock.
+    pub wait_seconds: f64,
+    /// Seconds spent holding the writer's lock.
+    pub hold_seconds: f64,
+    /// Times the lock was taken.
+    pub acquisitions: u64,
+    /// Bytes written (keys, pages and padding).
+    pub bytes_written: u64,
+    /// Seconds from the context's creation to its end.
+    pub wall_seconds: f64,
+}
+
+struct Shared {
+    dataset: Mutex<Dataset>,
+    target: WriteTarget,
+    template: ClusterBuilder<()>,
+    opts: WriteOptions,
+    live: AtomicUsize,
+    finished: Mutex<Vec<ContextMetrics>>,
+    /// The first error of a context that could not commit its data (reported by `commit`).
+    failure: Mutex<Option<String>>,
+}
+
+impl Shared {
+    fn lock(&self, m: &mut ContextMetrics) -> Result<MutexGuard<'_, Dataset>> {
+        let t = Instant::now();
+        let g = self.dataset.lock().map_err(|_| Error::Invalid("the parallel writer's lock is poisoned (a thread panicked while holding it)".into()))?;
+        m.wait_seconds += t.elapsed().as_secs_f64();
+        m.acquisitions += 1;
+        Ok(g)
+    }
+
+    fn fail(&self, e: &Error) {
+        if let Ok(mut f) = self.failure.lock() {
+            f.get_or_insert_with(|| e.to_string());
+        }
+    }
+
+    /// Commits clusters: under the lock, reserve their ranges, write them (unless writing
+    /// outside the lock) and append their metadata; then write them if outside.
+    fn commit(&self, clusters: &mut [SealedCluster], m: &mut ContextMetrics) -> Result<()> {
+        if clusters.is_empty() {
+            return Ok(());
+        }
+        let outside = self.opts.write_outside_lock;
+        let mut slots: Vec<BlobSlot> = Vec::with_capacity(clusters.len());
+        let r = (|| {
+            let mut ds = self.lock(m)?;
+            let t = Instant::now();
+            let r = (|| -> Result<_> {
+                for c in clusters.iter_mut() {
+                    let slot = ds.reserve(c.payload_len())?;
+                    if !outside {
+                        write_slot(&self.target, &slot, &mut c.blob)?;
+                    }
+                    ds.append(c, slot.payload_offset)?;
+                    m.bytes_written += slot.total;
+                    slots.push(slot);
+                }
+                Ok(())
+            })();
+            drop(ds);
+            m.hold_seconds += t.elapsed().as_secs_f64();
+            r?;
+            if outside {
+                for (c, slot) in clusters.iter_mut().zip(&slots) {
+                    write_slot(&self.target, slot, &mut c.blob)?;
+                }
+            }
+            m.clusters += clusters.len() as u64;
+            Ok(())
+        })();
+        if let Err(e) = &r {
+            self.fail(e);
+        }
+        r
+    }
+}
+
+/// A writer of one RNTuple that many threads fill at once, each through its own [`FillContext`].
+///
+/// Entries of one context keep their order; clusters of different contexts interleave in the
+/// order they are committed. Pages are compressed on the filling threads (the options'
+/// `use_implicit_mt` is not used here). The dataset is committed by [`ParallelWriter::commit`],
+/// or when the writer is dropped (errors then go to standard error).
+pub struct ParallelWriter {
+    shared: Arc<Shared>,
+    committed: Mutex<bool>,
+}
+
+impl ParallelWriter {
+    /// Creates a file holding one RNTuple with the given (field name, C++ type name) schema.
+    pub fn create(path: impl AsRef<Path>, name: &str, schema: &[(&str, &str)], opts: WriteOptions) -> Result<ParallelWriter> {
+        let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{} (parallel)", env!("CARGO_PKG_VERSION")), ..Default::default() };
+        let opts = WriteOptions { use_implicit_mt: false, ..opts };
+        let template = ClusterBuilder::new(&mut desc, schema, opts.clone(), ())?;
+        let ds = Dataset::create(path, desc, opts.clone())?;
+        let target = ds.target()?;
+        Ok(ParallelWriter {
+            shared: Arc::new(Shared {
+                dataset: Mutex::new(ds),
+                target,
+                template,
+                opts,
+                live: AtomicUsize::new(0),
+                finished: Mutex::new(Vec::new()),
+                failure: Mutex::new(None),
+            }),
+            committed: Mutex::new(false),
+        })
+    }
+
+    /// A new fill context (thread-safe; give each thread its own).
+    pub fn fill_context(&self) -> Result<FillContext> {
+        if self.is_committed() {
+            return Err(Error::Invalid("the parallel writer was committed already".into()));
+        }
+        self.shared.live.fetch_add(1, Ordering::SeqCst);
+        let out = ContextOut { shared: self.shared.clone(), staged: None, m: ContextMetrics::default(), started: Instant::now() };
+        Ok(FillContext { b: self.shared.template.blank(self.shared.opts.clone(), out), done: false })
+    }
+
+    fn is_committed(&self) -> bool {
+        self.committed.lock().map(|c| *c).unwrap_or(true)
+    }
+
+    /// Metrics of the fill contexts that have ended, in the order they ended.
+    pub fn metrics(&self) -> Vec<ContextMetrics> {
+        self.shared.finished.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+
+    /// Entries committed so far.
+    pub fn num_entries(&self) -> u64 {
+        self.shared.dataset.lock().map(|d| d.n_entries).unwrap_or(0)
+    }
+
+    /// Commits the dataset and returns the file size. Every fill context must have ended
+    /// (finished or dropped) before: a live context is an error, and the call can be repeated
+    /// once it ended. A context that failed to write its data makes the commit fail.
+    pub fn commit(&self) -> Result<u64> {
+        let mut committed = self.committed.lock().map_err(|_| Error::Invalid("the parallel writer's state is poisoned".into()))?;
+        if *committed {
+            return Err(Error::Invalid("the parallel writer was committed already".into()));
+        }
+        let live = self.shared.live.load(Ordering::SeqCst);
+        if live > 0 {
+            return Err(Error::Invalid(format!("{live} fill context(s) still alive: finish or drop them before committing")));
+        }
+        if let Some(f) = self.shared.failure.lock().ok().and_then(|f| f.clone()) {
+            *committed = true;
+            return Err(Error::Invalid(format!("a fill context failed to write its clusters, the RNTuple is incomplete: {f}")));
+        }
+        let mut ds = self.shared.dataset.lock().map_err(|_| Error::Invalid("the parallel writer's lock is poisoned".into()))?;
+        *committed = true;
+        ds.commit()
+    }
+}
+
+impl Drop for ParallelWriter {
+    fn drop(&mut self) {
+        if !self.is_committed() {
+            if let Err(e) = self.commit() {
+                let name = self.shared.dataset.lock().map(|d| d.name().to_string()).unwrap_or_default();
+                eprintln!("rntuple: committing RNTuple '{name}' on drop failed: {e}");
+            }
+        }
+    }
+}
+
+struct ContextOut {
+    shared: Arc<Shared>,
+    /// Sealed clusters waiting for `commit_staged_clusters` (staged committing on).
+    staged: Option<Vec<SealedCluster>>,
+    m: ContextMetrics,
+    started: Instant,
+}
+
+impl ClusterOut for ContextOut {
+    fn cluster(&mut self, c: SealedCluster) -> Result<()> {
+        match &mut self.staged {
+            Some(s) => {
+                s.push(c);
+                Ok(())
+            }
+            None => self.shared.commit(&mut [c], &mut self.m),
+        }
+    }
+
+    fn page(&mut self, bytes: &[u8]) -> Result<u64> {
+        let sh = self.shared.clone();
+        let r = (|| {
+            let mut ds = sh.lock(&mut self.m)?;
+            let t = Instant::now();
+            let r = (|| -> Result<_> {
+                let slot = ds.reserve(bytes.len() as u64)?;
+                let mut blob = Vec::with_capacity(slot.total as usize);
+                blob.extend_from_slice(&slot.key);
+                blob.extend_from_slice(bytes);
+                if !sh.opts.write_outside_lock {
+                    write_slot(&sh.target, &slot, &mut blob)?;
+                }
+                Ok((slot, blob))
+            })();
+            drop(ds);
+            self.m.hold_seconds += t.elapsed().as_secs_f64();
+            let (slot, mut blob) = r?;
+            if sh.opts.write_outside_lock {
+                write_slot(&sh.target, &slot, &mut blob)?;
+            }
+            self.m.bytes_written += slot.total;
+            Ok(slot.payload_offset)
+        })();
+        if let Err(e) = &r {
+            sh.fail(e);
+        }
+        r
+    }
+}
+
+/// One thread's handle for filling entries into a [`ParallelWriter`] (`Send`, not shared).
+///
+/// Its entries stay in order. Full clusters are committed as they fill up (or staged, see
+/// [`FillContext::enable_staged_cluster_committing`]). Dropping the context flushes its last
+/// cluster; [`FillContext::finish`] does the same and returns errors and metrics.
+pub struct FillContext {
+    b: ClusterBuilder<ContextOut>,
+    done: bool,
+}
+
+impl FillContext {
+    /// Fills one entry (see `Writer::fill`).
+    pub fn fill(&mut self, entry: &Value) -> Result<()> {
+        self.b.fill(entry)
+    }
+
+    /// Appends the rows of an Arrow record batch (see `Writer::append_batch`).
+    pub fn append_batch(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.b.append_batch(batch)
+    }
+
+    /// Entries filled into this context.
+    pub fn num_entries(&self) -> u64 {
+        self.b.filled
+    }
+
+    /// Seals the current cluster and commits it (or stages it when staged committing is on).
+    pub fn flush_cluster(&mut self) -> Result<()> {
+        self.b.flush_cluster()
+    }
+
+    /// Staged committing (as ROOT's `EnableStagedClusterCommitting`): full clusters are kept,
+    /// sealed, until [`FillContext::commit_staged_clusters`], so that the application decides
+    /// the order of clusters in the file (for instance under its own lock, by luminosity block).
+    /// Turning it off commits the staged clusters.
+    pub fn enable_staged_cluster_committing(&mut self, on: bool) -> Result<()> {
+        if on {
+            self.b.out.staged.get_or_insert_with(Vec::new);
+            Ok(())
+        } else {
+            self.commit_staged_clusters()?;
+            self.b.out.staged = None;
+            Ok(())
+        }
+    }
+
+    /// Commits the staged clusters, in the order they were sealed, under one lock acquisition.
+    pub fn commit_staged_clusters(&mut self) -> Result<()> {
+        let out = &mut self.b.out;
+        let Some(staged) = &mut out.staged else { return Ok(()) };
+        let mut clusters = std::mem::take(staged);
+        out.shared.commit(&mut clusters, &mut out.m)
+    }
+
+    /// What this context did so far.
+    pub fn metrics(&self) -> ContextMetrics {
+        let mut m = self.b.out.m.clone();
+        m.entries = self.b.filled;
+        m.compress_seconds = self.b.compress_seconds;
+        m.wall_seconds = self.b.out.started.elapsed().as_secs_f64();
+        m
+    }
+
+    /// Flushes the last cluster, commits staged clusters and ends the context.
+    pub fn finish(mut self) -> Result<ContextMetrics> {
+        self.end()
+    }
+
+    fn end(&mut self) -> Result<ContextMetrics> {
+        if self.done {
+            return Ok(self.metrics());
+        }
+        self.done = true;
+        let r = (|| {
+            self.b.flush_cluster()?;
+            self.commit_staged_clusters()
+        })();
+        if let Err(e) = &r {
+            self.b.out.shared.fail(e);
+        }
+        let m = self.metrics();
+        let sh = self.b.out.shared.clone();
+        if let Ok(mut f) = sh.finished.lock() {
+            f.push(m.clone());
+        }
+        sh.live.fetch_sub(1, Ordering::SeqCst);
+        r.map(|_| m)
+    }
+}
+
+impl Drop for FillContext {
+    fn drop(&mut self) {
+        if let Err(e) = self.end() {
+            eprintln!("rntuple: ending a fill context failed: {e}");
+        }
+    }
+}

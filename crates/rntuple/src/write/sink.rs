@@ -1,0 +1,254 @@
+//! The dataset sink: where sealed clusters become bytes in a ROOT file and entries in the
+//! RNTuple's metadata. Three steps are kept apart, because the parallel writer runs only some of
+//! them under its lock and a distributed writer would run them in different processes:
+//!
+//! 1. [`Dataset::reserve`]: hand out the byte range of a cluster's blob (for MPI: an aggregator,
+//!    a one-sided atomic counter or a file lock would hand out the offset);
+//! 2. [`write_slot`]: write the blob at that offset (a positioned write, from any thread);
+//! 3. [`Dataset::append`]: append the cluster's descriptor, numbering its entries and column
+//!    elements after those committed before.
+
+use crate::error::{Error, Result};
+use crate::format::anchor::Anchor;
+use crate::format::compression;
+use crate::format::cursor::Locator;
+use crate::format::descriptor::*;
+use crate::format::serialize;
+use crate::storage::tfile_write::{BlobSlot, RootFileWriter, BLOB_KEY_LEN};
+use crate::write::fill::{ClusterOut, SealedCluster};
+use crate::write::writer::WriteOptions;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+/// Alignment of keys and writes with direct I/O.
+pub const DIRECT_IO_ALIGN: u64 = 4096;
+
+/// The RNTuple being written: its file, its schema, the clusters committed so far.
+pub struct Dataset {
+    file: Option<RootFileWriter>,
+    /// A second handle opened with `O_DIRECT` when direct I/O is on.
+    direct: Option<File>,
+    name: String,
+    /// The descriptor (schema; clusters go to `clusters`).
+    pub desc: Descriptor,
+    clusters: Vec<ClusterDescriptor>,
+    /// First element of each column in the next cluster.
+    col_first: Vec<u64>,
+    /// Entries committed.
+    pub n_entries: u64,
+    header: (u64, u64, u64),
+    opts: WriteOptions,
+    /// Bytes written for clusters and pages (key headers and padding included).
+    pub bytes_written: u64,
+}
+
+impl Dataset {
+    /// Creates the file and writes the RNTuple header of `desc` (whose schema is complete).
+    pub fn create(path: impl AsRef<Path>, mut desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
+        let path = path.as_ref();
+        let (hb, sum) = serialize::header(&desc);
+        desc.header_checksum = sum;
+        let mut file = RootFileWriter::create(path, opts.compression)?;
+        let mut z = Vec::new();
+        compression::compress(&hb, opts.compression, &mut z)?;
+        let off = file.write_blob(&z, hb.len() as u64)?;
+        let header = (off, z.len() as u64, hb.len() as u64);
+        let direct = if opts.use_direct_io {
+            file.align_end(DIRECT_IO_ALIGN)?;
+            Some(open_direct(path)?)
+        } else {
+            None
+        };
+        let col_first = desc.columns.iter().map(|c| c.first_element).collect();
+        Ok(Dataset { file: Some(file), direct, name: desc.name.clone(), desc, clusters: Vec::new(), col_first, n_entries: 0, header, opts, bytes_written: 0 })
+    }
+
+    fn file(&mut self) -> Result<&mut RootFileWriter> {
+        self.file.as_mut().ok_or_else(|| Error::Invalid("the RNTuple was committed already".into()))
+    }
+
+    /// Columns added to the schema after creation (late model extension) start at these
+    /// elements.
+    pub fn columns_added(&mut self) {
+        for c in &self.desc.columns[self.col_first.len()..] {
+            self.col_first.push(c.first_element);
+        }
+    }
+
+    /// Step 1: reserves the range of an RBlob key for `payload_len` bytes (aligned and padded
+    /// for direct I/O).
+    pub fn reserve(&mut self, payload_len: u64) -> Result<BlobSlot> {
+        let align = if self.direct.is_some() { DIRECT_IO_ALIGN } else { 1 };
+        let slot = self.file()?.reserve_blob(payload_len, payload_len, align)?;
+        self.bytes_written += slot.total;
+        Ok(slot)
+    }
+
+    /// Where blobs are written: the file, or its `O_DIRECT` handle.
+    pub fn target(&self) -> Result<WriteTarget> {
+        let f = self.file.as_ref().ok_or_else(|| Error::Invalid("the RNTuple was committed already".into()))?;
+        let file = match &self.direct {
+            Some(d) => d.try_clone(),
+            None => f.file().try_clone(),
+        }
+        .map_err(|e| Error::io(format!("duplicating the handle of {}", f.path()), e))?;
+        Ok(WriteTarget { file, path: f.path().to_string(), direct: self.direct.is_some(), preallocate: self.opts.preallocate })
+    }
+
+    /// Step 3: appends a placed cluster's metadata; returns its entry range's first entry.
+    pub fn append(&mut self, c: &SealedCluster, payload_offset: u64) -> Result<u64> {
+        if c.columns.len() != self.col_first.len() {
+            return Err(Error::Invalid(format!("internal: a cluster of {} columns for a schema of {}", c.columns.len(), self.col_first.len())));
+        }
+        let first = self.n_entries;
+        let d = c.describe(self.clusters.len(), first, &self.col_first, payload_offset);
+        for (f, col) in self.col_first.iter_mut().zip(&c.columns) {
+            *f += col.n_elements;
+        }
+        self.clusters.push(d);
+        self.n_entries += c.n_entries;
+        Ok(first)
+    }
+
+    /// Commits the dataset: page list, footer, anchor, keys list, streamer info, free list and
+    /// file header; syncs the file. Returns the file size.
+    pub fn commit(&mut self) -> Result<u64> {
+        let mut file = self.file.take().ok_or_else(|| Error::Invalid("the RNTuple was committed already".into()))?;
+        let c = self.opts.compression;
+        let pl = serialize::page_list(self.desc.header_checksum, &self.clusters);
+        let mut z = Vec::new();
+        compression::compress(&pl, c, &mut z)?;
+        let off = file.write_blob(&z, pl.len() as u64)?;
+        self.desc.cluster_groups.push(ClusterGroupDescriptor {
+            min_entry: 0,
+            entry_span: self.n_entries,
+            n_clusters: self.clusters.len() as u32,
+            page_list: EnvelopeLink { length: pl.len() as u64, locator: Locator { size: z.len() as u64, offset: off } },
+        });
+        let fb = serialize::footer(&self.desc);
+        let mut z = Vec::new();
+        compression::compress(&fb, c, &mut z)?;
+        let foff = file.write_blob(&z, fb.len() as u64)?;
+        let anchor = Anchor {
+            epoch: 1,
+            major: 0,
+            minor: 0,
+            patch: 1,
+            seek_header: self.header.0,
+            nbytes_header: self.header.1,
+            len_header: self.header.2,
+            seek_footer: foff,
+            nbytes_footer: z.len() as u64,
+            len_footer: fb.len() as u64,
+            max_key_size: 1 << 30,
+        };
+        file.write_anchor(&self.name, &anchor)?;
+        file.finish()
+    }
+
+    /// Whether the dataset was committed.
+    pub fn is_committed(&self) -> bool {
+        self.file.is_none()
+    }
+
+    /// The RNTuple's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// The sequential writer places each cluster right away: reserve, write, append.
+impl ClusterOut for Dataset {
+    fn cluster(&mut self, mut c: SealedCluster) -> Result<()> {
+        let slot = self.reserve(c.payload_len())?;
+        let target = self.target()?;
+        write_slot(&target, &slot, &mut c.blob)?;
+        self.append(&c, slot.payload_offset)?;
+        Ok(())
+    }
+
+    fn page(&mut self, bytes: &[u8]) -> Result<u64> {
+        let slot = self.reserve(bytes.len() as u64)?;
+        let mut blob = Vec::with_capacity(BLOB_KEY_LEN as usize + bytes.len());
+        blob.resize(BLOB_KEY_LEN as usize, 0);
+        blob.extend_from_slice(bytes);
+        let target = self.target()?;
+        write_slot(&target, &slot, &mut blob)?;
+        Ok(slot.payload_offset)
+    }
+}
+
+/// A file handle for positioned writes of reserved ranges, usable outside the writer's lock.
+pub struct WriteTarget {
+    file: File,
+    path: String,
+    direct: bool,
+    preallocate: bool,
+}
+
+fn open_direct(path: &Path) -> Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new().write(true).custom_flags(libc::O_DIRECT).open(path).map_err(|e| {
+        let why = if e.raw_os_error() == Some(libc::EINVAL) { " (the file system does not support O_DIRECT)" } else { "" };
+        Error::io(format!("opening {} for direct I/O{why}", path.display()), e)
+    })
+}
+
+/// Step 2: writes a blob (`BLOB_KEY_LEN` bytes of room for the key header, then the payload)
+/// into its reserved slot: one positioned write of key and payload; with preallocation, the range
+/// is first allocated with `fallocate`; with direct I/O the bytes go through a page-aligned buffer
+/// padded to the slot's (aligned) length.
+pub fn write_slot(t: &WriteTarget, slot: &BlobSlot, blob: &mut [u8]) -> Result<()> {
+    if blob.len() < BLOB_KEY_LEN as usize {
+        return Err(Error::Invalid("internal: blob without room for its key header".into()));
+    }
+    blob[..BLOB_KEY_LEN as usize].copy_from_slice(&slot.key);
+    if t.preallocate {
+        preallocate(&t.file, slot.key_offset, slot.total);
+    }
+    let r = if t.direct {
+        let mut buf = AlignedBuf::zeroed(slot.total as usize, DIRECT_IO_ALIGN as usize)?;
+        buf.as_mut_slice()[..blob.len()].copy_from_slice(blob);
+        t.file.write_all_at(buf.as_mut_slice(), slot.key_offset)
+    } else {
+        t.file.write_all_at(blob, slot.key_offset)
+    };
+    r.map_err(|e| Error::io(format!("writing {} bytes at offset {} of {}", slot.total, slot.key_offset, t.path), e))
+}
+
+/// Allocates a file range before writing it (`fallocate`); file systems and devices without
+/// support (such as `/dev/null`) are written without.
+fn preallocate(f: &File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fallocate on a valid open descriptor with in-range arguments; the result is only
+    // inspected, no memory is touched.
+    let _ = unsafe { libc::fallocate(f.as_raw_fd(), 0, offset as libc::off_t, len as libc::off_t) };
+}
+
+/// A zeroed heap buffer whose start is aligned (for `O_DIRECT`).
+struct AlignedBuf {
+    ptr: std::ptr::NonNull<u8>,
+    layout: std::alloc::Layout,
+}
+
+impl AlignedBuf {
+    fn zeroed(len: usize, align: usize) -> Result<AlignedBuf> {
+        let layout = std::alloc::Layout::from_size_align(len.max(align), align).map_err(|_| Error::Invalid(format!("bad buffer layout of {len} bytes aligned to {align}")))?;
+        // SAFETY: the layout has a non-zero size (at least `align`).
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        let ptr = std::ptr::NonNull::new(p).ok_or_else(|| Error::Invalid(format!("out of memory for a {len}-byte write buffer")))?;
+        Ok(AlignedBuf { ptr, layout })
+    }
+    fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: the allocation holds `layout.size()` initialized (zeroed) bytes owned by self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+    }
+}
+
+impl Drop for AlignedBuf {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with this layout and not freed before.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
