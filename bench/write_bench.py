@@ -11,7 +11,7 @@ values and their stored sizes are directly comparable.
 
 For compression 0 and 505, each into /dev/null and into a real file in bench/data/ (removed at the
 end), best of N (default 3) after one untimed warm-up run:
-  - ours:      target/release/rntuple bench write --threads 1 --entries N --compression C --output PATH
+  - ours:      target/release/rntuple bench write --mode sequential --threads 1 --entries N --compression C --output PATH
                (one process per run; its JSON "seconds" = wall time of create .. commit, incl. fsync)
   - ROOT:      RNTupleWriter::Recreate (default RNTupleWriteOptions except the compression), implicit MT
                off; then a second set of rows with implicit MT on (ROOT compresses pages in parallel
@@ -169,7 +169,7 @@ def bench_ours(binary: Path, entries: int, comp: int, target: str, reps: int) ->
     if not binary.exists():
         return {"error": f"binary {binary} not found (run `cargo build --release`)"}
     path = target_path("ours", comp, target)
-    cmd = [str(binary), "bench", "write", "--threads", "1", "--entries", str(entries),
+    cmd = [str(binary), "bench", "write", "--mode", "sequential", "--threads", "1", "--entries", str(entries),
            "--compression", str(comp), "--output", path]
     runs = []
     for i in range(reps + 1):  # the first run is the warm-up

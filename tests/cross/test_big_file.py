@@ -34,7 +34,7 @@ os._exit(0)
 
 def test_file_above_4_gib(cli, tmp_path):
     path = tmp_path / "big.root"
-    p = cli.run("bench", "write", "--entries", str(ENTRIES), "--compression", "0", "--output", str(path), timeout=3600)
+    p = cli.run("bench", "write", "--mode", "sequential", "--entries", str(ENTRIES), "--compression", "0", "--output", str(path), timeout=3600)
     assert p.returncode == 0, p.stderr.decode()
     size = path.stat().st_size
     assert size > 4 * 1024**3, size

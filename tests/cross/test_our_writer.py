@@ -47,7 +47,7 @@ def written(cli, tmp_path_factory):
     files = {}
     for c in SETTINGS:
         path = out / f"synthetic_{c}.root"
-        p = cli.run("bench", "write", "--entries", str(ENTRIES), "--compression", str(c), "--output", str(path))
+        p = cli.run("bench", "write", "--mode", "sequential", "--entries", str(ENTRIES), "--compression", str(c), "--output", str(path))
         assert p.returncode == 0, p.stderr.decode()
         report = json.loads(p.stdout)
         assert report["entries"] == ENTRIES and report["stored_bytes"] == path.stat().st_size

@@ -72,10 +72,12 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum BenchCmd {
-    /// The synthetic write benchmark of the parallel-writing paper: eventId (std::uint64_t) and
-    /// particles (std::vector<float>, Poisson(5) sizes, uniform [0,100) from a precomputed pool).
+    /// The synthetic write benchmark of the parallel-writing paper: each thread writes its entries
+    /// of eventId (std::uint64_t, thread * entries + i) and particles (std::vector<float>,
+    /// Poisson(5) sizes, uniform [0,100) from a precomputed pool) into one file; prints one JSON
+    /// object (entries/s, MB/s, lock figures, per-context metrics).
     Write {
-        /// Writing threads (this version: 1).
+        /// Writing threads (fill contexts), each in its own thread.
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Entries per thread.
@@ -84,14 +86,32 @@ enum BenchCmd {
         /// Compression settings (algorithm*100+level).
         #[arg(long, default_value_t = 505)]
         compression: u32,
-        /// Writing mode (this version: buffered).
-        #[arg(long, default_value = "buffered")]
+        /// buffered: the parallel writer, one write per cluster; unbuffered: one write (and lock)
+        /// per page; separate-files: each thread its own sequential writer and file PATH.t<i>;
+        /// sequential: one sequential writer (threads must be 1; implicit MT as ROOT's RNTupleWriter).
+        #[arg(long, default_value = "buffered", value_parser = ["buffered", "unbuffered", "separate-files", "sequential"])]
         mode: String,
+        /// Allocate each cluster's range with fallocate before writing it.
+        #[arg(long)]
+        preallocate: bool,
+        /// Write clusters after releasing the lock (only reservation and metadata under it).
+        #[arg(long)]
+        write_outside_lock: bool,
+        /// Direct I/O (O_DIRECT) with aligned buffers and 4096-byte aligned keys.
+        #[arg(long)]
+        direct_io: bool,
+        /// Maximum unzipped page size in bytes (default: 131072 as the paper's program, 1 MiB
+        /// (ROOT's default) in sequential mode).
+        #[arg(long)]
+        page_size: Option<u64>,
+        /// Approximate zipped cluster size in bytes (ROOT's default 128 MiB).
+        #[arg(long, default_value_t = 128 << 20)]
+        cluster_size: u64,
         /// Output file (default /dev/null).
         #[arg(long, default_value = "/dev/null")]
         output: String,
-        /// Compress each page as soon as it is full, on the filling thread, instead of compressing
-        /// a cluster's pages on all cores at its commit (ROOT's implicit multithreading).
+        /// Sequential mode: compress each page as soon as it is full, on the filling thread,
+        /// instead of compressing a cluster's pages on all cores at its commit.
         #[arg(long)]
         no_implicit_mt: bool,
     },
@@ -123,8 +143,9 @@ fn main() -> ExitCode {
             import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at)
         }
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => bench_read(&file, ntuple.as_deref(), fields.as_deref()),
-        Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, output, no_implicit_mt } } => {
-            bench_write(threads, entries, compression, &mode, &output, !no_implicit_mt)
+        Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, preallocate, write_outside_lock, direct_io, page_size, cluster_size, output, no_implicit_mt } } => {
+            let cfg = WriteBench { threads, entries, compression, mode, preallocate, write_outside_lock, direct_io, page_size, cluster_size, output, implicit_mt: !no_implicit_mt };
+            bench_write(&cfg)
         }
     };
     match r {
@@ -448,73 +469,198 @@ impl SplitMix {
     }
 }
 
-fn bench_write(threads: usize, entries: u64, compression: u32, mode: &str, output: &str, imt: bool) -> Res {
-    use rntuple::arrow::array::{ArrayRef, Float32Array, LargeListArray, RecordBatch, UInt64Array};
-    use rntuple::arrow::datatypes::{DataType, Field, Schema};
-    use rntuple::write::writer::{WriteOptions, Writer};
-    use std::sync::Arc;
-    if threads != 1 || mode != "buffered" {
-        return Err("this version writes with one thread in buffered mode only (the parallel writer is the next step)".into());
-    }
-    // Data made before the timed region: 16 chunks of `particles` (Poisson(5) sizes, values
-    // uniform in [0,100)), each cut from a different place of a value pool; eventId is made
-    // per chunk inside the loop (it is the entry number).
-    const CHUNK: usize = 1 << 16;
-    let mut rng = SplitMix(20251122);
-    let pool: Vec<f32> = (0..(1 << 22)).map(|_| (rng.uniform() * 100.0) as f32).collect();
-    let item = Arc::new(Field::new("_0", DataType::Float32, false));
-    let mut chunks: Vec<ArrayRef> = Vec::new();
-    let mut items_per_chunk = Vec::new();
-    for _ in 0..16 {
-        let mut offsets = vec![0i64];
-        for _ in 0..CHUNK {
-            offsets.push(offsets[offsets.len() - 1] + rng.poisson(5.0) as i64);
+/// The settings of `bench write`.
+struct WriteBench {
+    threads: usize,
+    entries: u64,
+    compression: u32,
+    mode: String,
+    preallocate: bool,
+    write_outside_lock: bool,
+    direct_io: bool,
+    page_size: Option<u64>,
+    cluster_size: u64,
+    output: String,
+    implicit_mt: bool,
+}
+
+/// The synthetic data, made before the timed region: 16 chunks of `particles` (Poisson(5)
+/// sizes, values uniform in [0,100)), each cut from a different place of a value pool. eventId
+/// is made per chunk while writing (it is the entry's global number).
+struct SyntheticData {
+    chunks: Vec<rntuple::arrow::array::ArrayRef>,
+    items_per_chunk: Vec<u64>,
+    schema: std::sync::Arc<rntuple::arrow::datatypes::Schema>,
+}
+
+const SYNTH_CHUNK: usize = 1 << 16;
+
+impl SyntheticData {
+    fn new() -> Result<Self, Box<dyn std::error::Error>> {
+        use rntuple::arrow::array::{Float32Array, LargeListArray};
+        use rntuple::arrow::datatypes::{DataType, Field, Schema};
+        use std::sync::Arc;
+        let mut rng = SplitMix(20251122);
+        let pool: Vec<f32> = (0..(1 << 22)).map(|_| (rng.uniform() * 100.0) as f32).collect();
+        let item = Arc::new(Field::new("_0", DataType::Float32, false));
+        let mut chunks: Vec<rntuple::arrow::array::ArrayRef> = Vec::new();
+        let mut items_per_chunk = Vec::new();
+        for _ in 0..16 {
+            let mut offsets = vec![0i64];
+            for _ in 0..SYNTH_CHUNK {
+                offsets.push(offsets[offsets.len() - 1] + rng.poisson(5.0) as i64);
+            }
+            let n = offsets[SYNTH_CHUNK] as usize;
+            let start = (rng.next() as usize) % (pool.len() - n);
+            let values = Float32Array::from(pool[start..start + n].to_vec());
+            chunks.push(Arc::new(LargeListArray::try_new(item.clone(), rntuple::arrow::buffer::OffsetBuffer::new(offsets.into()), Arc::new(values), None)?));
+            items_per_chunk.push(n as u64);
         }
-        let n = offsets[CHUNK] as usize;
-        let start = (rng.next() as usize) % (pool.len() - n);
-        let values = Float32Array::from(pool[start..start + n].to_vec());
-        chunks.push(Arc::new(LargeListArray::try_new(item.clone(), rntuple::arrow::buffer::OffsetBuffer::new(offsets.into()), Arc::new(values), None)?));
-        items_per_chunk.push(n as u64);
+        let schema = Arc::new(Schema::new(vec![Field::new("eventId", DataType::UInt64, false), Field::new("particles", DataType::LargeList(item), false)]));
+        Ok(SyntheticData { chunks, items_per_chunk, schema })
     }
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("eventId", DataType::UInt64, false),
-        Field::new("particles", DataType::LargeList(item.clone()), false),
-    ]));
-    let opts = WriteOptions { compression, use_implicit_mt: imt, ..Default::default() };
+
+    /// Feeds `entries` entries with ids from `first_id` to `append`, chunk by chunk; returns
+    /// the number of particle values written.
+    fn feed(&self, first_id: u64, entries: u64, mut append: impl FnMut(&rntuple::arrow::array::RecordBatch) -> rntuple::Result<()>) -> Result<u64, Box<dyn std::error::Error + Send + Sync>> {
+        use rntuple::arrow::array::{ArrayRef, RecordBatch, UInt64Array};
+        use std::sync::Arc;
+        let (mut done, mut items, mut k) = (0u64, 0u64, 0usize);
+        while done < entries {
+            let n = (entries - done).min(SYNTH_CHUNK as u64) as usize;
+            let ids: ArrayRef = Arc::new(UInt64Array::from_iter_values(first_id + done..first_id + done + n as u64));
+            let parts = self.chunks[k % self.chunks.len()].slice(0, n);
+            items += if n == SYNTH_CHUNK {
+                self.items_per_chunk[k % self.chunks.len()]
+            } else {
+                use rntuple::arrow::array::cast::AsArray;
+                let o = parts.as_list::<i64>().value_offsets();
+                (o[o.len() - 1] - o[0]) as u64
+            };
+            append(&RecordBatch::try_new(self.schema.clone(), vec![ids, parts])?)?;
+            done += n as u64;
+            k += 1;
+        }
+        Ok(items)
+    }
+}
+
+fn bench_write(cfg: &WriteBench) -> Res {
+    use rntuple::write::{ContextMetrics, ParallelWriter, WriteOptions, Writer};
+    const SCHEMA: [(&str, &str); 2] = [("eventId", "std::uint64_t"), ("particles", "std::vector<float>")];
+    let (t_n, n) = (cfg.threads, cfg.entries);
+    if t_n == 0 {
+        return Err("--threads must be at least 1".into());
+    }
+    if cfg.mode == "sequential" && t_n != 1 {
+        return Err("--mode sequential writes with one thread (--threads 1)".into());
+    }
+    let data = SyntheticData::new()?;
+    let opts = WriteOptions {
+        compression: cfg.compression,
+        use_implicit_mt: cfg.implicit_mt,
+        max_unzipped_page_size: opts_page_size(cfg),
+        approx_zipped_cluster_size: cfg.cluster_size,
+        buffered: cfg.mode != "unbuffered",
+        use_direct_io: cfg.direct_io,
+        preallocate: cfg.preallocate,
+        write_outside_lock: cfg.write_outside_lock,
+        ..Default::default()
+    };
     let t = Instant::now();
-    let mut w = Writer::create(output, "Events", &[("eventId", "std::uint64_t"), ("particles", "std::vector<float>")], opts)?;
-    let mut done = 0u64;
-    let mut items = 0u64;
-    let mut k = 0;
-    while done < entries {
-        let n = (entries - done).min(CHUNK as u64) as usize;
-        let ids: ArrayRef = Arc::new(UInt64Array::from_iter_values(done..done + n as u64));
-        let parts = chunks[k % chunks.len()].slice(0, n);
-        items += if n == CHUNK {
-            items_per_chunk[k % chunks.len()]
-        } else {
-            use rntuple::arrow::array::cast::AsArray;
-            let o = parts.as_list::<i64>().value_offsets();
-            (o[o.len() - 1] - o[0]) as u64
-        };
-        let batch = RecordBatch::try_new(schema.clone(), vec![ids, parts])?;
-        w.append_batch(&batch)?;
-        done += n as u64;
-        k += 1;
-    }
-    let bytes = w.commit()?;
+    let (bytes, items, contexts, clusters): (u64, u64, Vec<ContextMetrics>, u64) = match cfg.mode.as_str() {
+        "sequential" => {
+            let mut w = Writer::create(&cfg.output, "Events", &SCHEMA, opts)?;
+            let items = data.feed(0, n, |b| w.append_batch(b)).map_err(|e| e.to_string())?;
+            let bytes = w.commit()?;
+            let clusters = rntuple::RNTupleFile::open(&cfg.output).ok().and_then(|f| f.reader("Events").ok()).map(|r| r.descriptor().clusters.len() as u64).unwrap_or(0);
+            (bytes, items, Vec::new(), clusters)
+        }
+        "separate-files" => {
+            let opts = WriteOptions { use_implicit_mt: false, ..opts };
+            let results: Vec<Result<(u64, u64, ContextMetrics), String>> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..t_n)
+                    .map(|i| {
+                        let (data, opts) = (&data, opts.clone());
+                        let path = if cfg.output == "/dev/null" { cfg.output.clone() } else { format!("{}.t{i}", cfg.output) };
+                        s.spawn(move || -> Result<(u64, u64, ContextMetrics), String> {
+                            let t0 = Instant::now();
+                            let mut w = Writer::create(&path, "Events", &SCHEMA, opts).map_err(|e| e.to_string())?;
+                            let items = data.feed(i as u64 * n, n, |b| w.append_batch(b)).map_err(|e| e.to_string())?;
+                            let bytes = w.commit().map_err(|e| e.to_string())?;
+                            let m = ContextMetrics { entries: n, bytes_written: bytes, wall_seconds: t0.elapsed().as_secs_f64(), ..Default::default() };
+                            Ok((bytes, items, m))
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a writing thread panicked".into()))).collect()
+            });
+            let (mut bytes, mut items, mut ms) = (0, 0, Vec::new());
+            for r in results {
+                let (b, i, m) = r?;
+                bytes += b;
+                items += i;
+                ms.push(m);
+            }
+            (bytes, items, ms, 0)
+        }
+        _ => {
+            let w = ParallelWriter::create(&cfg.output, "Events", &SCHEMA, opts)?;
+            let results: Vec<Result<u64, String>> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..t_n)
+                    .map(|i| {
+                        let ctx = w.fill_context();
+                        let data = &data;
+                        s.spawn(move || -> Result<u64, String> {
+                            let mut ctx = ctx.map_err(|e| e.to_string())?;
+                            let items = data.feed(i as u64 * n, n, |b| ctx.append_batch(b)).map_err(|e| e.to_string())?;
+                            ctx.finish().map_err(|e| e.to_string())?;
+                            Ok(items)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a writing thread panicked".into()))).collect()
+            });
+            let mut items = 0;
+            for r in results {
+                items += r?;
+            }
+            let bytes = w.commit()?;
+            let ms = w.metrics();
+            let clusters = ms.iter().map(|m| m.clusters).sum();
+            (bytes, items, ms, clusters)
+        }
+    };
     let secs = t.elapsed().as_secs_f64();
+    let entries = n * t_n as u64;
     let raw = entries * 8 + entries * 8 + items * 4;
+    let sum = |f: fn(&ContextMetrics) -> f64| contexts.iter().map(f).sum::<f64>();
+    let max_frac = contexts.iter().map(|m| if m.wall_seconds > 0.0 { (m.wait_seconds + m.hold_seconds) / m.wall_seconds } else { 0.0 }).fold(0.0, f64::max);
+    let ctx_json: Vec<serde_json::Value> = contexts
+        .iter()
+        .map(|m| {
+            serde_json::json!({"entries": m.entries, "clusters": m.clusters, "compress_seconds": m.compress_seconds, "wait_seconds": m.wait_seconds,
+                "hold_seconds": m.hold_seconds, "acquisitions": m.acquisitions, "bytes_written": m.bytes_written, "wall_seconds": m.wall_seconds})
+        })
+        .collect();
     println!(
         "{}",
         serde_json::json!({
-            "threads": threads, "mode": mode, "implicit_mt": imt, "compression": compression, "entries": entries, "seconds": secs,
-            "entries_per_second": entries as f64 / secs, "stored_bytes": bytes,
+            "threads": t_n, "mode": cfg.mode, "implicit_mt": cfg.implicit_mt && cfg.mode == "sequential", "compression": cfg.compression,
+            "entries": entries, "seconds": secs, "entries_per_second": entries as f64 / secs, "stored_bytes": bytes,
             "stored_mb_per_second": bytes as f64 / 1e6 / secs, "uncompressed_mb_per_second": raw as f64 / 1e6 / secs,
-            "output": output
+            "clusters": clusters, "preallocate": cfg.preallocate, "write_outside_lock": cfg.write_outside_lock, "direct_io": cfg.direct_io,
+            "page_size": opts_page_size(cfg), "output": cfg.output,
+            "lock": {"acquisitions": contexts.iter().map(|m| m.acquisitions).sum::<u64>(), "wait_seconds": sum(|m| m.wait_seconds),
+                     "hold_seconds": sum(|m| m.hold_seconds), "max_lock_fraction": max_frac},
+            "contexts": ctx_json,
         })
     );
     Ok(())
+}
+
+fn opts_page_size(cfg: &WriteBench) -> u64 {
+    cfg.page_size.unwrap_or(if cfg.mode == "sequential" { 1 << 20 } else { 128 << 10 })
 }
 
 mod arrow_cast_sum {

@@ -101,6 +101,11 @@ impl Shared {
             let t = Instant::now();
             let r = (|| -> Result<_> {
                 for c in clusters.iter_mut() {
+                    if !c.relative {
+                        // Unbuffered: the pages are in the file already; only metadata.
+                        ds.append(c, 0)?;
+                        continue;
+                    }
                     let slot = ds.reserve(c.payload_len())?;
                     if !outside {
                         write_slot(&self.target, &slot, &mut c.blob)?;
@@ -115,7 +120,7 @@ impl Shared {
             m.hold_seconds += t.elapsed().as_secs_f64();
             r?;
             if outside {
-                for (c, slot) in clusters.iter_mut().zip(&slots) {
+                for (c, slot) in clusters.iter_mut().filter(|c| c.relative).zip(&slots) {
                     write_slot(&self.target, slot, &mut c.blob)?;
                 }
             }

@@ -161,6 +161,11 @@ impl Dataset {
 /// The sequential writer places each cluster right away: reserve, write, append.
 impl ClusterOut for Dataset {
     fn cluster(&mut self, mut c: SealedCluster) -> Result<()> {
+        if !c.relative {
+            // Unbuffered: the pages were written one by one; only the metadata is left.
+            self.append(&c, 0)?;
+            return Ok(());
+        }
         let slot = self.reserve(c.payload_len())?;
         let target = self.target()?;
         write_slot(&target, &slot, &mut c.blob)?;
