@@ -11,7 +11,7 @@ export RNTUPLE_TESTDATA
 BIN := target/release/rntuple
 CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
 
-.PHONY: demo test build venv cargo-test pytest fuzz-smoke bench-read clean
+.PHONY: demo test build venv cargo-test pytest fuzz-smoke bench-read clean python
 
 build:
 	cargo build --release --workspace
@@ -34,8 +34,15 @@ cargo-test:
 fuzz-smoke:
 	bash fuzz/smoke.sh
 
-pytest: venv build
+# The Python package (python/, a PyO3 extension built by maturin with its own target directory), installed
+# into $(VENV) in editable mode.
+python: venv
+	cd python && CARGO_TARGET_DIR=$(abspath python/target) VIRTUAL_ENV=$(abspath $(VENV)) \
+		$(abspath $(VENV))/bin/maturin develop --release --quiet
+
+pytest: venv build python
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross
+	$(PY) -m pytest -q tests/python
 
 test: venv build cargo-test fuzz-smoke pytest
 
