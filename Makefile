@@ -1,5 +1,6 @@
 # The whole set-up on a fresh Debian machine with the Rust and Python toolchains installed.
-#   make demo  -- release build, then `rntuple info` and a short `rntuple dump` of a bundled CMS file
+#   make demo  -- release build, `rntuple info` and a short `rntuple dump` of a bundled CMS file, then a
+#                 synthetic dataset written with all cores into one file and read back, with a summary
 #   make test  -- installs the test environment (.venv), builds, runs cargo tests, the fuzz smoke run
 #                 and the cross-implementation pytest suite (ROOT 6.40, uproot)
 
@@ -16,9 +17,17 @@ CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntup
 build:
 	cargo build --release --workspace
 
+DEMO_FILE ?= /tmp/rntuple-demo-synthetic.root
+DEMO_ENTRIES ?= 2000000
+
 demo: build
 	$(BIN) info $(CMS)
 	$(BIN) dump $(CMS) --ntuple Events --entries 0:3
+	@echo "== parallel write: $$(nproc) threads x $(DEMO_ENTRIES) synthetic entries into one file, then read back =="
+	@$(BIN) bench write --threads $$(nproc) --entries $(DEMO_ENTRIES) --output $(DEMO_FILE) > /tmp/rntuple-demo-write.json
+	@$(BIN) bench read $(DEMO_FILE) --ntuple Events > /tmp/rntuple-demo-read.json
+	@python3 bench/demo_summary.py /tmp/rntuple-demo-write.json /tmp/rntuple-demo-read.json
+	@$(BIN) info $(DEMO_FILE) | head -6
 
 $(VENV)/.installed: requirements-test.txt
 	python3 -m venv $(VENV)
