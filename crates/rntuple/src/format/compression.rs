@@ -182,6 +182,33 @@ fn lz4_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
     Ok(())
 }
 
+/// Appends the zstd frame of `src` to `out`, with a compression context kept per thread and
+/// level (creating one per page costs more than compressing a small page).
+fn zstd_into(src: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
+    use std::cell::RefCell;
+    thread_local! {
+        static CTX: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(None) };
+    }
+    CTX.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.as_ref().map(|(l, _)| *l) != Some(level) {
+            *c = Some((level, zstd::bulk::Compressor::new(level).map_err(|e| Error::io("zstd compression", e))?));
+        }
+        let Some((_, z)) = c.as_mut() else { return Err(Error::Invalid("internal: no zstd context".into())) };
+        let at = out.len();
+        out.reserve(zstd::zstd_safe::compress_bound(src.len()));
+        let mut cur = std::io::Cursor::new(std::mem::take(out));
+        cur.set_position(at as u64);
+        let r = z.compress_to_buffer(src, &mut cur);
+        *out = cur.into_inner();
+        let n = r.map_err(|e| Error::io("zstd compression", e))?;
+        if out.len() != at + n {
+            return Err(Error::Invalid(format!("internal: zstd wrote {n} bytes but the buffer holds {}", out.len() - at)));
+        }
+        Ok(())
+    })
+}
+
 /// Compresses `src` with ROOT's settings integer (`algorithm * 100 + level`) and block framing,
 /// appending to `out`. As ROOT does, the data is stored raw when the level is 0 or when any block
 /// would not shrink; the caller recognises raw data by its length being unchanged.
@@ -206,8 +233,7 @@ pub fn compress(src: &[u8], settings: u32, out: &mut Vec<u8>) -> Result<()> {
         out.extend_from_slice(&[0u8; BLOCK_HEADER]);
         let (tag, method): ([u8; 2], u8) = match alg {
             Algorithm::Zstd => {
-                let c = zstd::bulk::compress(block, (2 * level) as i32).map_err(|e| Error::io("zstd compression", e))?;
-                out.extend_from_slice(&c);
+                zstd_into(block, (2 * level) as i32, out)?;
                 (*b"ZS", 1)
             }
             Algorithm::Zlib => {

@@ -13,7 +13,6 @@ use crate::logical::typename::{parse, TypeExpr};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::encode::{encode_page, PageValues};
 use crate::read::value::Value;
-use crate::storage::tfile_write::BLOB_KEY_LEN;
 use crate::write::writer::WriteOptions;
 use std::time::Instant;
 
@@ -184,12 +183,12 @@ pub(crate) struct SealedColumn {
 
 /// A complete, compressed cluster that can be placed anywhere in the file (its page positions
 /// are relative to its blob's payload and its collection offsets are cluster-local).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct SealedCluster {
     pub n_entries: u64,
-    /// `BLOB_KEY_LEN` bytes left free for the RBlob key header, then the pages back to back.
-    /// Only the key header when the pages were written already (unbuffered mode).
-    pub blob: Vec<u8>,
+    /// The sealed pages in file order (column by column), written back to back after the key
+    /// header in one vectored write; empty when the pages were written already (unbuffered).
+    pub chunks: Vec<Vec<u8>>,
     /// Whether page positions are relative to the blob's payload.
     pub relative: bool,
     pub columns: Vec<SealedColumn>,
@@ -200,7 +199,7 @@ pub(crate) struct SealedCluster {
 impl SealedCluster {
     /// Bytes of the pages (without the key header space).
     pub fn payload_len(&self) -> u64 {
-        (self.blob.len() as u64).saturating_sub(BLOB_KEY_LEN)
+        self.chunks.iter().map(|c| c.len() as u64).sum()
     }
 
     /// The cluster's descriptor once placed: its first entry and the first element of each
@@ -236,15 +235,16 @@ impl SealedCluster {
 
 /// Where a builder's output goes.
 pub(crate) trait ClusterOut {
-    /// Takes a full cluster.
-    fn cluster(&mut self, c: SealedCluster) -> Result<()>;
+    /// Takes a full cluster: writes it, or keeps it (`std::mem::take`); the page buffers left
+    /// in `c.chunks` are reused by the builder.
+    fn cluster(&mut self, c: &mut SealedCluster) -> Result<()>;
     /// Unbuffered mode: writes one sealed page now and returns its absolute file offset.
     fn page(&mut self, bytes: &[u8]) -> Result<u64>;
 }
 
 /// An output that takes nothing: the template builder of the parallel writer.
 impl ClusterOut for () {
-    fn cluster(&mut self, _: SealedCluster) -> Result<()> {
+    fn cluster(&mut self, _: &mut SealedCluster) -> Result<()> {
         Err(Error::Invalid("internal: the template builder cannot write".into()))
     }
     fn page(&mut self, _: &[u8]) -> Result<u64> {
@@ -269,7 +269,10 @@ pub(crate) struct ClusterBuilder<O: ClusterOut> {
     pending_raw: u64,
     zipped_total: u64,
     unzipped_total: u64,
-    scratch: Vec<u8>,
+    /// Page buffers for reuse (allocating fresh memory for every page costs page faults).
+    pool: Vec<Vec<u8>>,
+    /// Capacity of the pooled buffers.
+    pool_bytes: u64,
     /// Seconds spent compressing (and checksumming) pages.
     pub compress_seconds: f64,
     /// Clusters handed to the output.
@@ -322,7 +325,8 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             pending_raw: 0,
             zipped_total: 0,
             unzipped_total: 0,
-            scratch: Vec::new(),
+            pool: Vec::new(),
+            pool_bytes: 0,
             compress_seconds: 0.0,
             clusters: 0,
             out,
@@ -520,14 +524,16 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     }
 
     fn seal_page(&mut self, col: usize) -> Result<()> {
-        let c = &mut self.cols[col];
-        let n = c.buf.len();
-        if n == 0 {
+        if self.cols[col].buf.len() == 0 {
             return Ok(());
         }
+        let mut raw = self.take_buf();
+        let c = &mut self.cols[col];
+        let n = c.buf.len();
+        raw.clear();
+        raw.reserve(c.ty.fixed_bits().unwrap_or(8) as usize * n / 8 + 16);
+        encode_page(c.ty, c.buf.values(), &mut raw)?;
         if self.opts.use_implicit_mt && self.opts.buffered {
-            let mut raw = Vec::with_capacity(c.ty.fixed_bits().unwrap_or(8) as usize * n / 8 + 1);
-            encode_page(c.ty, c.buf.values(), &mut raw)?;
             self.pending_raw += raw.len() as u64;
             c.pages.push(Page { bytes: raw, n_elements: n as u32, stored: 0, sealed: false, written_at: None });
             c.buf.clear();
@@ -536,19 +542,21 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             }
             return Ok(());
         }
-        self.scratch.clear();
-        encode_page(c.ty, c.buf.values(), &mut self.scratch)?;
         c.buf.clear();
         let t = Instant::now();
-        let z = seal(&self.scratch, self.opts.compression, self.opts.enable_page_checksums)?;
+        let unzipped = raw.len() as u64;
+        let spare = self.take_buf();
+        let (z, spare) = seal(raw, spare, self.opts.compression, self.opts.enable_page_checksums)?;
+        self.recycle(spare);
         self.compress_seconds += t.elapsed().as_secs_f64();
         let stored = (z.len() - 8 * self.opts.enable_page_checksums as usize) as u64;
         self.zipped_total += stored;
-        self.unzipped_total += self.scratch.len() as u64;
+        self.unzipped_total += unzipped;
         let page = if self.opts.buffered {
             Page { bytes: z, n_elements: n as u32, stored, sealed: true, written_at: None }
         } else {
             let at = self.out.page(&z)?;
+            self.recycle(z);
             Page { bytes: Vec::new(), n_elements: n as u32, stored, sealed: true, written_at: Some(at) }
         };
         self.cols[col].pages.push(page);
@@ -558,10 +566,12 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     /// Compresses the encoded pages waiting in the cluster on several threads (implicit MT),
     /// largest first.
     fn compress_pending(&mut self) -> Result<()> {
-        let mut jobs: Vec<&mut Page> = self.cols.iter_mut().flat_map(|c| c.pages.iter_mut()).filter(|p| !p.sealed).collect();
-        if jobs.is_empty() {
+        let n_jobs = self.cols.iter().flat_map(|c| c.pages.iter()).filter(|p| !p.sealed).count();
+        if n_jobs == 0 {
             return Ok(());
         }
+        let spares: Vec<Vec<u8>> = (0..n_jobs).map(|_| self.take_buf()).collect();
+        let mut jobs: Vec<(&mut Page, Vec<u8>)> = self.cols.iter_mut().flat_map(|c| c.pages.iter_mut()).filter(|p| !p.sealed).zip(spares).collect();
         let t = Instant::now();
         let threads = if self.opts.imt_threads > 0 {
             self.opts.imt_threads
@@ -570,14 +580,16 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         }
         .min(jobs.len());
         let (settings, checksums) = (self.opts.compression, self.opts.enable_page_checksums);
-        let unzipped: u64 = jobs.iter().map(|j| j.bytes.len() as u64).sum();
+        let unzipped: u64 = jobs.iter().map(|j| j.0.bytes.len() as u64).sum();
         // Largest pages first, handed out one at a time, so that the threads finish together.
-        jobs.sort_by_key(|j| std::cmp::Reverse(j.bytes.len()));
-        let seal_job = |job: &mut Page| -> Result<()> {
-            let z = seal(&job.bytes, settings, checksums)?;
-            job.stored = (z.len() - 8 * checksums as usize) as u64;
-            job.bytes = z;
-            job.sealed = true;
+        jobs.sort_by_key(|j| std::cmp::Reverse(j.0.bytes.len()));
+        let seal_job = |job: &mut (&mut Page, Vec<u8>)| -> Result<()> {
+            let raw = std::mem::take(&mut job.0.bytes);
+            let (z, spare) = seal(raw, std::mem::take(&mut job.1), settings, checksums)?;
+            job.0.stored = (z.len() - 8 * checksums as usize) as u64;
+            job.0.bytes = z;
+            job.0.sealed = true;
+            job.1 = spare;
             Ok(())
         };
         if threads <= 1 {
@@ -607,7 +619,11 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 r?;
             }
         }
-        let zipped: u64 = jobs.iter().map(|p| p.stored).sum();
+        let zipped: u64 = jobs.iter().map(|p| p.0.stored).sum();
+        let spares: Vec<Vec<u8>> = jobs.into_iter().map(|j| j.1).collect();
+        for b in spares {
+            self.recycle(b);
+        }
         self.zipped_total += zipped;
         self.unzipped_total += unzipped;
         self.pending_raw = 0;
@@ -625,9 +641,8 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             self.seal_page(i)?;
         }
         self.compress_pending()?;
-        let total: usize = self.cols.iter().flat_map(|c| c.pages.iter()).map(|p| p.bytes.len()).sum();
-        let mut blob = Vec::with_capacity(BLOB_KEY_LEN as usize + total);
-        blob.resize(BLOB_KEY_LEN as usize, 0);
+        let mut chunks = Vec::with_capacity(self.cols.iter().map(|c| c.pages.len()).sum());
+        let mut at = 0u64;
         let relative = self.opts.buffered;
         let mut columns = Vec::with_capacity(self.cols.len());
         for c in &mut self.cols {
@@ -636,9 +651,10 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 let position = match p.written_at {
                     Some(at) => at,
                     None => {
-                        let at = blob.len() as u64 - BLOB_KEY_LEN;
-                        blob.extend_from_slice(&p.bytes);
-                        at
+                        let here = at;
+                        at += p.bytes.len() as u64;
+                        chunks.push(p.bytes);
+                        here
                     }
                 };
                 pages.push(SealedPage { n_elements: p.n_elements, stored: p.stored, position });
@@ -646,9 +662,9 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             columns.push(SealedColumn { n_elements: c.in_cluster, pages });
             c.in_cluster = 0;
         }
-        let sealed = SealedCluster {
+        let mut sealed = SealedCluster {
             n_entries: self.entries,
-            blob,
+            chunks,
             relative,
             columns,
             compression: self.opts.compression,
@@ -658,7 +674,31 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         self.unzipped_in_cluster = 0;
         self.counts.iter_mut().for_each(|c| *c = 0);
         self.clusters += 1;
-        self.out.cluster(sealed)
+        let r = self.out.cluster(&mut sealed);
+        for b in sealed.chunks {
+            self.recycle(b);
+        }
+        r
+    }
+
+    /// Keeps a page buffer for reuse, up to a cluster's worth of memory.
+    fn recycle(&mut self, mut b: Vec<u8>) {
+        if b.capacity() > 0 && self.pool.len() < 4096 && self.pool_bytes < self.opts.approx_zipped_cluster_size {
+            b.clear();
+            self.pool_bytes += b.capacity() as u64;
+            self.pool.push(b);
+        }
+    }
+
+    /// A page buffer from the pool (or a new one).
+    fn take_buf(&mut self) -> Vec<u8> {
+        match self.pool.pop() {
+            Some(b) => {
+                self.pool_bytes -= b.capacity() as u64;
+                b
+            }
+            None => Vec::new(),
+        }
     }
 }
 
@@ -934,15 +974,22 @@ fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize
     })
 }
 
-/// Compresses an encoded page and appends its XXH3 checksum when asked.
-fn seal(raw: &[u8], settings: u32, checksum: bool) -> Result<Vec<u8>> {
-    let mut z = Vec::with_capacity(raw.len() / 2 + 16);
-    compression::compress(raw, settings, &mut z)?;
+/// Compresses an encoded page (into `spare`) and appends its XXH3 checksum when asked; returns
+/// the sealed page and the buffer left over. Uncompressed pages are sealed in place.
+fn seal(raw: Vec<u8>, spare: Vec<u8>, settings: u32, checksum: bool) -> Result<(Vec<u8>, Vec<u8>)> {
+    let (mut z, left) = if settings.is_multiple_of(100) {
+        (raw, spare)
+    } else {
+        let mut z = spare;
+        z.clear();
+        compression::compress(&raw, settings, &mut z)?;
+        (z, raw)
+    };
     if checksum {
         let sum = xxhash_rust::xxh3::xxh3_64(&z);
         z.extend_from_slice(&sum.to_le_bytes());
     }
-    Ok(z)
+    Ok((z, left))
 }
 
 // ----- columnar fill from Apache Arrow ----------------------------------------------------------

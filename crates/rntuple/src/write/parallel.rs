@@ -108,7 +108,7 @@ impl Shared {
                     }
                     let slot = ds.reserve(c.payload_len())?;
                     if !outside {
-                        write_slot(&self.target, &slot, &mut c.blob)?;
+                        write_slot(&self.target, &slot, &c.chunks)?;
                     }
                     ds.append(c, slot.payload_offset)?;
                     m.bytes_written += slot.total;
@@ -121,7 +121,7 @@ impl Shared {
             r?;
             if outside {
                 for (c, slot) in clusters.iter_mut().filter(|c| c.relative).zip(&slots) {
-                    write_slot(&self.target, slot, &mut c.blob)?;
+                    write_slot(&self.target, slot, &c.chunks)?;
                 }
             }
             m.clusters += clusters.len() as u64;
@@ -233,13 +233,13 @@ struct ContextOut {
 }
 
 impl ClusterOut for ContextOut {
-    fn cluster(&mut self, c: SealedCluster) -> Result<()> {
+    fn cluster(&mut self, c: &mut SealedCluster) -> Result<()> {
         match &mut self.staged {
             Some(s) => {
-                s.push(c);
+                s.push(std::mem::take(c));
                 Ok(())
             }
-            None => self.shared.commit(&mut [c], &mut self.m),
+            None => self.shared.commit(std::slice::from_mut(c), &mut self.m),
         }
     }
 
@@ -250,19 +250,16 @@ impl ClusterOut for ContextOut {
             let t = Instant::now();
             let r = (|| -> Result<_> {
                 let slot = ds.reserve(bytes.len() as u64)?;
-                let mut blob = Vec::with_capacity(slot.total as usize);
-                blob.extend_from_slice(&slot.key);
-                blob.extend_from_slice(bytes);
                 if !sh.opts.write_outside_lock {
-                    write_slot(&sh.target, &slot, &mut blob)?;
+                    write_slot(&sh.target, &slot, &[bytes])?;
                 }
-                Ok((slot, blob))
+                Ok(slot)
             })();
             drop(ds);
             self.m.hold_seconds += t.elapsed().as_secs_f64();
-            let (slot, mut blob) = r?;
+            let slot = r?;
             if sh.opts.write_outside_lock {
-                write_slot(&sh.target, &slot, &mut blob)?;
+                write_slot(&sh.target, &slot, &[bytes])?;
             }
             self.m.bytes_written += slot.total;
             Ok(slot.payload_offset)

@@ -160,26 +160,23 @@ impl Dataset {
 
 /// The sequential writer places each cluster right away: reserve, write, append.
 impl ClusterOut for Dataset {
-    fn cluster(&mut self, mut c: SealedCluster) -> Result<()> {
+    fn cluster(&mut self, c: &mut SealedCluster) -> Result<()> {
         if !c.relative {
             // Unbuffered: the pages were written one by one; only the metadata is left.
-            self.append(&c, 0)?;
+            self.append(c, 0)?;
             return Ok(());
         }
         let slot = self.reserve(c.payload_len())?;
         let target = self.target()?;
-        write_slot(&target, &slot, &mut c.blob)?;
-        self.append(&c, slot.payload_offset)?;
+        write_slot(&target, &slot, &c.chunks)?;
+        self.append(c, slot.payload_offset)?;
         Ok(())
     }
 
     fn page(&mut self, bytes: &[u8]) -> Result<u64> {
         let slot = self.reserve(bytes.len() as u64)?;
-        let mut blob = Vec::with_capacity(BLOB_KEY_LEN as usize + bytes.len());
-        blob.resize(BLOB_KEY_LEN as usize, 0);
-        blob.extend_from_slice(bytes);
         let target = self.target()?;
-        write_slot(&target, &slot, &mut blob)?;
+        write_slot(&target, &slot, &[bytes])?;
         Ok(slot.payload_offset)
     }
 }
@@ -200,26 +197,81 @@ fn open_direct(path: &Path) -> Result<File> {
     })
 }
 
-/// Step 2: writes a blob (`BLOB_KEY_LEN` bytes of room for the key header, then the payload)
-/// into its reserved slot: one positioned write of key and payload; with preallocation, the range
-/// is first allocated with `fallocate`; with direct I/O the bytes go through a page-aligned buffer
-/// padded to the slot's (aligned) length.
-pub fn write_slot(t: &WriteTarget, slot: &BlobSlot, blob: &mut [u8]) -> Result<()> {
-    if blob.len() < BLOB_KEY_LEN as usize {
-        return Err(Error::Invalid("internal: blob without room for its key header".into()));
+/// Step 2: writes a blob into its reserved slot: the key header, then `chunks` back to back,
+/// in vectored positioned writes (`pwritev`); with preallocation the range is first allocated
+/// with `fallocate`; with direct I/O the bytes go through a page-aligned buffer padded to the
+/// slot's (aligned) length.
+pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]) -> Result<()> {
+    let len = BLOB_KEY_LEN + chunks.iter().map(|c| c.as_ref().len() as u64).sum::<u64>();
+    if len > slot.total {
+        return Err(Error::Invalid(format!("internal: {len} bytes for a slot of {}", slot.total)));
     }
-    blob[..BLOB_KEY_LEN as usize].copy_from_slice(&slot.key);
     if t.preallocate {
         preallocate(&t.file, slot.key_offset, slot.total);
     }
     let r = if t.direct {
         let mut buf = AlignedBuf::zeroed(slot.total as usize, DIRECT_IO_ALIGN as usize)?;
-        buf.as_mut_slice()[..blob.len()].copy_from_slice(blob);
-        t.file.write_all_at(buf.as_mut_slice(), slot.key_offset)
+        let out = buf.as_mut_slice();
+        let mut at = 0;
+        for piece in std::iter::once(slot.key.as_slice()).chain(chunks.iter().map(|c| c.as_ref())) {
+            out[at..at + piece.len()].copy_from_slice(piece);
+            at += piece.len();
+        }
+        t.file.write_all_at(out, slot.key_offset)
     } else {
-        t.file.write_all_at(blob, slot.key_offset)
+        let mut pieces: Vec<&[u8]> = Vec::with_capacity(chunks.len() + 1);
+        pieces.push(&slot.key);
+        pieces.extend(chunks.iter().map(|c| c.as_ref()).filter(|c| !c.is_empty()));
+        pwritev_all(&t.file, &pieces, slot.key_offset)
     };
     r.map_err(|e| Error::io(format!("writing {} bytes at offset {} of {}", slot.total, slot.key_offset, t.path), e))
+}
+
+/// Writes all `pieces` back to back at `offset` with `pwritev`, resuming after short writes.
+fn pwritev_all(f: &File, pieces: &[&[u8]], mut offset: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // At most IOV_MAX (1024 on Linux) buffers per call.
+    const MAX_IOV: usize = 1024;
+    let mut idx = 0;
+    let mut skip = 0usize; // bytes of pieces[idx] already written
+    while idx < pieces.len() {
+        let iov: Vec<libc::iovec> = pieces[idx..]
+            .iter()
+            .take(MAX_IOV)
+            .enumerate()
+            .map(|(k, p)| {
+                let p = if k == 0 { &p[skip..] } else { p };
+                libc::iovec { iov_base: p.as_ptr() as *mut libc::c_void, iov_len: p.len() }
+            })
+            .collect();
+        // SAFETY: every iovec points into a live, borrowed slice of `pieces` with its exact length;
+        // pwritev only reads from them. The descriptor is open for the lifetime of `f`.
+        let n = unsafe { libc::pwritev(f.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, offset as libc::off_t) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if n == 0 {
+            return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "pwritev wrote nothing"));
+        }
+        let mut n = n as usize;
+        offset += n as u64;
+        while n > 0 && idx < pieces.len() {
+            let left = pieces[idx].len() - skip;
+            if n >= left {
+                n -= left;
+                idx += 1;
+                skip = 0;
+            } else {
+                skip += n;
+                n = 0;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Allocates a file range before writing it (`fallocate`); file systems and devices without
@@ -255,5 +307,24 @@ impl Drop for AlignedBuf {
     fn drop(&mut self) {
         // SAFETY: allocated in `zeroed` with this layout and not freed before.
         unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectored_write_of_more_pieces_than_iov_max() {
+        let path = std::env::temp_dir().join(format!("rntuple-pwritev-{}.bin", std::process::id()));
+        let f = File::create(&path).unwrap();
+        let owned: Vec<Vec<u8>> = (0..3000u32).map(|i| vec![(i % 251) as u8; (i % 7) as usize + 1]).collect();
+        let pieces: Vec<&[u8]> = owned.iter().map(|v| v.as_slice()).collect();
+        pwritev_all(&f, &pieces, 10).unwrap();
+        let got = std::fs::read(&path).unwrap();
+        let mut want = vec![0u8; 10];
+        want.extend(owned.concat());
+        assert_eq!(got, want);
+        std::fs::remove_file(path).ok();
     }
 }
