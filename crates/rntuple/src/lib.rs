@@ -64,8 +64,10 @@ pub mod write {
     pub(crate) mod fill;
     pub mod parallel;
     pub(crate) mod sink;
+    pub mod typed;
     pub mod writer;
     pub use parallel::{ContextMetrics, FillContext, ParallelWriter};
+    pub use typed::{Entry, FieldValue, FieldWriter, RecordWriter, ScalarSlice};
     pub use writer::{WriteOptions, Writer};
 }
 
@@ -73,6 +75,9 @@ pub use error::{Error, Result};
 pub use read::file::RNTupleFile;
 pub use read::reader::Reader;
 pub use read::value::Value;
+/// `#[derive(Record)]` on a struct with named fields implements [`write::Entry`] (its members are
+/// an entry's top-level fields) and [`write::FieldValue`] (an untyped record with those members).
+pub use rntuple_derive::Record;
 
 /// Re-exports of the Arrow crates used in the public API.
 pub mod arrow {

@@ -90,6 +90,10 @@ pub enum Kind {
     String,
     /// A variable-length collection (vector, RVec, set, untyped collection); one child.
     List,
+    /// An untyped collection (empty type name) whose several children are the members of its
+    /// items, as ROOT's importer writes leaf-count arrays and `#[derive(Record)]` writes vectors
+    /// of structs: a list of records.
+    RecordList,
     /// An associative collection (map, multimap, unordered maps); one child of pair type.
     Map,
     /// `std::optional` / `std::unique_ptr`: a collection of 0 or 1.
@@ -146,6 +150,9 @@ pub fn classify(d: &Descriptor, f: &FieldDescriptor) -> Result<Kind, String> {
                 return Err(format!("collection field '{}' without an index column", f.name));
             }
             if n_children != 1 {
+                if t.is_empty() {
+                    return Ok(Kind::RecordList);
+                }
                 return Err(format!("collection field '{}' has {n_children} children, expected 1", f.name));
             }
             if ["std::map<", "std::unordered_map<", "std::multimap<", "std::unordered_multimap<"].iter().any(|p| strip(p)) {

@@ -28,6 +28,10 @@ pub enum TypeExpr {
     Variant(Vec<TypeExpr>),
     /// `std::atomic<T>`.
     Atomic(Box<TypeExpr>),
+    /// An untyped record (empty type name) with named members: what `#[derive(Record)]` gives a
+    /// Rust struct. Never produced by parsing a name. A collection or optional of it is an untyped
+    /// collection (empty type name) whose one child `_0` is the record, as ROOT reads them.
+    Record(Vec<(String, TypeExpr)>),
 }
 
 fn split_args(s: &str) -> Vec<&str> {
@@ -151,6 +155,7 @@ impl TypeExpr {
         match self {
             TypeExpr::Scalar(s, _) => scalar_type_name(*s).into(),
             TypeExpr::String => "std::string".into(),
+            TypeExpr::Collection(_, c) | TypeExpr::Optional(_, c) if c.name().is_empty() => String::new(),
             TypeExpr::Collection(n, c) | TypeExpr::Optional(n, c) => format!("{n}<{}>", c.name()),
             TypeExpr::Map(n, k, v) => format!("{n}<{},{}>", k.name(), v.name()),
             TypeExpr::Array(c, n) => format!("std::array<{},{n}>", c.name()),
@@ -158,6 +163,7 @@ impl TypeExpr {
             TypeExpr::Tuple(n, items) => format!("{n}<{}>", items.iter().map(|i| i.name()).collect::<Vec<_>>().join(",")),
             TypeExpr::Variant(items) => format!("std::variant<{}>", items.iter().map(|i| i.name()).collect::<Vec<_>>().join(",")),
             TypeExpr::Atomic(c) => format!("std::atomic<{}>", c.name()),
+            TypeExpr::Record(_) => String::new(),
         }
     }
 }

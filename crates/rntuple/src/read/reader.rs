@@ -346,6 +346,10 @@ impl Reader {
             Kind::String => DataType::LargeUtf8,
             Kind::Streamer => DataType::LargeBinary,
             Kind::List => DataType::LargeList(Arc::new(child(0)?)),
+            Kind::RecordList => {
+                let st = DataType::Struct((0..f.children.len()).map(child).collect::<Result<Vec<_>>>()?.into());
+                DataType::LargeList(Arc::new(Field::new("_0", st, false)))
+            }
             Kind::Map => {
                 let DataType::Struct(kv) = self.arrow_type(f.children[0])? else {
                     return Err(Error::Unsupported(format!("map field '{}' whose item is not a pair", f.name)));
@@ -714,6 +718,24 @@ impl Reader {
                 let child = self.read_node(c, &cs, None)?;
                 let field = Arc::new(Field::new(self.desc.fields[c as usize].name.clone(), child.data_type().clone(), self.child_nullable(c, &child)));
                 Arc::new(LargeListArray::try_new(field, OffsetBuffer::new(ScalarBuffer::from(offs)), child, None)?)
+            }
+            Kind::RecordList => {
+                let (offs, cs) = self.offsets(f, spans, mult)?;
+                let n_items = offs.last().copied().unwrap_or(0) as usize;
+                let items: ArrayRef = if f.children.is_empty() {
+                    Arc::new(StructArray::new_empty_fields(n_items, None))
+                } else {
+                    let mut fields = Vec::new();
+                    let mut arrays = Vec::new();
+                    for &c in &f.children {
+                        let a = self.read_node(c, &cs, None)?;
+                        fields.push(Field::new(self.desc.fields[c as usize].name.clone(), a.data_type().clone(), self.child_nullable(c, &a)));
+                        arrays.push(a);
+                    }
+                    Arc::new(StructArray::try_new(Fields::from(fields), arrays, None)?)
+                };
+                let field = Arc::new(Field::new("_0", items.data_type().clone(), false));
+                Arc::new(LargeListArray::try_new(field, OffsetBuffer::new(ScalarBuffer::from(offs)), items, None)?)
             }
             Kind::Map => {
                 let (offs, cs) = self.offsets(f, spans, mult)?;

@@ -137,6 +137,19 @@ impl Reader {
                 let items = l.value(row);
                 (0..items.len()).map(|i| self.value_at(f.children[0], &items, i)).collect::<Result<_>>().map(Value::List)?
             }
+            Kind::RecordList => {
+                let items = array.as_list::<i64>().value(row);
+                let s = items.as_struct();
+                let mut out = Vec::with_capacity(s.len());
+                for i in 0..s.len() {
+                    let mut members = Vec::with_capacity(f.children.len());
+                    for (k, &c) in f.children.iter().enumerate() {
+                        members.push((d.fields[c as usize].name.clone(), self.value_at(c, s.column(k), i)?));
+                    }
+                    out.push(Value::Record(members));
+                }
+                Value::List(out)
+            }
             Kind::Map => {
                 let m = array.as_map();
                 let entries: ArrayRef = std::sync::Arc::new(m.value(row));

@@ -130,7 +130,7 @@ struct Column {
 /// How a field is filled. Every node counts its elements in the current cluster
 /// (`counter`), which gives collections their end offsets and variants their indices.
 #[derive(Clone)]
-enum Plan {
+pub(crate) enum Plan {
     Scalar { col: usize, s: Scalar, counter: usize },
     String { idx: usize, chars: usize, counter: usize },
     /// Vectors, RVecs, sets (`Seq`), maps (`Map`: items are pairs), optional/unique_ptr.
@@ -144,14 +144,42 @@ enum Plan {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum CollKind {
+pub(crate) enum CollKind {
     Seq,
     Map,
     Optional,
 }
 
 impl Plan {
-    fn counter(&self) -> usize {
+    /// What the field holds, for error messages.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Plan::Scalar { s, .. } => match s {
+                Scalar::Bool => "bool",
+                Scalar::Char => "char",
+                Scalar::Byte => "std::byte",
+                Scalar::I8 => "std::int8_t",
+                Scalar::U8 => "std::uint8_t",
+                Scalar::I16 => "std::int16_t",
+                Scalar::U16 => "std::uint16_t",
+                Scalar::I32 => "std::int32_t",
+                Scalar::U32 => "std::uint32_t",
+                Scalar::I64 => "std::int64_t",
+                Scalar::U64 => "std::uint64_t",
+                Scalar::F32 => "float",
+                Scalar::F64 => "double",
+            },
+            Plan::String { .. } => "a string",
+            Plan::Collection { .. } => "a collection",
+            Plan::Record { .. } => "a record",
+            Plan::Array { .. } => "an array",
+            Plan::Bitset { .. } => "a bitset",
+            Plan::Variant { .. } => "a variant",
+            Plan::Wrapper { .. } => "an atomic",
+        }
+    }
+
+    pub fn counter(&self) -> usize {
         match self {
             Plan::Scalar { counter, .. }
             | Plan::String { counter, .. }
@@ -277,21 +305,31 @@ pub(crate) struct ClusterBuilder<O: ClusterOut> {
     pub compress_seconds: f64,
     /// Clusters handed to the output.
     pub clusters: u64,
+    /// The schema as types, for checking typed entries.
+    exprs: Vec<(String, TypeExpr)>,
+    /// The plans of the top-level fields (for typed entries).
+    top_plans: Vec<Plan>,
+    /// The Rust entry type last checked against the schema.
+    typed_ok: Option<std::any::TypeId>,
     pub out: O,
 }
 
-/// Parses a schema into field descriptors (appended to `desc`), plans and columns.
-fn build_schema(desc: &mut Descriptor, schema: &[(&str, &str)], compressed: bool) -> Result<(Vec<(String, Plan)>, Vec<Column>, usize)> {
+/// Parses a schema of (field name, C++ type name).
+pub(crate) fn parse_schema(schema: &[(&str, &str)]) -> Result<Vec<(String, TypeExpr)>> {
+    schema.iter().map(|(f, t)| Ok((f.to_string(), parse(t).map_err(|e| Error::Invalid(format!("field '{f}': {e}")))?))).collect()
+}
+
+/// Turns a schema into field descriptors (appended to `desc`), plans and columns.
+fn build_schema(desc: &mut Descriptor, schema: &[(String, TypeExpr)], compressed: bool) -> Result<(Vec<(String, Plan)>, Vec<Column>, usize)> {
     let mut cols = Vec::new();
     let mut plans: Vec<(String, Plan)> = Vec::new();
     let mut n_counters = 0usize;
-    for (fname, ty) in schema {
+    for (fname, te) in schema {
         check_field_name(fname)?;
         if plans.iter().any(|(n, _)| n == fname) {
             return Err(Error::Invalid(format!("field '{fname}' appears twice in the schema")));
         }
-        let te = parse(ty).map_err(|e| Error::Invalid(format!("field '{fname}': {e}")))?;
-        let plan = add_field(desc, &mut cols, &mut n_counters, None, fname, &te, compressed, Origin { ext: None, mult: Some(1) })?;
+        let plan = add_field(desc, &mut cols, &mut n_counters, None, fname, te, compressed, Origin { ext: None, mult: Some(1) })?;
         plans.push((fname.to_string(), plan));
     }
     Ok((plans, cols, n_counters))
@@ -306,17 +344,17 @@ fn check_field_name(name: &str) -> Result<()> {
 
 impl<O: ClusterOut> ClusterBuilder<O> {
     /// A builder for `schema`, whose fields and columns are appended to `desc`.
-    pub fn new(desc: &mut Descriptor, schema: &[(&str, &str)], opts: WriteOptions, out: O) -> Result<Self> {
+    pub fn new(desc: &mut Descriptor, schema: &[(String, TypeExpr)], opts: WriteOptions, out: O) -> Result<Self> {
         compression::Algorithm::from_settings(opts.compression)?;
         let compressed = !opts.compression.is_multiple_of(100);
         let (plans, cols, n_counters) = build_schema(desc, schema, compressed)?;
-        Ok(Self::assemble(opts, plans, cols, n_counters, out))
+        Ok(Self::assemble(opts, plans, cols, n_counters, schema.to_vec(), out))
     }
 
-    fn assemble(opts: WriteOptions, plans: Vec<(String, Plan)>, cols: Vec<Column>, n_counters: usize, out: O) -> Self {
+    fn assemble(opts: WriteOptions, plans: Vec<(String, Plan)>, cols: Vec<Column>, n_counters: usize, exprs: Vec<(String, TypeExpr)>, out: O) -> Self {
         ClusterBuilder {
             opts,
-            plans,
+            plans: plans.clone(),
             counts: vec![0; n_counters],
             cols,
             entries: 0,
@@ -329,6 +367,9 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             pool_bytes: 0,
             compress_seconds: 0.0,
             clusters: 0,
+            top_plans: plans.iter().map(|(_, p)| p.clone()).collect(),
+            exprs,
+            typed_ok: None,
             out,
         }
     }
@@ -336,7 +377,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     /// An empty builder for the same schema with another output and options (fill contexts).
     pub fn blank<P: ClusterOut>(&self, opts: WriteOptions, out: P) -> ClusterBuilder<P> {
         let cols = self.cols.iter().map(|c| Column { ty: c.ty, buf: c.buf.empty_like(), pages: Vec::new(), in_cluster: 0 }).collect();
-        ClusterBuilder::assemble(opts, self.plans.clone(), cols, self.counts.len(), out)
+        ClusterBuilder::assemble(opts, self.plans.clone(), cols, self.counts.len(), self.exprs.clone(), out)
     }
 
     /// Late model extension: adds a top-level field (see `Writer::add_field`); `entries_before`
@@ -355,7 +396,33 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         let plan = add_field(desc, &mut self.cols, &mut n_counters, None, name, &te, compressed, origin)?;
         self.counts.resize(n_counters, 0);
         self.plans.push((name.to_string(), plan));
+        self.exprs.push((name.to_string(), te));
+        self.top_plans = self.plans.iter().map(|(_, p)| p.clone()).collect();
+        self.typed_ok = None;
         Ok(())
+    }
+
+    /// Fills one typed entry (see [`crate::write::typed`]).
+    pub fn fill_typed<E: crate::write::typed::Entry>(&mut self, e: &E) -> Result<()> {
+        let id = std::any::TypeId::of::<E>();
+        if self.typed_ok != Some(id) {
+            let want = E::fields();
+            if want != self.exprs {
+                let show = |f: &[(String, TypeExpr)]| f.iter().map(|(n, t)| format!("{n}: {}", if t.name().is_empty() { "record".to_string() } else { t.name() })).collect::<Vec<_>>().join(", ");
+                return Err(Error::Invalid(format!("the Rust type {} has the fields ({}) but the RNTuple has ({})", std::any::type_name::<E>(), show(&want), show(&self.exprs))));
+            }
+            self.typed_ok = Some(id);
+        }
+        let children = std::mem::take(&mut self.top_plans);
+        let r = {
+            let mut w = crate::write::typed::RecordWriter::top(self, &children);
+            e.put_fields(&mut w).and_then(|_| w.finish())
+        };
+        self.top_plans = children;
+        r?;
+        self.entries += 1;
+        self.filled += 1;
+        self.maybe_flush()
     }
 
     /// The page buffer budget in bytes: encoded pages awaiting compression beyond it are
@@ -864,10 +931,13 @@ impl Origin {
 
 #[allow(clippy::too_many_arguments)]
 fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize, parent: Option<u32>, name: &str, te: &TypeExpr, compressed: bool, origin: Origin) -> Result<Plan> {
+    if let Some(bad) = misplaced_record(te) {
+        return Err(Error::Unsupported(format!("field '{name}': an untyped record (derived struct) inside {bad}; records go in fields, vectors and optionals")));
+    }
     let id = desc.fields.len() as u32;
     let (role, repetition, alias) = match te {
         TypeExpr::Collection(..) | TypeExpr::Map(..) | TypeExpr::Optional(..) => (Role::Collection, None, String::new()),
-        TypeExpr::Tuple(..) => (Role::Record, None, String::new()),
+        TypeExpr::Tuple(..) | TypeExpr::Record(..) => (Role::Record, None, String::new()),
         TypeExpr::Variant(..) => (Role::Variant, None, String::new()),
         TypeExpr::Array(_, n) | TypeExpr::Bitset(n) => (Role::Leaf, Some(*n), String::new()),
         TypeExpr::Scalar(_, Some(a)) => (Role::Leaf, None, a.clone()),
@@ -932,6 +1002,13 @@ fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize
             let chars = add_col(desc, cols, ColumnType::Char, Buf::U8(Vec::new()), origin.nested());
             Plan::String { idx, chars, counter }
         }
+        TypeExpr::Record(members) => {
+            let mut children = Vec::new();
+            for (m, t) in members {
+                children.push(add_field(desc, cols, counters, Some(id), m, t, compressed, origin)?);
+            }
+            Plan::Record { children, counter }
+        }
         TypeExpr::Collection(_, item) | TypeExpr::Optional(_, item) => {
             let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()), origin);
             let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed, origin.nested())?;
@@ -972,6 +1049,73 @@ fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize
             Plan::Wrapper { child: Box::new(child), counter }
         }
     })
+}
+
+/// Column access for typed filling.
+pub(crate) trait TypedCols {
+    fn extend_scalars(&mut self, col: usize, v: crate::write::typed::ScalarSlice<'_>) -> Result<()>;
+    fn col_len(&self, col: usize) -> u64;
+    fn push_index(&mut self, col: usize, end: u64) -> Result<()>;
+    fn counts(&mut self) -> &mut [u64];
+}
+
+impl<O: ClusterOut> TypedCols for ClusterBuilder<O> {
+    fn extend_scalars(&mut self, col: usize, v: crate::write::typed::ScalarSlice<'_>) -> Result<()> {
+        use crate::write::typed::ScalarSlice as S;
+        let kind_ok = matches!(
+            (&v, &self.cols[col].buf),
+            (S::Bool(_), Buf::Bool(_))
+                | (S::I8(_), Buf::I8(_))
+                | (S::U8(_), Buf::U8(_))
+                | (S::I16(_), Buf::I16(_))
+                | (S::U16(_), Buf::U16(_))
+                | (S::I32(_), Buf::I32(_))
+                | (S::U32(_), Buf::U32(_))
+                | (S::I64(_), Buf::I64(_))
+                | (S::U64(_), Buf::U64(_))
+                | (S::F32(_), Buf::F32(_))
+                | (S::F64(_), Buf::F64(_))
+        );
+        if !kind_ok {
+            return Err(Error::Invalid(format!("internal: values {v:?} for a column of another type")));
+        }
+        match v {
+            S::Bool(x) => self.extend_col(col, x, buf_bool),
+            S::I8(x) => self.extend_col(col, x, buf_i8),
+            S::U8(x) => self.extend_col(col, x, buf_u8),
+            S::I16(x) => self.extend_col(col, x, buf_i16),
+            S::U16(x) => self.extend_col(col, x, buf_u16),
+            S::I32(x) => self.extend_col(col, x, buf_i32),
+            S::U32(x) => self.extend_col(col, x, buf_u32),
+            S::I64(x) => self.extend_col(col, x, buf_i64),
+            S::U64(x) => self.extend_col(col, x, buf_u64),
+            S::F32(x) => self.extend_col(col, x, buf_f32),
+            S::F64(x) => self.extend_col(col, x, buf_f64),
+        }
+    }
+    fn col_len(&self, col: usize) -> u64 {
+        self.cols[col].in_cluster
+    }
+    fn push_index(&mut self, col: usize, end: u64) -> Result<()> {
+        ClusterBuilder::push_index(self, col, end)
+    }
+    fn counts(&mut self) -> &mut [u64] {
+        &mut self.counts
+    }
+}
+
+/// Where an untyped record sits inside a type that needs a C++ name for it (anything but a
+/// collection, an optional or another record), the name of that type.
+fn misplaced_record(te: &TypeExpr) -> Option<String> {
+    let inner: Vec<&TypeExpr> = match te {
+        // Untyped collections (empty type name) hold any item, named or not.
+        TypeExpr::Collection(_, i) | TypeExpr::Optional(_, i) if i.name().is_empty() => return None,
+        TypeExpr::Record(_) | TypeExpr::Scalar(..) | TypeExpr::String | TypeExpr::Bitset(_) => return None,
+        TypeExpr::Collection(_, i) | TypeExpr::Optional(_, i) | TypeExpr::Array(i, _) | TypeExpr::Atomic(i) => vec![i],
+        TypeExpr::Map(_, k, v) => vec![k, v],
+        TypeExpr::Tuple(_, items) | TypeExpr::Variant(items) => items.iter().collect(),
+    };
+    inner.iter().any(|i| i.name().is_empty()).then(|| te.name())
 }
 
 /// Compresses an encoded page (into `spare`) and appends its XXH3 checksum when asked; returns

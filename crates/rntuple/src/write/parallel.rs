@@ -32,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
 use crate::read::value::Value;
 use crate::storage::tfile_write::BlobSlot;
-use crate::write::fill::{ClusterBuilder, ClusterOut, SealedCluster};
+use crate::write::fill::{parse_schema, ClusterBuilder, ClusterOut, SealedCluster};
 use crate::write::sink::{write_slot, Dataset, WriteTarget};
 use crate::write::writer::WriteOptions;
 use arrow_array::RecordBatch;
@@ -148,6 +148,16 @@ pub struct ParallelWriter {
 impl ParallelWriter {
     /// Creates a file holding one RNTuple with the given (field name, C++ type name) schema.
     pub fn create(path: impl AsRef<Path>, name: &str, schema: &[(&str, &str)], opts: WriteOptions) -> Result<ParallelWriter> {
+        Self::create_from(path, name, &parse_schema(schema)?, opts)
+    }
+
+    /// Creates a file whose schema is the members of the Rust type `E`; contexts fill it with
+    /// [`FillContext::fill_typed`].
+    pub fn create_typed<E: crate::write::Entry>(path: impl AsRef<Path>, name: &str, opts: WriteOptions) -> Result<ParallelWriter> {
+        Self::create_from(path, name, &E::fields(), opts)
+    }
+
+    fn create_from(path: impl AsRef<Path>, name: &str, schema: &[(String, crate::logical::typename::TypeExpr)], opts: WriteOptions) -> Result<ParallelWriter> {
         let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{} (parallel)", env!("CARGO_PKG_VERSION")), ..Default::default() };
         let opts = WriteOptions { use_implicit_mt: false, ..opts };
         let template = ClusterBuilder::new(&mut desc, schema, opts.clone(), ())?;
@@ -285,6 +295,11 @@ impl FillContext {
     /// Fills one entry (see `Writer::fill`).
     pub fn fill(&mut self, entry: &Value) -> Result<()> {
         self.b.fill(entry)
+    }
+
+    /// Fills one typed entry (see `Writer::fill_typed`).
+    pub fn fill_typed<E: crate::write::Entry>(&mut self, entry: &E) -> Result<()> {
+        self.b.fill_typed(entry)
     }
 
     /// Appends the rows of an Arrow record batch (see `Writer::append_batch`).

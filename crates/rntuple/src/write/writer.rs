@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
 use crate::read::value::Value;
-use crate::write::fill::ClusterBuilder;
+use crate::write::fill::{parse_schema, ClusterBuilder};
 use crate::write::sink::Dataset;
 use arrow_array::RecordBatch;
 use std::path::Path;
@@ -91,9 +91,24 @@ impl Writer {
     /// Creates a file holding one RNTuple with the given (field name, C++ type name) schema.
     pub fn create(path: impl AsRef<Path>, name: &str, schema: &[(&str, &str)], opts: WriteOptions) -> Result<Writer> {
         let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{}", env!("CARGO_PKG_VERSION")), ..Default::default() };
-        let template = ClusterBuilder::new(&mut desc, schema, opts.clone(), ())?;
+        let template = ClusterBuilder::new(&mut desc, &parse_schema(schema)?, opts.clone(), ())?;
         let ds = Dataset::create(path, desc, opts.clone())?;
         Ok(Writer { b: template.blank(opts, ds) })
+    }
+
+    /// Creates a file whose schema is the members of the Rust type `E` (see
+    /// [`crate::write::typed`]); fill it with [`Writer::fill_typed`].
+    pub fn create_typed<E: crate::write::Entry>(path: impl AsRef<Path>, name: &str, opts: WriteOptions) -> Result<Writer> {
+        let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{}", env!("CARGO_PKG_VERSION")), ..Default::default() };
+        let template = ClusterBuilder::new(&mut desc, &E::fields(), opts.clone(), ())?;
+        let ds = Dataset::create(path, desc, opts.clone())?;
+        Ok(Writer { b: template.blank(opts, ds) })
+    }
+
+    /// Fills one entry from a typed Rust value, written straight into the column buffers. The
+    /// type's fields must be the RNTuple's (checked once per type).
+    pub fn fill_typed<E: crate::write::Entry>(&mut self, entry: &E) -> Result<()> {
+        self.b.fill_typed(entry)
     }
 
     /// Late model extension: adds a top-level field after entries were written, as ROOT's

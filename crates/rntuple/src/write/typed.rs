@@ -1,0 +1,294 @@
+//! Typed filling: Rust values written straight into the column buffers, without building dynamic
+//! values. [`FieldValue`] maps a Rust type to a ROOT type and writes it; it is implemented for the
+//! primitives, `String`, `Vec<T>`, arrays, `Option<T>` and tuples, and `#[derive(Record)]` (crate
+//! `rntuple-derive`, re-exported as [`crate::Record`]) implements it and [`Entry`] for user
+//! structs, as ROOT builds a model from a C++ class.
+//!
+//! ```
+//! use rntuple::write::{Writer, WriteOptions};
+//! #[derive(rntuple::Record)]
+//! struct Muon { pt: f32, charge: i8 }
+//! #[derive(rntuple::Record)]
+//! struct Event { id: u64, muons: Vec<Muon>, tag: Option<String> }
+//!
+//! let path = std::env::temp_dir().join("rntuple-doc-typed.root");
+//! let mut w = Writer::create_typed::<Event>(&path, "Events", WriteOptions::default())?;
+//! w.fill_typed(&Event { id: 1, muons: vec![Muon { pt: 25.5, charge: -1 }], tag: None })?;
+//! w.fill_typed(&Event { id: 2, muons: vec![], tag: Some("good".into()) })?;
+//! w.commit()?;
+//! let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+//! let rows: Vec<String> = r.read_values(None, 0, 2)?.iter().map(|v| v.to_json().to_string()).collect();
+//! assert_eq!(rows[0], r#"{"id":1,"muons":[{"pt":25.5,"charge":-1}],"tag":null}"#);
+//! assert_eq!(rows[1], r#"{"id":2,"muons":[],"tag":"good"}"#);
+//! # Ok::<(), rntuple::Error>(())
+//! ```
+
+use crate::error::{Error, Result};
+use crate::logical::kind::Scalar;
+use crate::logical::typename::TypeExpr;
+use crate::write::fill::{Plan, TypedCols};
+
+/// A contiguous run of values of one primitive type.
+#[derive(Debug, Clone, Copy)]
+pub enum ScalarSlice<'a> {
+    /// `bool`
+    Bool(&'a [bool]),
+    /// `std::int8_t`
+    I8(&'a [i8]),
+    /// `std::uint8_t`
+    U8(&'a [u8]),
+    /// `std::int16_t`
+    I16(&'a [i16]),
+    /// `std::uint16_t`
+    U16(&'a [u16]),
+    /// `std::int32_t`
+    I32(&'a [i32]),
+    /// `std::uint32_t`
+    U32(&'a [u32]),
+    /// `std::int64_t`
+    I64(&'a [i64]),
+    /// `std::uint64_t`
+    U64(&'a [u64]),
+    /// `float`
+    F32(&'a [f32]),
+    /// `double`
+    F64(&'a [f64]),
+}
+
+impl ScalarSlice<'_> {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            ScalarSlice::Bool(v) => v.len(),
+            ScalarSlice::I8(v) => v.len(),
+            ScalarSlice::U8(v) => v.len(),
+            ScalarSlice::I16(v) => v.len(),
+            ScalarSlice::U16(v) => v.len(),
+            ScalarSlice::I32(v) => v.len(),
+            ScalarSlice::U32(v) => v.len(),
+            ScalarSlice::I64(v) => v.len(),
+            ScalarSlice::U64(v) => v.len(),
+            ScalarSlice::F32(v) => v.len(),
+            ScalarSlice::F64(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A Rust type that can be written as an RNTuple field.
+pub trait FieldValue {
+    /// The field's type (a ROOT type, or an untyped record for derived structs).
+    fn type_expr() -> TypeExpr;
+    /// Writes one value.
+    fn put(&self, w: FieldWriter<'_>) -> Result<()>;
+    /// Writes consecutive values (vector items, array elements); primitives write them in bulk.
+    fn put_slice(items: &[Self], mut w: FieldWriter<'_>) -> Result<()>
+    where
+        Self: Sized,
+    {
+        for it in items {
+            it.put(w.reborrow())?;
+        }
+        Ok(())
+    }
+}
+
+/// A Rust type whose values are entries: its members are the top-level fields.
+pub trait Entry: 'static {
+    /// The top-level fields: (name, type).
+    fn fields() -> Vec<(String, TypeExpr)>;
+    /// Writes the members in the order of [`Entry::fields`].
+    fn put_fields(&self, w: &mut RecordWriter<'_>) -> Result<()>;
+}
+
+/// Writes one value into the columns of a field.
+pub struct FieldWriter<'a> {
+    cols: &'a mut dyn TypedCols,
+    plan: &'a Plan,
+    path: &'a str,
+}
+
+fn mismatch(path: &str, want: &str, plan: &Plan) -> Error {
+    Error::Invalid(format!("field '{path}': a Rust {want} does not fit this field ({})", plan.describe()))
+}
+
+impl<'a> FieldWriter<'a> {
+    /// A writer for the same field, for writing several values in turn.
+    pub fn reborrow(&mut self) -> FieldWriter<'_> {
+        FieldWriter { cols: &mut *self.cols, plan: self.plan, path: self.path }
+    }
+
+    /// Writes primitive values.
+    pub fn scalars(self, v: ScalarSlice<'_>) -> Result<()> {
+        match self.plan {
+            Plan::Scalar { col, counter, .. } => {
+                self.cols.extend_scalars(*col, v).map_err(|_| mismatch(self.path, &format!("{v:?}").chars().take_while(|c| *c != '(').collect::<String>(), self.plan))?;
+                self.cols.counts()[*counter] += v.len() as u64;
+                Ok(())
+            }
+            Plan::Wrapper { child, counter } => {
+                self.cols.counts()[*counter] += v.len() as u64;
+                FieldWriter { cols: self.cols, plan: child, path: self.path }.scalars(v)
+            }
+            p => Err(mismatch(self.path, "primitive", p)),
+        }
+    }
+
+    /// Writes a string.
+    pub fn string(self, s: &str) -> Result<()> {
+        let Plan::String { idx, chars, counter } = self.plan else { return Err(mismatch(self.path, "String", self.plan)) };
+        self.cols.extend_scalars(*chars, ScalarSlice::U8(s.as_bytes()))?;
+        let end = self.cols.col_len(*chars);
+        self.cols.push_index(*idx, end)?;
+        self.cols.counts()[*counter] += 1;
+        Ok(())
+    }
+
+    /// Writes a collection (vector, optional): `items` writes its items through the writer of
+    /// the item field.
+    pub fn collection(self, items: impl FnOnce(FieldWriter<'_>) -> Result<()>) -> Result<()> {
+        let Plan::Collection { idx, child, counter, .. } = self.plan else { return Err(mismatch(self.path, "collection", self.plan)) };
+        items(FieldWriter { cols: &mut *self.cols, plan: child, path: self.path })?;
+        let end = self.cols.counts()[child.counter()];
+        self.cols.push_index(*idx, end)?;
+        self.cols.counts()[*counter] += 1;
+        Ok(())
+    }
+
+    /// Writes a fixed-size array.
+    pub fn array<T: FieldValue>(self, items: &[T]) -> Result<()> {
+        let Plan::Array { n, child, counter } = self.plan else { return Err(mismatch(self.path, "array", self.plan)) };
+        if items.len() as u64 != *n {
+            return Err(Error::Invalid(format!("field '{}': {} values for an array of {n}", self.path, items.len())));
+        }
+        T::put_slice(items, FieldWriter { cols: &mut *self.cols, plan: child, path: self.path })?;
+        self.cols.counts()[*counter] += 1;
+        Ok(())
+    }
+
+    /// Starts a record (struct, pair, tuple): write its members in order with
+    /// [`RecordWriter::member`], then call [`RecordWriter::finish`].
+    pub fn record(self) -> Result<RecordWriter<'a>> {
+        let Plan::Record { children, counter } = self.plan else { return Err(mismatch(self.path, "record", self.plan)) };
+        self.cols.counts()[*counter] += 1;
+        Ok(RecordWriter { cols: self.cols, children, next: 0, path: self.path })
+    }
+}
+
+/// Writes the members of a record (or the top-level fields of an entry) in order.
+pub struct RecordWriter<'a> {
+    cols: &'a mut dyn TypedCols,
+    children: &'a [Plan],
+    next: usize,
+    path: &'a str,
+}
+
+impl<'a> RecordWriter<'a> {
+    pub(crate) fn top(cols: &'a mut dyn TypedCols, children: &'a [Plan]) -> Self {
+        RecordWriter { cols, children, next: 0, path: "" }
+    }
+
+    /// Writes the next member.
+    pub fn member<T: FieldValue>(&mut self, v: &T) -> Result<()> {
+        let plan = self.children.get(self.next).ok_or_else(|| Error::Invalid(format!("field '{}': more members than the record has ({})", self.path, self.children.len())))?;
+        self.next += 1;
+        v.put(FieldWriter { cols: &mut *self.cols, plan, path: self.path })
+    }
+
+    /// Checks that every member was written.
+    pub fn finish(self) -> Result<()> {
+        if self.next != self.children.len() {
+            return Err(Error::Invalid(format!("field '{}': {} of {} members written", self.path, self.next, self.children.len())));
+        }
+        Ok(())
+    }
+}
+
+macro_rules! primitive {
+    ($t:ty, $s:ident, $v:ident) => {
+        impl FieldValue for $t {
+            fn type_expr() -> TypeExpr {
+                TypeExpr::Scalar(Scalar::$s, None)
+            }
+            fn put(&self, w: FieldWriter<'_>) -> Result<()> {
+                w.scalars(ScalarSlice::$v(std::slice::from_ref(self)))
+            }
+            fn put_slice(items: &[Self], w: FieldWriter<'_>) -> Result<()> {
+                w.scalars(ScalarSlice::$v(items))
+            }
+        }
+    };
+}
+primitive!(bool, Bool, Bool);
+primitive!(i8, I8, I8);
+primitive!(u8, U8, U8);
+primitive!(i16, I16, I16);
+primitive!(u16, U16, U16);
+primitive!(i32, I32, I32);
+primitive!(u32, U32, U32);
+primitive!(i64, I64, I64);
+primitive!(u64, U64, U64);
+primitive!(f32, F32, F32);
+primitive!(f64, F64, F64);
+
+impl FieldValue for String {
+    fn type_expr() -> TypeExpr {
+        TypeExpr::String
+    }
+    fn put(&self, w: FieldWriter<'_>) -> Result<()> {
+        w.string(self)
+    }
+}
+
+impl<T: FieldValue> FieldValue for Vec<T> {
+    fn type_expr() -> TypeExpr {
+        TypeExpr::Collection("std::vector".into(), Box::new(T::type_expr()))
+    }
+    fn put(&self, w: FieldWriter<'_>) -> Result<()> {
+        w.collection(|c| T::put_slice(self, c))
+    }
+}
+
+impl<T: FieldValue> FieldValue for Option<T> {
+    fn type_expr() -> TypeExpr {
+        TypeExpr::Optional("std::optional".into(), Box::new(T::type_expr()))
+    }
+    fn put(&self, w: FieldWriter<'_>) -> Result<()> {
+        w.collection(|c| match self {
+            Some(v) => v.put(c),
+            None => Ok(()),
+        })
+    }
+}
+
+impl<T: FieldValue, const N: usize> FieldValue for [T; N] {
+    fn type_expr() -> TypeExpr {
+        TypeExpr::Array(Box::new(T::type_expr()), N as u64)
+    }
+    fn put(&self, w: FieldWriter<'_>) -> Result<()> {
+        w.array(self)
+    }
+}
+
+macro_rules! tuple {
+    ($name:expr; $($t:ident $i:tt),+) => {
+        impl<$($t: FieldValue),+> FieldValue for ($($t,)+) {
+            fn type_expr() -> TypeExpr {
+                TypeExpr::Tuple($name.into(), vec![$($t::type_expr()),+])
+            }
+            fn put(&self, w: FieldWriter<'_>) -> Result<()> {
+                let mut r = w.record()?;
+                $(r.member(&self.$i)?;)+
+                r.finish()
+            }
+        }
+    };
+}
+tuple!("std::pair"; A 0, B 1);
+tuple!("std::tuple"; A 0, B 1, C 2);
+tuple!("std::tuple"; A 0, B 1, C 2, D 3);
+tuple!("std::tuple"; A 0, B 1, C 2, D 3, E 4);
