@@ -12,7 +12,7 @@ export RNTUPLE_TESTDATA
 BIN := target/release/rntuple
 CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
 
-.PHONY: demo test build venv cargo-test pytest fuzz-smoke bench-read clean python
+.PHONY: demo test build venv cargo-test pytest fuzz-smoke bench-read bench-parallel-write clean python
 
 build:
 	cargo build --release --workspace
@@ -57,6 +57,9 @@ test: venv build cargo-test fuzz-smoke pytest
 
 bench-read: venv build
 	$(PY) bench/read_bench.py
+
+bench-parallel-write: venv build
+	$(PY) bench/parallel_write_bench.py
 
 clean:
 	cargo clean

@@ -587,8 +587,10 @@ fn bench_write(cfg: &WriteBench) -> Res {
                             let t0 = Instant::now();
                             let mut w = Writer::create(&path, "Events", &SCHEMA, opts).map_err(|e| e.to_string())?;
                             let items = data.feed(i as u64 * n, n, |b| w.append_batch(b)).map_err(|e| e.to_string())?;
+                            w.commit_cluster().map_err(|e| e.to_string())?;
+                            let clusters = w.num_clusters();
                             let bytes = w.commit().map_err(|e| e.to_string())?;
-                            let m = ContextMetrics { entries: n, bytes_written: bytes, wall_seconds: t0.elapsed().as_secs_f64(), ..Default::default() };
+                            let m = ContextMetrics { entries: n, clusters, bytes_written: bytes, wall_seconds: t0.elapsed().as_secs_f64(), ..Default::default() };
                             Ok((bytes, items, m))
                         })
                     })
@@ -602,7 +604,8 @@ fn bench_write(cfg: &WriteBench) -> Res {
                 items += i;
                 ms.push(m);
             }
-            (bytes, items, ms, 0)
+            let clusters = ms.iter().map(|m| m.clusters).sum();
+            (bytes, items, ms, clusters)
         }
         _ => {
             let w = ParallelWriter::create(&cfg.output, "Events", &SCHEMA, opts)?;

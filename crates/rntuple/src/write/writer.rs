@@ -148,6 +148,11 @@ impl Writer {
         self.b.filled
     }
 
+    /// Clusters written so far.
+    pub fn num_clusters(&self) -> u64 {
+        self.b.clusters
+    }
+
     /// Fills one entry: a [`Value::Record`] with one member per top-level field, in any order.
     pub fn fill(&mut self, entry: &Value) -> Result<()> {
         self.b.fill(entry)

@@ -1,0 +1,1034 @@
+#!/usr/bin/env python3
+"""Parallel write benchmark: the paper's Figure 3 and 4 (Hahnfeld, Blomer, Kollegger, "Parallel Writing of
+Nested Data in Columnar Formats", Euro-Par 2024) on this machine, in one run.
+
+Run it with the project's venv: `.venv/bin/python bench/parallel_write_bench.py [--quick | --entries N]`.
+
+Each of T threads (1, 2, 4, 8, 16) writes N entries (default 1,000,000 per thread, i.e. weak scaling as in
+the paper's random-write program) of `std::uint64_t eventId` and `std::vector<float> particles` (Poisson(5)
+sizes, values uniform in [0,100) from a pool made before the timed region, maximum unzipped page 128 KiB,
+clusters of ~4 MiB zipped for both writers: --cluster-bytes, ROOT's 128 MiB scaled down so that every thread
+commits several clusters), compression 0 and 505, into /dev/null and into a new file in bench/data/ (deleted
+after each run):
+
+  ours (`target/release/rntuple bench write --threads T --entries N --compression C --output PATH ...`,
+  one process per run; "seconds" = wall time from create to commit incl. the final fsync):
+    buffered          --mode buffered (the default: the unit of writing is the cluster)
+    unbuffered        --mode unbuffered (the unit is the page, written under the lock as it is compressed)
+    separate-files    --mode separate-files (each thread its own sequential writer and file: the baseline)
+    file target only: buffered+prealloc, unbuffered+prealloc (--preallocate), buffered+outside-lock
+    (--write-outside-lock), buffered+direct-io (--direct-io)
+  ROOT 6.40 (bench/root_parallel_write.C, ACLiC -O3, one worker process per repetition, same pool, same data):
+    ROOT parallel     RNTupleParallelWriter, one RNTupleFillContext per std::thread, buffered, implicit MT off
+                      (ROOT refuses unbuffered parallel writing: "parallel writing requires buffering")
+    ROOT separate     one RNTupleWriter per thread and file
+    Timed: model + Recreate .. fill .. writer destruction; ROOT does not fsync, so its fsync is timed right
+    after and added for the file target (equal work; also shown apart).
+
+Best of --repeat (default 3) runs, the repetitions interleaved over all configurations, after one untimed
+warm-up per compression. In a separate, untimed run per mode (T=16, N/5 entries per thread, /dev/null),
+`strace -f -c -e trace=futex` counts futex system calls, as the paper does. `fio` measures the sequential
+write bandwidth of the same file system in the same run (1 job, rw=write, bs=1M, ioengine=psync,
+end_fsync=1, size = our largest uncompressed file; installed with apt-get when missing, else skipped).
+
+Prints the machine (os.cpu_count(): 2 vCPUs here, which deliver ~1.1 cores of throughput when both are
+busy, so thread scaling itself cannot show on this box), tables with ratios, PASS/FAIL lines for the
+targets (a)-(f) of issue #4 (never asserted), a Markdown table for the README; writes
+bench/data/parallel_write_results.json and the plot bench/parallel_write.png (bandwidth vs threads, one
+panel per target and compression, like the paper's Fig. 3/4; matplotlib is pip-installed into the venv
+when missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import read_bench as rb  # noqa: E402  (machine info, ROOT import, formatting)
+
+REPO = HERE.parent
+DATA = HERE / "data"
+NTUPLE = "Events"
+DEFAULT_ENTRIES = 1_000_000
+QUICK_ENTRIES = 100_000
+THREADS = (1, 2, 4, 8, 16)
+COMPRESSIONS = (0, 505)
+TARGETS = ("/dev/null", "file")
+PAGE_SIZE = 128 * 1024
+# ROOT's default cluster (128 MiB zipped) scaled down, so that with 1M entries per thread (17 MB at 505, 36 MB
+# uncompressed) every thread commits several clusters, as in the paper's longer runs
+DEFAULT_CLUSTER_BYTES = 4 * 1024 * 1024
+RESULT_MARK = "PARALLEL_WRITE_RESULT:"
+MATPLOTLIB_PIN = "matplotlib==3.11.2"
+EFFECTIVE_CORES = 1.1  # this machine: 2 vCPUs, two CPU-bound processes each run ~1.8x slower than one alone
+
+# series: name -> (implementation, CLI args / ROOT mode, targets)
+SERIES = {
+    "buffered": ("ours", ["--mode", "buffered"], TARGETS),
+    "unbuffered": ("ours", ["--mode", "unbuffered"], TARGETS),
+    "separate-files": ("ours", ["--mode", "separate-files"], TARGETS),
+    "buffered+prealloc": ("ours", ["--mode", "buffered", "--preallocate"], ("file",)),
+    "unbuffered+prealloc": ("ours", ["--mode", "unbuffered", "--preallocate"], ("file",)),
+    "buffered+outside-lock": ("ours", ["--mode", "buffered", "--write-outside-lock"], ("file",)),
+    "buffered+direct-io": ("ours", ["--mode", "buffered", "--direct-io"], ("file",)),
+    "ROOT parallel": ("root", "parallel", TARGETS),
+    "ROOT separate": ("root", "separate-files", TARGETS),
+}
+STRACE_SERIES = ("buffered", "unbuffered", "separate-files", "buffered+outside-lock", "ROOT parallel", "ROOT separate")
+
+# --seccomp-bpf: only the traced calls stop the process (strace >= 5.3), so the other calls run at full speed
+STRACE_OPTS = ["-f", "--seccomp-bpf", "-c", "-e", "trace=futex"]
+
+TARGET_VALUES = {"a": 0.95, "b": 0.01, "c": 0.90, "e505": 1.3, "e0": 3.0, "f": 0.90}
+
+log = rb.log
+fmt_rate = rb.fmt_rate
+fmt_ratio = rb.fmt_ratio
+
+
+# ----------------------------------------------------------------------------------------------
+# helpers
+# ----------------------------------------------------------------------------------------------
+
+
+def emit_result(obj) -> None:
+    sys.stdout.write(RESULT_MARK + json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def out_path(series: str, comp: int, threads: int, target: str) -> str:
+    if target == "/dev/null":
+        return "/dev/null"
+    slug = re.sub(r"[^a-z0-9]+", "_", series.lower()).strip("_")
+    return str(DATA / f"pw_{slug}_c{comp}_t{threads}.root")
+
+
+def written_files(path: str) -> list[Path]:
+    """The file itself and separate-files' PATH.t<k>."""
+    if path == "/dev/null":
+        return []
+    p = Path(path)
+    return [p] + sorted(p.parent.glob(p.name + ".t*"))
+
+
+def remove_outputs(path: str) -> None:
+    """Delete a benchmark output; never anything outside bench/data, never a device."""
+    for p in written_files(path):
+        if p.parent.resolve() == DATA.resolve() and p.name.startswith("pw_") and p.is_file():
+            p.unlink()
+
+
+def cli_help(binary: Path) -> str:
+    try:
+        p = subprocess.run([str(binary), "bench", "write", "--help"], capture_output=True, text=True, timeout=60)
+        return p.stdout + p.stderr
+    except OSError:
+        return ""
+
+
+def cluster_flag(help_text: str) -> str | None:
+    m = re.findall(r"(--[a-z0-9-]*cluster[a-z0-9-]*)\s+<", help_text)
+    return m[0] if m else None
+
+
+def load_macro(ROOT, name: str) -> str:
+    src = HERE / name
+    build = DATA / "aclic"
+    build.mkdir(parents=True, exist_ok=True)
+    if shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++"):
+        ROOT.gSystem.SetBuildDir(str(build), True)
+        if ROOT.gSystem.CompileMacro(str(src), "kO") == 1:
+            return f"ACLiC ({ROOT.gSystem.GetFlagsOpt().strip()})"
+    if not ROOT.gInterpreter.Declare("#pragma cling optimize(3)\n" + src.read_text()):
+        raise RuntimeError(f"could neither compile nor declare bench/{name}")
+    return "cling JIT (#pragma cling optimize(3)); ACLiC unavailable"
+
+
+def run_worker(args: list[str], timeout: float | None = None, prefix: list[str] | None = None) -> dict:
+    cmd = [*(prefix or []), sys.executable, str(Path(__file__).resolve()), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    result = None
+    for line in proc.stdout.splitlines():
+        if line.startswith(RESULT_MARK):
+            result = json.loads(line[len(RESULT_MARK):])
+    if result is None:
+        tail = "\n".join((proc.stdout + "\n" + proc.stderr).strip().splitlines()[-30:])
+        raise RuntimeError(f"worker {args[:2]} failed (exit {proc.returncode}):\n{tail}")
+    return result
+
+
+# ----------------------------------------------------------------------------------------------
+# ROOT worker (own process): all ROOT configurations of one repetition, or one run (for strace)
+# ----------------------------------------------------------------------------------------------
+
+
+def worker_root(opts) -> None:
+    ROOT = rb.quiet_import_root()
+    ROOT.gErrorIgnoreLevel = ROOT.kError
+    ROOT.DisableImplicitMT()
+    out = {"root_version": str(ROOT.gROOT.GetVersion()), "compiled_with": load_macro(ROOT, "root_parallel_write.C")}
+    out["pool"] = json.loads(str(ROOT.rpw_prepare()))
+    jobs = json.loads(Path(opts.jobs).read_text())
+    if opts.wait:  # strace attaches now: only the writing is traced, not Python's and ROOT's start-up
+        sys.stdout.write("READY\n")
+        sys.stdout.flush()
+        sys.stdin.readline()
+    out["runs"] = {}
+    for job in jobs:
+        r = json.loads(str(ROOT.rpw_write(job["path"], job["threads"], job["entries"], job["compression"], job["mode"],
+                                          job.get("buffered", True), False, PAGE_SIZE, job.get("cluster_bytes", 0),
+                                          job.get("metrics", True))))
+        remove_outputs(job["path"])
+        out["runs"][job["key"]] = r
+    emit_result(out)
+    if opts.wait:
+        sys.stdin.readline()
+    sys.stdout.flush()
+    os._exit(0)  # ROOT (pip) can crash at interpreter teardown; the results are out
+
+
+def strace_root_run(strace: str, job: dict, out_file: Path) -> dict:
+    """The ROOT worker runs one job while `strace -f -c -p PID` is attached to it (attached after the
+    start-up, detached before the exit). Returns the futex counts and the run's result."""
+    import signal
+
+    jf = DATA / "pw_strace_jobs.json"
+    jf.write_text(json.dumps([job]))
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker", "root", "--jobs", str(jf),
+                             "--wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)
+    st = None
+    try:
+        for line in proc.stdout:
+            if line.strip() == "READY":
+                break
+        else:
+            raise RuntimeError("the ROOT worker ended before it was ready")
+        st = subprocess.Popen([strace, "-f", "-c", "-e", "trace=futex", "-o", str(out_file), "-p", str(proc.pid)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for line in st.stderr:  # "strace: Process N attached" once per thread
+            if "attached" in line:
+                break
+        time.sleep(0.5)
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        result = None
+        for line in proc.stdout:
+            if line.startswith(RESULT_MARK):
+                result = json.loads(line[len(RESULT_MARK):])
+                break
+        st.send_signal(signal.SIGINT)
+        st.wait(timeout=60)
+        proc.stdin.write("exit\n")
+        proc.stdin.flush()
+        proc.wait(timeout=120)
+        if result is None:
+            raise RuntimeError("the ROOT worker printed no result")
+        r = parse_strace_c(out_file.read_text())
+        r["run"] = result["runs"][job["key"]]
+        return r
+    finally:
+        for p in (st, proc):
+            if p is not None and p.poll() is None:
+                p.kill()
+        if jf.exists():
+            jf.unlink()
+
+
+# ----------------------------------------------------------------------------------------------
+# ours: one process per run
+# ----------------------------------------------------------------------------------------------
+
+
+def run_ours(binary: Path, series_args: list[str], threads: int, entries: int, comp: int, path: str,
+             extra: list[str]) -> dict:
+    cmd = [str(binary), "bench", "write", "--threads", str(threads), "--entries", str(entries), "--compression",
+           str(comp), *series_args, *extra, "--output", path]
+    remove_outputs(path)
+    cpu0 = rb._children_cpu()
+    w0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        remove_outputs(path)
+        return {"error": "timeout after 900 s"}
+    wall = time.perf_counter() - w0
+    cpu = rb._children_cpu() - cpu0
+    obj = None
+    for line in reversed(proc.stdout.strip().splitlines()):
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(o, dict) and "seconds" in o:
+            obj = o
+            break
+    files = written_files(path)
+    file_bytes = sum(p.stat().st_size for p in files if p.is_file()) if files else None
+    remove_outputs(path)
+    if proc.returncode != 0 or obj is None:
+        why = (proc.stderr.strip() or proc.stdout.strip() or "no output").splitlines()
+        return {"error": f"exit {proc.returncode}: {(why[-1] if why else '')[:300]}"}
+    obj["process_wall"] = wall
+    obj["cpu_seconds"] = cpu
+    obj["file_bytes"] = file_bytes
+    return obj
+
+
+# ----------------------------------------------------------------------------------------------
+# strace and fio
+# ----------------------------------------------------------------------------------------------
+
+
+def parse_strace_c(text: str) -> dict:
+    """The futex line of `strace -c`: calls and errors."""
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[-1] == "futex":
+            nums = parts[:-1]
+            # % time, seconds, usecs/call, calls, [errors]
+            calls = int(nums[3]) if len(nums) >= 4 else None
+            errors = int(nums[4]) if len(nums) >= 5 else 0
+            return {"calls": calls, "errors": errors, "seconds": float(nums[1])}
+    return {"calls": 0, "errors": 0, "seconds": 0.0}
+
+
+def strace_counts(binary: Path, entries: int, comps, extra: list[str], cluster_bytes: int, have_ours: bool,
+                  series_sel) -> dict:
+    strace = shutil.which("strace")
+    if not strace:
+        return {"error": "strace not found"}
+    res = {}
+    tmp = DATA / "pw_strace.txt"
+    for comp in comps:
+        for series in STRACE_SERIES:
+            if series not in series_sel:
+                continue
+            impl, args, _ = SERIES[series]
+            key = f"{series}|{comp}"
+            try:
+                if impl == "ours":
+                    if not have_ours:
+                        continue
+                    cmd = [strace, *STRACE_OPTS, "-o", str(tmp), str(binary), "bench", "write",
+                           "--threads", "16", "--entries", str(entries), "--compression", str(comp), *args, *extra,
+                           "--output", "/dev/null"]
+                    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+                    if p.returncode != 0:
+                        res[key] = {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:300]}
+                        continue
+                    r = parse_strace_c(tmp.read_text())
+                    try:
+                        rep = json.loads(p.stdout.strip().splitlines()[-1])
+                        r["clusters"] = rep.get("clusters")
+                        r["lock_acquisitions"] = (rep.get("lock") or {}).get("acquisitions")
+                    except (ValueError, IndexError):
+                        pass
+                    res[key] = r
+                else:
+                    job = {"key": "x", "path": "/dev/null", "threads": 16, "entries": entries, "compression": comp,
+                           "mode": args, "cluster_bytes": cluster_bytes, "metrics": False}
+                    r = strace_root_run(strace, job, tmp)
+                    run = r.pop("run")
+                    if "error" in run:
+                        r = {"error": run["error"]}
+                    res[key] = r
+            except Exception as e:  # noqa: BLE001
+                res[key] = {"error": str(e)[-300:]}
+            finally:
+                if tmp.exists():
+                    tmp.unlink()
+    return res
+
+
+def ensure_fio() -> str | None:
+    fio = shutil.which("fio")
+    if fio:
+        return fio
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        log("fio: not installed; installing it with `apt-get install -y fio` ...")
+        p = subprocess.run(["apt-get", "install", "-y", "fio"], capture_output=True, text=True)
+        if p.returncode != 0:
+            subprocess.run(["apt-get", "update"], capture_output=True, text=True)
+            subprocess.run(["apt-get", "install", "-y", "fio"], capture_output=True, text=True)
+        return shutil.which("fio")
+    return None
+
+
+def run_fio(size_bytes: int, reps: int) -> dict:
+    fio = ensure_fio()
+    if not fio:
+        return {"error": "fio is not installed and could not be installed (apt-get install fio as root); skipped"}
+    size_mb = max(64, (size_bytes + (1 << 20) - 1) >> 20)
+    path = DATA / "pw_fio_test.bin"
+    cmd = [fio, "--name=seqwrite", f"--filename={path}", "--rw=write", "--bs=1M", f"--size={size_mb}M",
+           "--numjobs=1", "--ioengine=psync", "--end_fsync=1", "--output-format=json"]
+    runs = []
+    try:
+        for _ in range(reps):
+            if path.exists():
+                path.unlink()
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+            if p.returncode != 0:
+                return {"error": f"fio failed: {(p.stderr.strip().splitlines() or ['?'])[-1]}"}
+            j = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["write"]
+            # runtime (ms) includes the final fsync (end_fsync=1)
+            runs.append({"bytes": j["io_bytes"], "runtime_s": j["runtime"] / 1000.0, "MBps": j["bw_bytes"] / 1e6})
+    finally:
+        if path.exists():
+            path.unlink()
+    best = max(runs, key=lambda r: r["MBps"])
+    return {"best_MBps": best["MBps"], "runs_MBps": [r["MBps"] for r in runs], "size_MB": size_mb,
+            "command": " ".join(cmd[1:])}
+
+
+# ----------------------------------------------------------------------------------------------
+# report
+# ----------------------------------------------------------------------------------------------
+
+
+def ctx_lock_fraction(r: dict) -> float | None:
+    """max over contexts of (wait+hold)/wall, from the run's report (ours) or ROOT's critical section."""
+    lock = r.get("lock")
+    if isinstance(lock, dict) and lock.get("max_lock_fraction") is not None:
+        return float(lock["max_lock_fraction"])
+    ctxs = r.get("contexts") or []
+    fr = []
+    for c in ctxs:
+        wall = c.get("wall_seconds") or 0
+        if wall <= 0:
+            continue
+        if "wait_seconds" in c:
+            fr.append((c.get("wait_seconds", 0) + c.get("hold_seconds", 0)) / wall)
+        elif c.get("critical_section_seconds", -1) >= 0:
+            fr.append(c["critical_section_seconds"] / wall)
+    return max(fr) if fr else None
+
+
+def build_rows(best: dict, settings: dict) -> list[dict]:
+    """One row per (target, compression, series, threads) with the best run and the derived numbers."""
+    rows = []
+    N = settings["entries"]
+    for target in TARGETS:
+        for comp in settings["compressions"]:
+            for series, (impl, _, tg) in SERIES.items():
+                if target not in tg:
+                    continue
+                for t in settings["threads"]:
+                    key = f"{series}|{target}|{comp}|{t}"
+                    r = best.get(key)
+                    if r is None:
+                        continue
+                    row = {"series": series, "impl": impl, "target": target, "compression": comp, "threads": t,
+                           "key": key}
+                    if "error" in r:
+                        row["error"] = r["error"]
+                        rows.append(row)
+                        continue
+                    sec = float(r["seconds"])
+                    fsync = 0.0
+                    if impl == "root" and target == "file" and r.get("fsync_seconds", -1) > 0:
+                        fsync = float(r["fsync_seconds"])
+                    total_sec = sec + fsync
+                    entries = int(r.get("entries") or t * N)
+                    stored = r.get("stored_bytes")
+                    if stored is None or int(stored) < 0:  # into /dev/null: the same data's size into a file
+                        f = best.get(f"{series}|file|{comp}|{t}") or {}
+                        stored = f.get("stored_bytes") if f and "error" not in f else None
+                    if impl == "root" and (stored is None or int(stored) < 0):
+                        stored = None
+                    raw = None
+                    if r.get("uncompressed_mb_per_second") is not None:
+                        raw = float(r["uncompressed_mb_per_second"]) * float(r["seconds"]) * 1e6
+                    lock = r.get("lock") or {}
+                    clusters = r.get("clusters")
+                    row.update({
+                        "seconds": total_sec, "timed_seconds": sec, "fsync_seconds": fsync if impl == "root" else None,
+                        "entries": entries, "entries_per_s": entries / total_sec,
+                        "stored_bytes": int(stored) if stored is not None else None,
+                        "stored_MBps": int(stored) / total_sec / 1e6 if stored is not None else None,
+                        "uncompressed_MBps": raw / total_sec / 1e6 if raw else None,
+                        "clusters": clusters,
+                        "lock_acquisitions": lock.get("acquisitions"),
+                        "lock_wait_seconds": lock.get("wait_seconds"),
+                        "lock_hold_seconds": lock.get("hold_seconds"),
+                        "max_lock_fraction": ctx_lock_fraction(r),
+                        "acq_per_cluster": (lock["acquisitions"] / clusters) if lock.get("acquisitions") is not None
+                        and clusters else None,
+                        "times": r.get("times"),
+                        "cpu_seconds": r.get("cpu_seconds"),
+                    })
+                    rows.append(row)
+    by = {r["key"]: r for r in rows}
+    for r in rows:
+        if "error" in r:
+            continue
+        base = by.get(f"separate-files|{r['target']}|{r['compression']}|{r['threads']}")
+        if base and "error" not in base and r["series"] != "separate-files":
+            r["vs_separate"] = r["entries_per_s"] / base["entries_per_s"]
+        rootp = by.get(f"ROOT parallel|{r['target']}|{r['compression']}|{r['threads']}")
+        if rootp and "error" not in rootp and r["impl"] == "ours":
+            r["vs_root"] = r["entries_per_s"] / rootp["entries_per_s"]
+        one = by.get(f"{r['series']}|{r['target']}|{r['compression']}|1")
+        if one and "error" not in one and one.get("stored_MBps") and r.get("stored_MBps"):
+            r["vs_1thread"] = r["stored_MBps"] / one["stored_MBps"]
+    return rows
+
+
+def print_pivot(rows: list[dict], settings: dict, what: str, fmt) -> None:
+    threads = settings["threads"]
+    for target in TARGETS:
+        for comp in settings["compressions"]:
+            sel = [r for r in rows if r["target"] == target and r["compression"] == comp]
+            if not sel:
+                continue
+            log(f"  [{target}, compression {comp}]")
+            hdr = ["series"] + [f"T={t}" for t in threads]
+            lines = [hdr]
+            for series in SERIES:
+                rs = {r["threads"]: r for r in sel if r["series"] == series}
+                if not rs:
+                    continue
+                cells = [series]
+                for t in threads:
+                    r = rs.get(t)
+                    cells.append("n/a" if r is None or "error" in r else fmt(r))
+                lines.append(cells)
+            widths = [max(len(str(l[i])) for l in lines) for i in range(len(hdr))]
+            for j, l in enumerate(lines):
+                log("    " + "  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i])
+                                       for i, c in enumerate(l)))
+                if j == 0:
+                    log("    " + "  ".join("-" * w for w in widths))
+
+
+def markdown(rows: list[dict], settings: dict, machine: dict, fio: dict) -> str:
+    threads = settings["threads"]
+    out = [
+        f"Parallel write benchmark (bench/parallel_write_bench.py), {settings['entries']:,} entries per thread "
+        f"(eventId + vector<float> particles), {machine['cpu_model']}, {machine['nproc']} vCPUs (~{EFFECTIVE_CORES} "
+        f"cores of throughput), {machine['date'][:10]}; best of {settings['repeat']}. Stored MB/s (total over "
+        "threads; ours incl. the final fsync, ROOT's fsync added for the file target), in parentheses ours / "
+        "separate-files for ours and ours buffered / this for ROOT."
+        + (f" fio sequential write on the same file system: {fio['best_MBps']:.0f} MB/s." if fio and "best_MBps" in fio else ""),
+        "",
+        "| Target | Compr. | Series | " + " | ".join(f"T={t}" for t in threads) + " |",
+        "|---|---:|---|" + "---:|" * len(threads),
+    ]
+    by = {r["key"]: r for r in rows}
+    for target in TARGETS:
+        for comp in settings["compressions"]:
+            for series, (impl, _, tg) in SERIES.items():
+                if target not in tg:
+                    continue
+                cells = []
+                any_ok = False
+                for t in threads:
+                    r = by.get(f"{series}|{target}|{comp}|{t}")
+                    if r is None or "error" in r or r.get("stored_MBps") is None:
+                        cells.append("n/a")
+                        continue
+                    any_ok = True
+                    extra = ""
+                    if impl == "ours" and r.get("vs_separate"):
+                        extra = f" ({r['vs_separate']:.2f})"
+                    elif impl == "root":
+                        ob = by.get(f"buffered|{target}|{comp}|{t}")
+                        if ob and "error" not in ob and series == "ROOT parallel":
+                            extra = f" ({ob['entries_per_s'] / r['entries_per_s']:.2f}x)"
+                    cells.append(f"{r['stored_MBps']:.0f}{extra}")
+                if any_ok:
+                    out.append(f"| {target} | {comp} | {series} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def evaluate(rows: list[dict], settings: dict, fio: dict, strace: dict) -> list[dict]:
+    by = {r["key"]: r for r in rows}
+    comps, threads = settings["compressions"], settings["threads"]
+    res = []
+
+    def ok(r):
+        return r is not None and "error" not in r
+
+    def add(name, status, detail):
+        res.append({"target": name, "status": status, "detail": detail})
+        log(f"{status}: ({name}) {detail}")
+
+    # (a)
+    ratios = []
+    for target in TARGETS:
+        for comp in comps:
+            for t in threads:
+                r = by.get(f"buffered|{target}|{comp}|{t}")
+                if ok(r) and r.get("vs_separate") is not None:
+                    ratios.append((r["vs_separate"], f"{target} c{comp} T={t}"))
+    if ratios:
+        worst = min(ratios)
+        st = "PASS" if worst[0] >= TARGET_VALUES["a"] else "FAIL"
+        add("a", st, f"buffered parallel vs separate-files at equal T (entries/s): worst {worst[0]:.3f} at {worst[1]} "
+                     f"(target >= {TARGET_VALUES['a']}); all: " + ", ".join(f"{x:.2f}" for x, _ in ratios))
+    else:
+        add("a", "FAIL", "no buffered/separate-files pair measured")
+    # (b)
+    def fractions(series, t):
+        out = []
+        for target in TARGETS:
+            for comp in comps:
+                r = by.get(f"{series}|{target}|{comp}|{t}")
+                if ok(r) and r.get("max_lock_fraction") is not None:
+                    out.append((r["max_lock_fraction"], f"{target} c{comp}"))
+        return out
+
+    fr = fractions("buffered", 16)
+    if fr:
+        worst = max(fr)
+        bound = (1.0 / worst[0]) if worst[0] > 0 else float("inf")
+        serial = []
+        for target in TARGETS:
+            for comp in comps:
+                r1 = by.get(f"buffered|{target}|{comp}|1")
+                if ok(r1) and r1.get("lock_hold_seconds") is not None and r1.get("timed_seconds"):
+                    serial.append(r1["lock_hold_seconds"] / r1["timed_seconds"])
+        s1 = max(serial) if serial else None
+        st = "PASS" if worst[0] < TARGET_VALUES["b"] else "FAIL"
+        ol = fractions("buffered+outside-lock", 16)
+        add("b", st, f"lock wait+hold per context at T=16 (buffered), worst context: {100 * worst[0]:.3f}% of its wall "
+                     f"time at {worst[1]} (target < 1%); Amdahl bound 1/f = {bound:,.0f}x with f = that fraction"
+                     + (f"; from the uncontended 1-thread run (hold / wall) f1 = {100 * s1:.4f}% -> 1/f1 = "
+                        f"{(1 / s1 if s1 else float('inf')):,.0f}x" if s1 is not None else "")
+                     + "; all buffered: " + ", ".join(f"{100 * x:.2f}% {w}" for x, w in fr)
+                     + ("; with --write-outside-lock: " + ", ".join(f"{100 * x:.3f}% {w}" for x, w in ol) if ol else ""))
+    else:
+        add("b", "FAIL", "no lock figures at T=16 (buffered)")
+    # (c)
+    cs = []
+    for target in TARGETS:
+        for comp in comps:
+            r = by.get(f"buffered|{target}|{comp}|16")
+            if ok(r) and r.get("vs_1thread") is not None:
+                cs.append((r["vs_1thread"], f"{target} c{comp}"))
+    if cs:
+        worst = min(cs)
+        st = "PASS" if worst[0] >= TARGET_VALUES["c"] else "FAIL"
+        add("c", st, f"16 threads / 1 thread total stored bandwidth (buffered): worst {worst[0]:.3f} at {worst[1]} "
+                     f"(target >= {TARGET_VALUES['c']}); all: " + ", ".join(f"{x:.2f} {w}" for x, w in cs))
+    else:
+        add("c", "FAIL", "no buffered T=1/T=16 pair")
+    # (d)
+    per = []
+    unb = []
+    for target in TARGETS:
+        for comp in comps:
+            for t in threads:
+                r = by.get(f"buffered|{target}|{comp}|{t}")
+                if ok(r) and r.get("acq_per_cluster") is not None:
+                    per.append((r["acq_per_cluster"], f"{target} c{comp} T={t}"))
+                u = by.get(f"unbuffered|{target}|{comp}|{t}")
+                if ok(u) and u.get("acq_per_cluster") is not None:
+                    unb.append((u["acq_per_cluster"], f"{target} c{comp} T={t}"))
+    if per:
+        worst = max(per)
+        flat = worst[0] <= 3.0
+        st = "PASS" if flat else "FAIL"
+        add("d", st, f"lock acquisitions per committed cluster, buffered: max {worst[0]:.2f} at {worst[1]} "
+                     f"(O(1): <= 3 at every T; range {min(per)[0]:.2f}..{worst[0]:.2f}); unbuffered beside it: "
+                     + (f"{min(unb)[0]:.1f}..{max(unb)[0]:.1f} per cluster" if unb else "n/a"))
+    else:
+        add("d", "FAIL", "no lock acquisition counts")
+    # (e)
+    for comp, tv in ((505, TARGET_VALUES["e505"]), (0, TARGET_VALUES["e0"])):
+        if comp not in comps:
+            continue
+        es = []
+        for target in TARGETS:
+            for t in threads:
+                r = by.get(f"buffered|{target}|{comp}|{t}")
+                if ok(r) and r.get("vs_root") is not None:
+                    es.append((r["vs_root"], f"{target} T={t}"))
+        if es:
+            worst = min(es)
+            st = "PASS" if worst[0] >= tv else "FAIL"
+            add(f"e{comp}", st, f"ours buffered / ROOT RNTupleParallelWriter entries/s at compression {comp}: worst "
+                                f"{worst[0]:.2f}x at {worst[1]} (target >= {tv}x); all: "
+                                + ", ".join(f"{x:.2f}" for x, _ in es))
+        else:
+            add(f"e{comp}", "FAIL", f"no ours/ROOT pair at compression {comp}")
+    # (f)
+    if fio and "best_MBps" in fio and 0 in comps:
+        fs = []
+        for t in threads:
+            r = by.get(f"buffered|file|0|{t}")
+            if ok(r) and r.get("stored_MBps"):
+                fs.append((r["stored_MBps"] / fio["best_MBps"], t, r["stored_MBps"]))
+        if fs:
+            best = max(fs)
+            st = "PASS" if best[0] >= TARGET_VALUES["f"] else "FAIL"
+            add("f", st, f"uncompressed into a file, buffered: best {best[2]:.0f} MB/s at T={best[1]} = "
+                         f"{100 * best[0]:.0f}% of fio's {fio['best_MBps']:.0f} MB/s (target >= 90%); per T: "
+                         + ", ".join(f"T={t}: {100 * x:.0f}%" for x, t, _ in sorted(fs, key=lambda z: z[1])))
+        else:
+            add("f", "FAIL", "no uncompressed file run")
+    else:
+        add("f", "SKIP" if not fio or "error" in fio else "FAIL",
+            f"fio not measured: {fio.get('error') if fio else 'skipped'}")
+    return res
+
+
+def plot(rows: list[dict], settings: dict, fio: dict, path: Path) -> str:
+    try:
+        import matplotlib
+    except ImportError:
+        log(f"matplotlib missing: installing {MATPLOTLIB_PIN} into {sys.prefix} ...")
+        p = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", MATPLOTLIB_PIN], capture_output=True,
+                           text=True)
+        if p.returncode != 0:
+            return f"no plot: matplotlib could not be installed ({p.stderr.strip()[-200:]})"
+        import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    comps, threads = settings["compressions"], settings["threads"]
+    fig, axes = plt.subplots(len(TARGETS), len(comps), figsize=(10, 7.2), squeeze=False)
+    styles = {
+        "buffered": ("tab:blue", "o", "-"), "unbuffered": ("tab:orange", "s", "-"),
+        "separate-files": ("tab:green", "^", "-"), "buffered+prealloc": ("tab:blue", "o", "--"),
+        "unbuffered+prealloc": ("tab:orange", "s", "--"), "buffered+outside-lock": ("tab:purple", "D", ":"),
+        "buffered+direct-io": ("tab:brown", "v", ":"), "ROOT parallel": ("tab:red", "x", "-"),
+        "ROOT separate": ("tab:red", "+", "--"),
+    }
+    for i, target in enumerate(TARGETS):
+        for j, comp in enumerate(comps):
+            ax = axes[i][j]
+            for series in SERIES:
+                pts = [(r["threads"], r["stored_MBps"]) for r in rows
+                       if r["series"] == series and r["target"] == target and r["compression"] == comp
+                       and "error" not in r and r.get("stored_MBps")]
+                if not pts:
+                    continue
+                pts.sort()
+                c, m, ls = styles[series]
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], color=c, marker=m, linestyle=ls, label=series,
+                        markersize=4, linewidth=1.2)
+            if target == "file" and comp == 0 and fio and "best_MBps" in fio:
+                ax.axhline(fio["best_MBps"], color="gray", linestyle="-.", linewidth=1, label="fio seq. write")
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(threads)
+            ax.set_xticklabels([str(t) for t in threads])
+            ax.set_ylim(bottom=0)
+            ax.set_title(f"{'/dev/null' if target == '/dev/null' else 'file (' + DATA.relative_to(REPO).as_posix() + ')'}"
+                         f", compression {comp}", fontsize=9)
+            ax.set_xlabel("threads", fontsize=8)
+            ax.set_ylabel("stored MB/s (total)", fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(alpha=0.3)
+    handles, labels = {}, {}
+    for ax in axes.flat:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            labels.setdefault(l, h)
+    fig.legend(list(labels.values()), list(labels.keys()), loc="lower center", ncol=5, fontsize=7, frameon=False)
+    loads = [la[0] for la in settings.get("loadavg_per_repetition") or [] if la]
+    busy = f"\nmachine busy during the run (load average up to {max(loads):.0f} on 2 vCPUs): noisy" \
+        if loads and max(loads) > 1.5 else ""
+    fig.suptitle(f"Parallel writing, {settings['entries']:,} entries per thread, best of {settings['repeat']}, "
+                 f"{os.cpu_count()} vCPUs (~{EFFECTIVE_CORES} cores): ours vs ROOT 6.40 RNTupleParallelWriter{busy}",
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0.07, 1, 0.96))
+    fig.savefig(path, dpi=72)
+    plt.close(fig)
+    shown = path.relative_to(REPO) if path.resolve().is_relative_to(REPO) else path
+    return f"{shown} ({path.stat().st_size / 1024:.0f} KiB)"
+
+
+# ----------------------------------------------------------------------------------------------
+# main
+# ----------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--entries", type=int, default=None, help=f"entries per thread (default {DEFAULT_ENTRIES:,})")
+    ap.add_argument("--quick", action="store_true", help=f"{QUICK_ENTRIES:,} entries per thread, --repeat 1")
+    ap.add_argument("--repeat", type=int, default=None, help="timed runs per configuration, best kept (default 3)")
+    ap.add_argument("--threads", default=",".join(map(str, THREADS)), help="thread counts")
+    ap.add_argument("--compressions", default=",".join(map(str, COMPRESSIONS)))
+    ap.add_argument("--series", default=",".join(SERIES), help="comma-separated subset of the series")
+    ap.add_argument("--cluster-bytes", type=int, default=DEFAULT_CLUSTER_BYTES,
+                    help="approximate zipped cluster size for both writers (default 4 MiB, so that every thread "
+                         "commits several clusters; 0: the writers' default, 128 MiB); used only when `rntuple bench "
+                         "write` has a cluster-size option")
+    ap.add_argument("--implicit-mt", action="store_true",
+                    help="leave our implicit MT on (default: --no-implicit-mt, as ROOT's parallel writer)")
+    ap.add_argument("--no-strace", action="store_true")
+    ap.add_argument("--no-fio", action="store_true")
+    ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--bin", type=Path, default=REPO / "target" / "release" / "rntuple")
+    ap.add_argument("--output", type=Path, default=DATA / "parallel_write_results.json")
+    ap.add_argument("--plot", type=Path, default=HERE / "parallel_write.png")
+    ap.add_argument("--worker", choices=["root"], help=argparse.SUPPRESS)
+    ap.add_argument("--jobs", help=argparse.SUPPRESS)
+    ap.add_argument("--wait", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--replot", type=Path, help="only draw the plot again from a results JSON of an earlier run")
+    opts = ap.parse_args()
+
+    if opts.worker:
+        worker_root(opts)
+        return 0
+    if opts.replot:  # the plot again from a saved results file
+        rep = json.loads(opts.replot.read_text())
+        log(plot(rep["rows"], rep["settings"], rep.get("fio") or {}, opts.plot))
+        return 0
+
+    N = opts.entries or (QUICK_ENTRIES if opts.quick else DEFAULT_ENTRIES)
+    reps = opts.repeat or (1 if opts.quick else 3)
+    threads = [int(x) for x in opts.threads.split(",") if x.strip()]
+    comps = [int(x) for x in opts.compressions.split(",") if x.strip()]
+    series_sel = [s.strip() for s in opts.series.split(",") if s.strip()]
+    unknown = set(series_sel) - set(SERIES)
+    if unknown:
+        ap.error(f"unknown --series {sorted(unknown)}; known: {', '.join(SERIES)}")
+    DATA.mkdir(parents=True, exist_ok=True)
+
+    machine = rb.machine_info()
+    machine["os_cpu_count"] = os.cpu_count()
+    log("== rntuple parallel write benchmark (paper Fig. 3/4) ==")
+    log(f"machine: {machine['cpu_model']}, os.cpu_count() = {os.cpu_count()}, memory {machine['memory']}, "
+        f"kernel {machine['kernel']}")
+    log(f"         note: these {os.cpu_count()} vCPUs deliver about {EFFECTIVE_CORES} cores of throughput when all are "
+        "busy, so thread scaling cannot show here; the targets are ratios and the lock metrics that predict it")
+    log(f"date:    {machine['date']}   git: {machine['git']}   load average {machine['loadavg']}")
+    if opts.bin.is_file():  # a private copy: a rebuild during the run must not swap the binary under it
+        copy = DATA / "pw_rntuple_bin"
+        shutil.copy2(opts.bin, copy)
+        log(f"binary:  {opts.bin} (copied to {copy.relative_to(REPO)} for the run)")
+        settings_bin = str(opts.bin)
+        opts.bin = copy
+    else:
+        settings_bin = str(opts.bin)
+    help_text = cli_help(opts.bin)
+    have_ours = bool(help_text)
+    parallel_cli = "--preallocate" in help_text
+    cflag = cluster_flag(help_text)
+    extra = []
+    cluster_bytes = 0
+    if opts.cluster_bytes and cflag:
+        extra += [cflag, str(opts.cluster_bytes)]
+        cluster_bytes = opts.cluster_bytes
+    elif opts.cluster_bytes:
+        log(f"note: `rntuple bench write` has no cluster-size option: --cluster-bytes ignored, both writers use "
+            "their default")
+    if "--page-size" in help_text:
+        extra += ["--page-size", str(PAGE_SIZE)]
+    if "--no-implicit-mt" in help_text and not opts.implicit_mt:
+        extra += ["--no-implicit-mt"]
+    if not have_ours:
+        log(f"rntuple: {opts.bin} not found or not runnable (cargo build --release -p rntuple-cli): ours skipped")
+    elif not parallel_cli:
+        log("rntuple: the parallel writer has not landed (no --preallocate in `bench write --help`): only runs the "
+            "CLI accepts are measured, the rest show n/a")
+    log(f"data:    {N:,} entries per thread (T*N in all), threads {threads}, compression {comps}, best of {reps}; "
+        f"our extra flags: {' '.join(extra) or '-'}; clusters: "
+        f"{'approx. ' + str(cluster_bytes) + ' bytes zipped' if cluster_bytes else 'writer defaults (128 MiB zipped)'}")
+    log("")
+
+    settings = {"entries": N, "repeat": reps, "threads": threads, "compressions": comps, "series": series_sel,
+                "extra_flags": extra, "cluster_bytes": cluster_bytes, "page_size": PAGE_SIZE,
+                "binary": settings_bin, "parallel_cli": parallel_cli}
+    t_start = time.perf_counter()
+    best: dict[str, dict] = {}
+    all_runs: dict[str, list] = {}
+    root_info = {}
+
+    def keep(key, r):
+        all_runs.setdefault(key, []).append(r.get("seconds") if "error" not in r else r["error"])
+        b = best.get(key)
+        if "error" in r:
+            if b is None:
+                best[key] = r
+            return
+        if b is None or "error" in b or float(r["seconds"]) < float(b["seconds"]):
+            best[key] = dict(r)
+        best[key]["times"] = [x for x in all_runs[key] if isinstance(x, float)]
+
+    configs = []  # (key, series, target, comp, t)
+    for comp in comps:
+        for target in TARGETS:
+            for series in series_sel:
+                impl, args, tg = SERIES[series]
+                if target not in tg:
+                    continue
+                for t in threads:
+                    configs.append((f"{series}|{target}|{comp}|{t}", series, target, comp, t))
+
+    try:
+        # warm-up (untimed): one small run per compression, ours and ROOT (ACLiC compile)
+        if have_ours:
+            for comp in comps:
+                run_ours(opts.bin, ["--mode", "buffered"], 1, min(N, 200_000), comp, "/dev/null", extra)
+        root_series = [s for s in series_sel if SERIES[s][0] == "root"]
+        for rep in range(reps):
+            la = rb._loadavg()
+            settings.setdefault("loadavg_per_repetition", []).append(la)
+            log(f"-- repetition {rep + 1}/{reps} ({time.perf_counter() - t_start:.0f} s so far; load average {la})")
+            if la and la[0] > 1.5:
+                log("   warning: other processes are busy (load average > 1.5 on 2 vCPUs): timings will be noisy")
+            failed_series = set()
+            for key, series, target, comp, t in configs:
+                impl, args, _ = SERIES[series]
+                if impl != "ours" or not have_ours:
+                    continue
+                if (series, target, comp) in failed_series and rep == 0:
+                    keep(key, {"error": "skipped after a failure at a smaller T"})
+                    continue
+                r = run_ours(opts.bin, args, t, N, comp, out_path(series, comp, t, target), extra)
+                keep(key, r)
+                if "error" in r:
+                    failed_series.add((series, target, comp))
+                    if rep == 0:
+                        log(f"  {key}: {r['error']}")
+                    continue
+                if rep == 0 or reps == 1:
+                    lf = ctx_lock_fraction(r)
+                    log(f"  {key}: {r['seconds']:.3f} s, {r['entries'] / r['seconds'] / 1e6:.2f} M entries/s, "
+                        f"{(r.get('stored_mb_per_second') or 0):.0f} MB/s stored, clusters {r.get('clusters')}, "
+                        f"lock acq {(r.get('lock') or {}).get('acquisitions')}, max lock "
+                        + ("-" if lf is None else f"{100 * lf:.3f}%"))
+            if root_series:
+                jobs = []
+                for key, series, target, comp, t in configs:
+                    impl, mode, _ = SERIES[series]
+                    if impl == "root":
+                        jobs.append({"key": key, "path": out_path(series, comp, t, target), "threads": t, "entries": N,
+                                     "compression": comp, "mode": mode, "cluster_bytes": cluster_bytes})
+                if rep == 0:  # ROOT's unbuffered parallel writing, once: it is refused
+                    jobs.append({"key": "ROOT unbuffered", "path": "/dev/null", "threads": 2, "entries": 1000,
+                                 "compression": 505, "mode": "parallel", "buffered": False})
+                jf = DATA / "pw_root_jobs.json"
+                jf.write_text(json.dumps(jobs))
+                try:
+                    res = run_worker(["--worker", "root", "--jobs", str(jf)], timeout=3600)
+                    root_info = {k: res[k] for k in ("root_version", "compiled_with", "pool")}
+                    for key, r in res["runs"].items():
+                        if key == "ROOT unbuffered":
+                            root_info["unbuffered"] = r.get("error", "accepted")
+                            continue
+                        keep(key, r)
+                        if rep == 0 or reps == 1:
+                            if "error" in r:
+                                log(f"  {key}: {r['error'][:200]}")
+                            else:
+                                lf = ctx_lock_fraction(r)
+                                log(f"  {key}: {r['seconds']:.3f} s (+ fsync {max(r['fsync_seconds'], 0):.3f} s), "
+                                    f"{r['entries_per_second'] / 1e6:.2f} M entries/s, max critical section "
+                                    + ("-" if lf is None else f"{100 * lf:.3f}%"))
+                except Exception as e:  # noqa: BLE001
+                    log(f"  ROOT worker failed: {e}")
+                    for key, series, *_ in configs:
+                        if SERIES[series][0] == "root" and key not in best:
+                            best[key] = {"error": f"ROOT worker failed: {str(e)[-200:]}"}
+                finally:
+                    if jf.exists():
+                        jf.unlink()
+        if root_info:
+            log(f"ROOT {root_info.get('root_version')}, {root_info.get('compiled_with')}; unbuffered parallel "
+                f"writing: {str(root_info.get('unbuffered', '-'))[:80]}")
+
+        # fio: same file system, the size of our largest uncompressed file
+        fio = None
+        if not opts.no_fio:
+            sizes = [int(r.get("file_bytes") or r.get("stored_bytes") or 0) for k, r in best.items()
+                     if "|file|0|" in k and "error" not in r]
+            size = max(sizes) if sizes else 36 * N * max(threads)
+            log(f"fio: sequential write of {size / 1e6:.0f} MB into {DATA.relative_to(REPO)}/ (best of {reps}) ...")
+            fio = run_fio(size, reps)
+            log("  " + (f"{fio['best_MBps']:.0f} MB/s (runs {', '.join(f'{x:.0f}' for x in fio['runs_MBps'])}); "
+                        f"fio {fio['command']}" if "best_MBps" in fio else fio["error"]))
+
+        # strace: futex calls per mode, untimed, T=16, N/5 entries per thread
+        strace = None
+        if not opts.no_strace:
+            n_s = max(1000, N // 5)
+            log(f"strace -f -c -e trace=futex: 16 threads x {n_s:,} entries into /dev/null per mode (untimed) ...")
+            strace = strace_counts(opts.bin, n_s, comps, extra, cluster_bytes, have_ours and parallel_cli, series_sel)
+            settings["strace_entries_per_thread"] = n_s
+    finally:
+        for p in DATA.glob("pw_*"):
+            if p.is_file():
+                p.unlink()
+    total_seconds = time.perf_counter() - t_start
+
+    rows = build_rows(best, settings)
+    log("")
+    log("== total stored MB/s (entries/s in M) ==")
+    print_pivot(rows, settings, "MB/s", lambda r: (f"{r['stored_MBps']:.0f}" if r.get("stored_MBps") else "-")
+                + f" ({r['entries_per_s'] / 1e6:.2f})")
+    log("")
+    log("== ratios: ours / separate-files (entries/s, same T); ROOT rows: ours buffered / ROOT ==")
+
+    def ratio_cell(r):
+        if r["impl"] == "root":
+            ob = next((x for x in rows if x["key"] == f"buffered|{r['target']}|{r['compression']}|{r['threads']}"
+                       and "error" not in x), None)
+            return f"{ob['entries_per_s'] / r['entries_per_s']:.2f}x" if ob else "-"
+        return fmt_ratio(r.get("vs_separate")) if r["series"] != "separate-files" else "1"
+
+    print_pivot(rows, settings, "ratio", ratio_cell)
+    log("")
+    log("== T / 1-thread total bandwidth ==")
+    print_pivot(rows, settings, "scaling", lambda r: fmt_ratio(r.get("vs_1thread")))
+    log("")
+    log("== lock: acquisitions / clusters (acq per cluster), max over contexts of (wait+hold)/wall ==")
+    log("   (ROOT: critical-section time of RPageSinkBuf / context wall; no acquisition count)")
+    print_pivot(rows, settings, "lock", lambda r: (
+        (f"{r['lock_acquisitions']}/{r['clusters']} ({r['acq_per_cluster']:.1f}) " if r.get("acq_per_cluster") is not None
+         else "") + ("-" if r.get("max_lock_fraction") is None else f"{100 * r['max_lock_fraction']:.2f}%")))
+    if strace:
+        log("")
+        log("== futex system calls (strace -f -c), 16 threads, /dev/null ==")
+        if "error" in strace:
+            log(f"  {strace['error']}")
+        else:
+            for key, r in strace.items():
+                if "error" in r:
+                    log(f"  {key:32s} {r['error']}")
+                    continue
+                extra_s = " (strace attached to the worker for the writing only)" if key.startswith("ROOT") else ""
+                if r.get("clusters"):
+                    extra_s += f", {r['calls'] / r['clusters']:.1f} per cluster ({r['clusters']} clusters, " \
+                               f"{r.get('lock_acquisitions')} lock acquisitions)"
+                log(f"  {key:32s} {r['calls']:>9,} calls, {r['errors']:,} errors{extra_s}")
+    log("")
+    log("== targets (issue #4) ==")
+    targets = evaluate(rows, settings, fio or {}, strace or {})
+    plot_msg = None
+    if not opts.no_plot:
+        try:
+            plot_msg = plot(rows, settings, fio or {}, opts.plot)
+            log(f"plot: {plot_msg}")
+        except Exception as e:  # noqa: BLE001
+            log(f"plot failed: {e}")
+    md = markdown(rows, settings, machine, fio or {})
+    log("")
+    log("== Markdown (README) ==")
+    log(md)
+    machine["loadavg_end"] = rb._loadavg()
+    report = {"machine": machine, "settings": settings, "root": root_info, "best": best, "rows": rows, "fio": fio,
+              "strace": strace, "targets": targets, "markdown": md, "total_seconds": total_seconds}
+    opts.output.parent.mkdir(parents=True, exist_ok=True)
+    opts.output.write_text(json.dumps(report, indent=1) + "\n")
+    log("")
+    log(f"results written to {opts.output.relative_to(REPO) if opts.output.is_relative_to(REPO) else opts.output}"
+        f"  (whole run {total_seconds:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
