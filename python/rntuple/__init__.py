@@ -1,0 +1,46 @@
+"""Read and write ROOT RNTuple files: awkward arrays and pyarrow tables in and out, parallel writing.
+
+Reading::
+
+    import rntuple
+    with rntuple.open("events.root") as f:
+        events = f["Events"]
+        print(events.num_entries, events.schema)
+        muons = events.arrays(["nMuon", "Muon_pt"])      # awkward.Array, laid out as uproot does
+        table = events.to_arrow(["Muon_pt"])              # pyarrow.Table
+        for chunk in events.iterate(step_size="100 MB"):  # awkward arrays of ~100 MB each
+            ...
+
+Writing::
+
+    rntuple.write("skim.root", "Events", muons)                     # schema inferred from the data
+    with rntuple.Writer("out.root", "Events", {"x": "float"}) as w:
+        w.extend({"x": numpy.arange(10, dtype="float32")})
+    with rntuple.ParallelWriter("out.root", "Events", {"x": "float"}) as w:
+        ...  # each thread: with w.fill_context() as ctx: ctx.extend(chunk)
+
+Errors from the library raise :class:`RNTupleError` with its message (what is wrong and where).
+"""
+
+from ._rntuple import RNTupleError, default_write_options, normalize_type
+from ._reading import File, RNTuple, open, parse_size
+from ._writing import FillContext, ParallelWriter, Writer, infer_schema, root_type_of_arrow, root_type_of_form, write
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "File",
+    "FillContext",
+    "ParallelWriter",
+    "RNTuple",
+    "RNTupleError",
+    "Writer",
+    "default_write_options",
+    "infer_schema",
+    "normalize_type",
+    "open",
+    "parse_size",
+    "root_type_of_arrow",
+    "root_type_of_form",
+    "write",
+]

@@ -1,0 +1,183 @@
+"""Type stubs of the `rntuple` package: read and write ROOT RNTuple files from Python."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterator, Literal, Mapping, Sequence, Union, overload
+
+import awkward as ak
+import pyarrow as pa
+
+__version__: str
+
+_Path = Union[str, os.PathLike[str]]
+_Fields = Union[str, Sequence[str], None]
+_Schema = Union[Mapping[str, str], Sequence[tuple[str, str]]]
+_Data = Union[ak.Array, pa.Table, pa.RecordBatch, Mapping[str, Any], Sequence[Mapping[str, Any]]]
+
+class RNTupleError(Exception):
+    """An error from the rntuple library (damaged or unsupported file, missing RNTuple or field, a value that
+    does not fit its field, I/O); the message says what is wrong and where."""
+
+def open(path: _Path) -> File:
+    """Opens a ROOT file holding RNTuples (a context manager)."""
+
+def parse_size(text: str) -> int:
+    """Bytes in a size string such as ``"100 MB"`` or ``"1 GiB"``."""
+
+def default_write_options() -> dict[str, Any]:
+    """ROOT's default ``RNTupleWriteOptions`` as a dict of the keyword options."""
+
+def normalize_type(type_name: str) -> str:
+    """A ROOT type name normalized as the writer stores it (``int`` -> ``std::int32_t``)."""
+
+def infer_schema(data: _Data) -> dict[str, str]:
+    """The schema (field name -> ROOT type name) that writing ``data`` without a schema would use."""
+
+def root_type_of_form(form: ak.forms.Form, path: str) -> str:
+    """The ROOT type name the writer infers for an awkward form."""
+
+def root_type_of_arrow(arr: pa.Array, path: str) -> str:
+    """The ROOT type name the writer infers for an Arrow array."""
+
+class File:
+    """An open ROOT file: RNTuple names -> :class:`RNTuple` readers."""
+
+    def __init__(self, path: _Path) -> None: ...
+    @property
+    def file_path(self) -> str:
+        """The path the file was opened with."""
+    def keys(self) -> list[str]:
+        """Names of the RNTuples in the file."""
+    def __iter__(self) -> Iterator[str]: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, name: object) -> bool: ...
+    def __getitem__(self, name: str) -> RNTuple:
+        """The RNTuple ``name`` (a trailing ``;cycle`` is ignored)."""
+    def close(self) -> None:
+        """Releases the file."""
+    def __enter__(self) -> File: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+class RNTuple:
+    """Reads one RNTuple."""
+
+    @property
+    def name(self) -> str:
+        """The RNTuple's name."""
+    @property
+    def num_entries(self) -> int:
+        """Number of entries."""
+    def __len__(self) -> int: ...
+    @property
+    def schema(self) -> dict[str, str]:
+        """Top-level field name -> ROOT type name, in schema order."""
+    @property
+    def fields(self) -> list[str]:
+        """Names of the readable top-level fields."""
+    def keys(self) -> list[str]:
+        """Same as :attr:`fields`."""
+    @property
+    def skipped_fields(self) -> dict[str, str]:
+        """Top-level fields that cannot be read, with the reason."""
+    @property
+    def field_records(self) -> list[dict[str, Any]]:
+        """Every field record (id, name, type, role, parent, children, columns...)."""
+    @property
+    def writer(self) -> str:
+        """The writer identification stored in the header."""
+    @property
+    def cluster_boundaries(self) -> list[int]:
+        """Entry boundaries of the clusters."""
+    def storage_stats(self, fields: _Fields = None) -> dict[str, int]:
+        """Clusters, pages, stored and uncompressed bytes of the chosen fields."""
+    def arrays(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> ak.Array:
+        """Reads into an awkward array laid out as uproot 5 does."""
+    def to_arrow(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> pa.Table:
+        """Reads into a pyarrow.Table."""
+    def to_rows(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> list[dict[str, Any]]:
+        """Reads entries as dicts in the JSON form of ``rntuple dump``."""
+    def step_entries(self, step_size: int | str, fields: _Fields = None) -> int:
+        """Entries per step for a step size in entries or a size string."""
+    @overload
+    def iterate(self, step_size: int | str = ..., fields: _Fields = ..., entry_start: int | None = ...,
+                entry_stop: int | None = ..., library: Literal["ak", "awkward"] = ..., progress: bool | None = ...) -> Iterator[ak.Array]: ...
+    @overload
+    def iterate(self, step_size: int | str = ..., fields: _Fields = ..., entry_start: int | None = ...,
+                entry_stop: int | None = ..., library: Literal["pa", "pyarrow"] = ..., progress: bool | None = ...) -> Iterator[pa.Table]: ...
+
+class Writer:
+    """Writes one RNTuple into a new ROOT file, sequentially (a context manager that commits on exit)."""
+
+    def __init__(self, path: _Path, ntuple_name: str = "Events", schema: _Schema | None = None, *,
+                 compression: int = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
+                 max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
+                 imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ..., use_direct_io: bool = ...,
+                 preallocate: bool = ..., write_outside_lock: bool = ...) -> None: ...
+    @property
+    def schema(self) -> dict[str, str] | None:
+        """Field name -> ROOT type name."""
+    @property
+    def num_entries(self) -> int:
+        """Entries written so far."""
+    def extend(self, data: _Data) -> None:
+        """Appends entries."""
+    def fill(self, entry: Mapping[str, Any]) -> None:
+        """Appends one entry."""
+    def add_field(self, name: str, type_name: str) -> None:
+        """Adds a top-level field after entries were written."""
+    def commit(self) -> int:
+        """Completes the file; returns its size."""
+    def close(self) -> int:
+        """Same as :meth:`commit`."""
+    def __enter__(self) -> Writer: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+class ParallelWriter:
+    """Writes one RNTuple from several threads at once, each through its own :class:`FillContext`."""
+
+    def __init__(self, path: _Path, ntuple_name: str = "Events", schema: _Schema | None = None, *,
+                 compression: int = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
+                 max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
+                 imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ..., use_direct_io: bool = ...,
+                 preallocate: bool = ..., write_outside_lock: bool = ...) -> None: ...
+    @property
+    def schema(self) -> dict[str, str] | None:
+        """Field name -> ROOT type name."""
+    @property
+    def num_entries(self) -> int:
+        """Entries in clusters committed so far."""
+    def fill_context(self) -> FillContext:
+        """A new fill context (one per thread)."""
+    def commit(self) -> int:
+        """Finishes open contexts and completes the file; returns its size."""
+    def close(self) -> int:
+        """Same as :meth:`commit`."""
+    def __enter__(self) -> ParallelWriter: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+class FillContext:
+    """One thread's handle into a :class:`ParallelWriter`."""
+
+    @property
+    def num_entries(self) -> int:
+        """Entries filled through this context."""
+    def extend(self, data: _Data) -> None:
+        """Appends entries; compresses and writes full clusters with the GIL released."""
+    def fill(self, entry: Mapping[str, Any]) -> None:
+        """Appends one entry."""
+    def flush_cluster(self) -> None:
+        """Writes the entries filled so far as a cluster."""
+    def finish(self) -> None:
+        """Writes the last cluster and ends the context."""
+    def close(self) -> None:
+        """Same as :meth:`finish`."""
+    def __enter__(self) -> FillContext: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+@overload
+def write(path: _Path, ntuple_name: str, data: _Data, schema: _Schema | None = None, *, name: str | None = None,
+          **options: Any) -> int: ...
+@overload
+def write(path: _Path, ntuple_name: _Data, data: None = None, schema: _Schema | None = None, *,
+          name: str | None = None, **options: Any) -> int: ...

@@ -1,0 +1,330 @@
+"""Arrow record batches from the native reader -> awkward layouts laid out as uproot 5 lays them out.
+
+The native reader returns one Arrow array per top-level field (large lists with 64-bit offsets, large
+strings, fixed-size lists, structs, maps, dense unions, nullable arrays for optionals). This module walks the
+field tree of the RNTuple and builds awkward contents directly on the Arrow buffers (numpy views, no copies),
+except where uproot's layout differs from Arrow's and a small transformation is needed:
+
+* booleans (bit-packed in Arrow, one byte each in awkward);
+* leaves whose in-file column is narrower than the C++ type (``Double32_t``, Real16, Real32Trunc/Quant: uproot
+  gives float32/float16 following the column) and ``char`` (uproot: uint8);
+* ``std::optional`` -> IndexedOptionArray (index -1 for missing), ``std::unique_ptr`` -> a list of 0 or 1;
+* ``std::map`` -> list of (key, value) tuples; ``std::variant`` -> UnionArray whose tag 0 is the valueless
+  state (IndexedOptionArray of EmptyArray) and whose alternatives are UnmaskedArrays;
+* records: base classes (``:_0`` subfields) flattened into the derived record, colliding member names
+  prefixed with the class names (``Base::member``) as uproot's ``all_fields`` names them; records whose members
+  are all ``_0``, ``_1``... (pairs, tuples, empty structs) are awkward tuples.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import awkward as ak
+import numpy as np
+import pyarrow as pa
+
+_TUPLE_MEMBER = re.compile(r"_[0-9]+")
+_BASE = re.compile(r":_[0-9]+")
+
+# On-disk column type id -> numpy dtype uproot uses for it (None: index or switch columns).
+_COLUMN_DTYPE = {
+    0x00: "bool", 0x01: "uint8", 0x02: "uint8", 0x03: "int8", 0x04: "uint8", 0x05: "int16", 0x06: "uint16",
+    0x07: "int32", 0x08: "uint32", 0x09: "int64", 0x0A: "uint64", 0x0B: "float16", 0x0C: "float32",
+    0x0D: "float64", 0x0E: "int32", 0x0F: "int64", 0x11: "int16", 0x12: "uint16", 0x13: "int32",
+    0x14: "uint32", 0x15: "int64", 0x16: "uint64", 0x17: "float16", 0x18: "float32", 0x19: "float64",
+    0x1A: "int32", 0x1B: "int64", 0x1C: "float32", 0x1D: "float32",
+}
+_INDEX32 = {0x0E, 0x1A}
+
+
+class FieldNode:
+    """One field record of an RNTuple, as the native reader describes it."""
+
+    __slots__ = ("id", "name", "type", "alias", "description", "role", "parent", "children", "repetition",
+                 "source", "flags", "readable", "kind", "columns", "uname")
+
+    def __init__(self, rec: dict):
+        for k in ("id", "name", "type", "alias", "description", "role", "parent", "children", "repetition",
+                  "source", "flags", "readable", "kind", "columns"):
+            setattr(self, k, rec[k])
+        self.uname = self.name
+
+    def __repr__(self):
+        return f"FieldNode({self.name!r}, {self.type!r}, role={self.role}, kind={self.kind})"
+
+    @property
+    def kind_name(self) -> str:
+        return (self.kind or "").split("(")[0]
+
+    @property
+    def index32(self) -> bool:
+        return bool(self.columns) and self.columns[0][0] in _INDEX32
+
+
+class FieldTree:
+    """The field records of an RNTuple with uproot's member names."""
+
+    def __init__(self, records: list[dict]):
+        self.nodes = [FieldNode(r) for r in records]
+        self._uproot_names()
+
+    def __getitem__(self, i) -> FieldNode:
+        return self.nodes[i]
+
+    def _anonymous(self, n: FieldNode) -> bool:
+        if n.parent is None:
+            return False
+        p = self.nodes[n.parent]
+        return (p.role in ("collection", "variant") or bool(p.flags & 1)
+                or (p.role == "leaf" and n.name == "_0")
+                or (p.role == "record" and _BASE.fullmatch(n.uname) is not None))
+
+    def _in_variant(self, n: FieldNode) -> bool:
+        while n.parent is not None:
+            n = self.nodes[n.parent]
+            if n.role == "variant":
+                return True
+        return False
+
+    def _uproot_names(self):
+        """Names as uproot's ``RNTuple.all_fields``: tuple members ``_N`` -> ``N``; members that reach a record
+        through different base classes under the same path get ``Class::`` prefixes until unique."""
+        for n in self.nodes:
+            if n.parent is not None and self.nodes[n.parent].role == "record" and _TUPLE_MEMBER.fullmatch(n.name):
+                n.uname = n.name[1:]
+        anon = [self._anonymous(n) for n in self.nodes]
+        paths = {}
+        for n in self.nodes:
+            if anon[n.id] or self._in_variant(n):
+                continue
+            parts = [n.uname]
+            p = n.parent
+            while p is not None:
+                if not anon[p]:
+                    parts.append(self.nodes[p].uname)
+                p = self.nodes[p].parent
+            paths.setdefault(".".join(reversed(parts)), []).append(n)
+        for group in paths.values():
+            if len(group) < 2:
+                continue
+            stacks = []
+            for n in group:
+                st = [n]
+                while st[-1].parent is not None:
+                    st.append(self.nodes[st[-1].parent])
+                stacks.append(st)
+            while all(len(s) > 0 for s in stacks) and all(s[-1] is stacks[0][-1] for s in stacks[1:]):
+                for s in stacks:
+                    s.pop()
+            name_stacks = [[s[0].uname] + [x.type for x in s[1:]] if s else [""] for s in stacks]
+
+            def make(ns, k):
+                if len(ns) < 2:
+                    return ns[0]
+                k = min(k, len(ns) - 1)
+                pre = ns[::-1][:k]
+                return "::".join(pre) + "::" + ns[0] if pre else ns[0]
+
+            ks = [0] * len(group)
+            names = [make(ns, 0) for ns in name_stacks]
+            longest = max(len(ns) for ns in name_stacks)
+            guard = 0
+            while len(set(names)) != len(names) and guard <= longest:
+                c = Counter(names)
+                for i in range(len(names)):
+                    if c[names[i]] > 1:
+                        ks[i] += 1
+                        names[i] = make(name_stacks[i], ks[i])
+                guard += 1
+            for n, nm in zip(group, names):
+                n.uname = nm
+
+    def members(self, node: FieldNode) -> list[FieldNode]:
+        """Members of a record in uproot's order: own members first, then those of the base classes
+        (``:_N`` subfields), taken depth-first from the last base."""
+        out, todo = [], [node]
+        while todo:
+            cur = todo.pop()
+            for c in cur.children:
+                child = self.nodes[c]
+                if _BASE.fullmatch(child.name):
+                    todo.append(child)
+                else:
+                    out.append(child)
+        return out
+
+
+# ----- buffers ---------------------------------------------------------------------------------------------
+
+def _bits(buf, offset: int, length: int) -> np.ndarray:
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    return np.unpackbits(raw, bitorder="little")[offset:offset + length].view(np.bool_)
+
+
+def _valid(arr: pa.Array) -> np.ndarray | None:
+    """The validity of an Arrow array as a boolean numpy array (None when there are no nulls)."""
+    if arr.null_count == 0:
+        return None
+    if pa.types.is_union(arr.type):
+        return None
+    b = arr.buffers()[0]
+    if b is None:
+        return None
+    return _bits(b, arr.offset, len(arr))
+
+
+def _primitive(arr: pa.Array, dtype) -> np.ndarray:
+    if pa.types.is_boolean(arr.type):
+        return _bits(arr.buffers()[1], arr.offset, len(arr))
+    return np.frombuffer(arr.buffers()[1], dtype=dtype)[arr.offset:arr.offset + len(arr)]
+
+
+def _offsets(arr) -> np.ndarray:
+    """64-bit (or 32-bit) list offsets of a list, large list, map or (large) string array."""
+    t = arr.type
+    if pa.types.is_large_list(t) or pa.types.is_large_string(t) or pa.types.is_large_binary(t):
+        dt = np.int64
+    else:
+        dt = np.int32
+    return np.frombuffer(arr.buffers()[1], dtype=dt)[arr.offset:arr.offset + len(arr) + 1]
+
+
+def _index(values: np.ndarray, index32: bool):
+    if index32:
+        return ak.index.Index32(values.astype(np.int32, copy=False))
+    return ak.index.Index64(values.astype(np.int64, copy=False))
+
+
+# ----- conversion ------------------------------------------------------------------------------------------
+
+def _leaf_dtype(node: FieldNode, arrow_dtype) -> np.dtype:
+    if node.columns:
+        dt = _COLUMN_DTYPE.get(node.columns[0][0])
+        if dt is not None:
+            return np.dtype(dt)
+    return np.dtype(arrow_dtype)
+
+
+def convert(arr: pa.Array, node: FieldNode, tree: FieldTree):
+    """The awkward content of field ``node`` for the Arrow array ``arr`` (its own validity is handled by the
+    caller: only optional fields have one)."""
+    kind = node.kind_name
+    if kind in ("Scalar", "Cardinality"):
+        if pa.types.is_boolean(arr.type):
+            return ak.contents.NumpyArray(_primitive(arr, None))
+        raw = _primitive(arr, arr.type.to_pandas_dtype())
+        want = _leaf_dtype(node, raw.dtype)
+        if want == np.bool_ and raw.dtype != np.bool_:
+            want = raw.dtype
+        return ak.contents.NumpyArray(raw if raw.dtype == want else raw.astype(want))
+    if kind == "String":
+        chars = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if arr.buffers()[2] is not None else np.zeros(0, np.uint8)
+        return ak.contents.ListOffsetArray(
+            _index(_offsets(arr), node.index32),
+            ak.contents.NumpyArray(chars, parameters={"__array__": "char"}),
+            parameters={"__array__": "string"},
+        )
+    if kind == "Streamer":
+        data = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if arr.buffers()[2] is not None else np.zeros(0, np.uint8)
+        return ak.contents.ListOffsetArray(
+            ak.index.Index64(_offsets(arr).astype(np.int64, copy=False)),
+            ak.contents.NumpyArray(data, parameters={"__array__": "byte"}),
+            parameters={"__array__": "bytestring"},
+        )
+    if kind == "List":
+        child = tree[node.children[0]]
+        return ak.contents.ListOffsetArray(_index(_offsets(arr), node.index32), convert(arr.values, child, tree))
+    if kind == "Map":
+        pair = tree[node.children[0]]
+        entries = arr.values  # struct of the pair's members
+        return ak.contents.ListOffsetArray(_index(_offsets(arr), node.index32), convert(entries, pair, tree))
+    if kind == "Optional":
+        child = tree[node.children[0]]
+        content = convert(arr, child, tree)
+        n = len(arr)
+        valid = _valid(arr)
+        if valid is None:
+            valid = np.ones(n, dtype=np.bool_)
+        if node.type.startswith("std::unique_ptr<"):
+            offsets = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(valid, out=offsets[1:])
+            taken = ak.contents.IndexedArray(ak.index.Index64(np.nonzero(valid)[0]), content).project()
+            if isinstance(taken, ak.contents.ListArray):
+                taken = taken.to_ListOffsetArray64(True)
+            return ak.contents.ListOffsetArray(_index(offsets, node.index32), taken)
+        index = np.where(valid, np.arange(n, dtype=np.int64), -1)
+        return ak.contents.IndexedOptionArray(_index(index, node.index32), content)
+    if kind == "Array":
+        child = tree[node.children[0]]
+        size = node.repetition
+        content = convert(arr.values, child, tree)
+        start = arr.offset * size
+        return ak.contents.RegularArray(content[start:start + len(arr) * size], size, zeros_length=len(arr))
+    if kind == "Bitset":
+        size = node.repetition
+        bits = _bits(arr.values.buffers()[1], arr.values.offset + arr.offset * size, len(arr) * size)
+        return ak.contents.RegularArray(ak.contents.NumpyArray(bits), size, zeros_length=len(arr))
+    if kind in ("Record", "Tuple"):
+        return _record(arr, node, tree)
+    if kind == "Variant":
+        return _variant(arr, node, tree)
+    if kind == "Wrapper":
+        return convert(arr, tree[node.children[0]], tree)
+    raise NotImplementedError(f"field '{node.name}' of type '{node.type}': no awkward layout for kind {node.kind}")
+
+
+def _struct_child(arr: pa.StructArray, i: int) -> pa.Array:
+    c = arr.field(i)
+    if len(c) != len(arr) or arr.offset:
+        c = c.slice(arr.offset, len(arr))
+    return c
+
+
+def _record(arr: pa.StructArray, node: FieldNode, tree: FieldTree):
+    # Each member's Arrow array: walk the struct along the base-class subfields.
+    by_id = {}
+
+    def collect(a, n):
+        for i, c in enumerate(n.children):
+            child = tree[c]
+            sub = _struct_child(a, i)
+            if _BASE.fullmatch(child.name):
+                collect(sub, child)
+            else:
+                by_id[c] = sub
+
+    collect(arr, node)
+    members = tree.members(node)
+    contents = [convert(by_id[m.id], m, tree) for m in members]
+    tuple_like = all(_TUPLE_MEMBER.fullmatch(m.name) for m in members)
+    names = None if tuple_like else [m.uname for m in members]
+    return ak.contents.RecordArray(contents, names, length=len(arr))
+
+
+def _variant(arr: pa.UnionArray, node: FieldNode, tree: FieldTree):
+    n_alt = len(node.children)
+    codes = np.frombuffer(arr.buffers()[1], dtype=np.int8)[arr.offset:arr.offset + len(arr)]
+    offs = np.frombuffer(arr.buffers()[2], dtype=np.int32)[arr.offset:arr.offset + len(arr)]
+    # ours: alternative k -> type code k, valueless -> n_alt; uproot: valueless -> 0, alternative k -> k + 1
+    tags = np.where(codes == n_alt, 0, codes + 1).astype(np.int8)
+    n_valueless = len(arr.field(n_alt))
+    contents = [ak.contents.IndexedOptionArray(ak.index.Index64(np.full(n_valueless, -1, dtype=np.int64)),
+                                               ak.contents.EmptyArray())]
+    for k, c in enumerate(node.children):
+        content = convert(arr.field(k), tree[c], tree)
+        if not content.is_option and not content.is_union:
+            content = ak.contents.UnmaskedArray(content)
+        contents.append(content)
+    return ak.contents.UnionArray(ak.index.Index8(tags), ak.index.Index64(offs.astype(np.int64)), contents)
+
+
+def batch_to_layout(batch: pa.RecordBatch, tree: FieldTree, top_ids: list[int]):
+    """The top-level RecordArray of a batch read by the native reader."""
+    contents, names = [], []
+    for i, fid in enumerate(top_ids):
+        node = tree[fid]
+        contents.append(convert(batch.column(i), node, tree))
+        names.append(node.name)
+    return ak.contents.RecordArray(contents, names, length=batch.num_rows)

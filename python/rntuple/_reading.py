@@ -1,0 +1,286 @@
+"""Reading: ``rntuple.open`` -> :class:`File` -> :class:`RNTuple` -> awkward arrays or pyarrow tables."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Iterator, Sequence
+
+import awkward as ak
+import pyarrow as pa
+
+from . import _rntuple
+from ._convert import FieldTree, batch_to_layout
+
+RNTupleError = _rntuple.RNTupleError
+
+_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kKMGT]?i?B|[kKMGT])?\s*$")
+_UNITS = {"": 1, "B": 1, "kB": 1000, "KB": 1000, "k": 1000, "K": 1000, "MB": 1000**2, "M": 1000**2,
+          "GB": 1000**3, "G": 1000**3, "TB": 1000**4, "T": 1000**4, "KiB": 1024, "kiB": 1024,
+          "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}
+
+
+def parse_size(text: str) -> int:
+    """Bytes in a size string such as ``"100 MB"``, ``"1.5 GiB"`` or ``"4096"``."""
+    m = _SIZE.match(text)
+    if not m or (m.group(2) or "") not in _UNITS:
+        raise ValueError(f"cannot understand the size {text!r} (examples: '100 MB', '1 GiB', '65536')")
+    return int(float(m.group(1)) * _UNITS[m.group(2) or ""])
+
+
+def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
+    """Opens a ROOT file holding RNTuples.
+
+    >>> with rntuple.open("events.root") as f:
+    ...     arrays = f["Events"].arrays(["nMuon", "Muon_pt"])
+
+    Raises ``FileNotFoundError`` for a missing file and :class:`RNTupleError` for a file that is not a ROOT
+    file or is damaged (the message says what is wrong and where).
+    """
+    return File(path)
+
+
+class File:
+    """An open ROOT file: a mapping from RNTuple names to :class:`RNTuple` readers; a context manager."""
+
+    def __init__(self, path):
+        path = os.fspath(path)
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"no such file: {path!r}")
+        self._path = path
+        self._native = _rntuple.NativeFile(path)
+
+    @property
+    def file_path(self) -> str:
+        """The path the file was opened with."""
+        return self._path
+
+    def keys(self) -> list[str]:
+        """Names of the RNTuples in the file (with their directory, ``dir/name``, when not at the top)."""
+        return list(self._native.names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and name.split(";")[0] in self.keys()
+
+    def __getitem__(self, name: str) -> "RNTuple":
+        """The RNTuple ``name`` (a trailing ROOT cycle such as ``;1`` is ignored)."""
+        if not isinstance(name, str):
+            raise TypeError(f"RNTuple names are strings, got {type(name).__name__}")
+        name = name.split(";")[0]
+        if name not in self.keys():
+            raise KeyError(f"no RNTuple {name!r} in {self._path!r} (RNTuples: {', '.join(self.keys()) or 'none'})")
+        return RNTuple(self._native.reader(name), self._path)
+
+    def close(self) -> None:
+        """Releases the file (readers already made stay usable)."""
+        self._native = _Closed(self._path)
+
+    def __enter__(self) -> "File":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<rntuple.File {self._path!r}>"
+
+
+class _Closed:
+    def __init__(self, path):
+        self._path = path
+
+    def __getattr__(self, name):
+        raise ValueError(f"the file {self._path!r} is closed")
+
+
+class RNTuple:
+    """Reads one RNTuple. Obtained as ``rntuple.open(path)[name]``."""
+
+    def __init__(self, native, path: str):
+        self._native = native
+        self._path = path
+        self._tree = FieldTree(native.field_records())
+        self._top = [(name, typ, fid) for name, typ, fid in native.top_fields()]
+
+    @property
+    def name(self) -> str:
+        """The RNTuple's name."""
+        return self._native.name
+
+    @property
+    def num_entries(self) -> int:
+        """Number of entries."""
+        return self._native.num_entries
+
+    def __len__(self) -> int:
+        return self.num_entries
+
+    @property
+    def schema(self) -> dict[str, str]:
+        """Top-level field name -> ROOT type name (``std::vector<float>``; untyped records and collections as
+        ``(untyped record)`` / ``(untyped collection)``), for the readable fields, in schema order."""
+        return {name: typ for name, typ, _ in self._top}
+
+    @property
+    def fields(self) -> list[str]:
+        """Names of the readable top-level fields, in schema order."""
+        return [name for name, _, _ in self._top]
+
+    def keys(self) -> list[str]:
+        """Same as :attr:`fields`."""
+        return self.fields
+
+    @property
+    def skipped_fields(self) -> dict[str, str]:
+        """Top-level fields that cannot be read, with the reason."""
+        return dict(self._native.skipped_fields())
+
+    @property
+    def field_records(self) -> list[dict]:
+        """Every field record (nested ones too): id, name, type, role, parent, children, columns..."""
+        return self._native.field_records()
+
+    @property
+    def writer(self) -> str:
+        """The writer identification stored in the header."""
+        return self._native.writer
+
+    @property
+    def cluster_boundaries(self) -> list[int]:
+        """Entry boundaries of the clusters: ``[0, end of cluster 0, ...]``."""
+        return list(self._native.cluster_boundaries())
+
+    def storage_stats(self, fields: Sequence[str] | None = None) -> dict:
+        """Clusters, pages, stored and uncompressed bytes of the chosen fields' columns."""
+        c, p, s, u = self._native.storage_stats(None if fields is None else list(_names(fields)))
+        return {"clusters": c, "pages": p, "stored_bytes": s, "uncompressed_bytes": u}
+
+    def _range(self, entry_start, entry_stop) -> tuple[int, int]:
+        n = self.num_entries
+        start = 0 if entry_start is None else int(entry_start)
+        stop = n if entry_stop is None else int(entry_stop)
+        if start < 0:
+            start += n
+        if stop < 0:
+            stop += n
+        start = min(max(start, 0), n)
+        stop = min(max(stop, start), n)
+        return start, stop
+
+    def _ids(self, fields):
+        if fields is None:
+            return None, [fid for _, _, fid in self._top]
+        names = list(_names(fields))
+        ids = []
+        by_name = {name: fid for name, _, fid in self._top}
+        for n in names:
+            if n not in by_name:
+                skipped = self.skipped_fields
+                if n in skipped:
+                    raise RNTupleError(f"field '{n}' cannot be read: {skipped[n]}")
+                raise KeyError(f"no field {n!r} in RNTuple {self.name!r} (fields: {', '.join(by_name)})")
+            ids.append(by_name[n])
+        return names, ids
+
+    def _read_batch(self, names, start, stop) -> pa.RecordBatch:
+        return self._native.read(names, start, stop)
+
+    def arrays(self, fields: Sequence[str] | str | None = None, entry_start: int | None = None,
+               entry_stop: int | None = None) -> ak.Array:
+        """Reads the chosen top-level fields (all readable ones when ``None``) of entries
+        ``entry_start:entry_stop`` into an awkward array of records, with the same layout and types as
+        uproot 5 (``uproot.open(path)[name].arrays(...)``). The GIL is released while reading."""
+        names, ids = self._ids(fields)
+        start, stop = self._range(entry_start, entry_stop)
+        batch = self._read_batch(names, start, stop)
+        return ak.Array(batch_to_layout(batch, self._tree, ids))
+
+    def to_arrow(self, fields: Sequence[str] | str | None = None, entry_start: int | None = None,
+                 entry_stop: int | None = None) -> pa.Table:
+        """Reads into a ``pyarrow.Table`` (Arrow's own types: large lists, large strings, fixed-size lists,
+        structs, maps, dense unions; no copies on the way from Rust)."""
+        names, _ = self._ids(fields)
+        start, stop = self._range(entry_start, entry_stop)
+        return pa.Table.from_batches([self._read_batch(names, start, stop)])
+
+    def to_rows(self, fields: Sequence[str] | str | None = None, entry_start: int | None = None,
+                entry_stop: int | None = None) -> list[dict]:
+        """Reads entries as Python dicts in the JSON form of ``rntuple dump`` (slow; for inspection)."""
+        names, _ = self._ids(fields)
+        start, stop = self._range(entry_start, entry_stop)
+        return self._native.read_rows(names, start, stop)
+
+    def step_entries(self, step_size, fields=None) -> int:
+        """Entries per step for ``step_size`` (an int number of entries, or a size string such as ``"100 MB"``
+        of uncompressed data of the chosen fields)."""
+        if isinstance(step_size, str):
+            nbytes = parse_size(step_size)
+            n = self.num_entries
+            if n == 0:
+                return 1
+            per_entry = self.storage_stats(fields)["uncompressed_bytes"] / n
+            return max(1, int(nbytes / per_entry)) if per_entry > 0 else n
+        step = int(step_size)
+        if step <= 0:
+            raise ValueError(f"step_size must be positive, got {step_size!r}")
+        return step
+
+    def iterate(self, step_size="100 MB", fields: Sequence[str] | str | None = None,
+                entry_start: int | None = None, entry_stop: int | None = None, library: str = "ak",
+                progress: bool | None = None) -> Iterator:
+        """Yields consecutive chunks of entries as awkward arrays (``library="ak"``) or pyarrow tables
+        (``library="pa"``). ``step_size`` is a number of entries or a size string such as ``"100 MB"``
+        (uncompressed bytes of the chosen fields). ``progress``: a tqdm progress bar on standard error;
+        ``None`` shows it when standard error is a terminal (and tqdm is installed)."""
+        if library not in ("ak", "pa", "awkward", "pyarrow"):
+            raise ValueError(f"library must be 'ak' or 'pa', got {library!r}")
+        names, ids = self._ids(fields)
+        start, stop = self._range(entry_start, entry_stop)
+        step = self.step_entries(step_size, names)
+        bar = _progress_bar(progress, stop - start, f"{self.name}")
+        try:
+            pos = start
+            while pos < stop:
+                end = min(stop, pos + step)
+                batch = self._read_batch(names, pos, end)
+                if library in ("ak", "awkward"):
+                    yield ak.Array(batch_to_layout(batch, self._tree, ids))
+                else:
+                    yield pa.Table.from_batches([batch])
+                if bar is not None:
+                    bar.update(end - pos)
+                pos = end
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def __repr__(self) -> str:
+        return f"<rntuple.RNTuple {self.name!r} in {self._path!r}: {self.num_entries} entries, {len(self._top)} fields>"
+
+
+def _names(fields):
+    if isinstance(fields, str):
+        return [fields]
+    return list(fields)
+
+
+def _progress_bar(progress, total, desc):
+    explicit = progress is True
+    if progress is None:
+        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if not progress:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        if explicit:
+            raise ImportError("progress=True needs tqdm (pip install tqdm)") from None
+        return None
+    return tqdm(total=total, desc=desc, unit="entries", unit_scale=True, file=sys.stderr)

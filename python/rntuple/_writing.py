@@ -1,0 +1,596 @@
+"""Writing: ``rntuple.write``, :class:`Writer` and :class:`ParallelWriter` with :class:`FillContext`.
+
+Data go to the native writer as Arrow record batches through the Arrow C Data Interface (columnar, no
+per-element work in Python), except for schemas with ``std::variant`` fields and for lists of dicts, which go
+row by row in the JSON form of ``rntuple dump``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from typing import Any, Iterable, Mapping, Sequence
+
+import awkward as ak
+import numpy as np
+import pyarrow as pa
+
+from . import _rntuple
+
+RNTupleError = _rntuple.RNTupleError
+
+SchemaLike = "Mapping[str, str] | Sequence[tuple[str, str]]"
+
+_NP_TO_ROOT = {
+    "bool": "bool", "int8": "std::int8_t", "uint8": "std::uint8_t", "int16": "std::int16_t",
+    "uint16": "std::uint16_t", "int32": "std::int32_t", "uint32": "std::uint32_t", "int64": "std::int64_t",
+    "uint64": "std::uint64_t", "float16": "float", "float32": "float", "float64": "double",
+}
+
+
+# ----- schema inference ------------------------------------------------------------------------------------
+
+def _strip_option(form):
+    while form.is_option or isinstance(form, ak.forms.IndexedForm):
+        form = form.content
+    return form
+
+
+def root_type_of_form(form, path: str) -> str:
+    """The ROOT type name for an awkward form (float32 -> float, var * int64 -> std::vector<std::int64_t>,
+    string -> std::string, option -> std::optional, union -> std::variant, regular -> std::array, records ->
+    std::tuple of their members, as the writer has no untyped records)."""
+    F = ak.forms
+    if isinstance(form, F.NumpyForm):
+        t = _NP_TO_ROOT.get(form.primitive)
+        if t is None:
+            raise TypeError(f"field '{path}': awkward type {form.primitive} has no RNTuple equivalent")
+        for n in reversed(form.inner_shape):
+            t = f"std::array<{t},{n}>"
+        return t
+    if isinstance(form, (F.ListOffsetForm, F.ListForm)):
+        kind = form.parameter("__array__")
+        if kind == "string":
+            return "std::string"
+        if kind == "bytestring":
+            return "std::vector<std::uint8_t>"
+        return f"std::vector<{root_type_of_form(form.content, path + '._0')}>"
+    if isinstance(form, F.RegularForm):
+        kind = form.parameter("__array__")
+        if kind in ("string", "bytestring"):
+            raise TypeError(f"field '{path}': fixed-size strings have no RNTuple equivalent; use variable-length ones")
+        return f"std::array<{root_type_of_form(form.content, path + '._0')},{form.size}>"
+    if isinstance(form, F.RecordForm):
+        if not form.contents:
+            raise TypeError(f"field '{path}': an empty record has no RNTuple type the writer supports")
+        items = [root_type_of_form(c, f"{path}._{i}") for i, c in enumerate(form.contents)]
+        return f"std::tuple<{','.join(items)}>"
+    if isinstance(form, F.IndexedForm):
+        return root_type_of_form(form.content, path)
+    if form.is_option:
+        inner = form.content
+        while inner.is_option or isinstance(inner, F.IndexedForm):
+            inner = inner.content
+        return f"std::optional<{root_type_of_form(inner, path + '._0')}>"
+    if isinstance(form, F.UnionForm):
+        alts = []
+        for c in form.contents:
+            c = _strip_option(c)
+            if isinstance(c, F.EmptyForm):
+                continue  # the valueless state (uproot's layout of variants)
+            alts.append(root_type_of_form(c, f"{path}._{len(alts)}"))
+        if not alts:
+            raise TypeError(f"field '{path}': a union without typed alternatives")
+        return f"std::variant<{','.join(alts)}>"
+    if isinstance(form, F.EmptyForm):
+        raise TypeError(f"field '{path}': the type of an empty or all-empty array cannot be inferred; pass schema=")
+    raise TypeError(f"field '{path}': awkward form {type(form).__name__} has no RNTuple equivalent")
+
+
+def infer_schema(data) -> dict[str, str]:
+    """The schema (field name -> ROOT type name) that writing ``data`` without a schema would use."""
+    return dict(_Data(data).infer_schema())
+
+
+def _int_name(t) -> str:
+    return f"std::{'u' if pa.types.is_unsigned_integer(t) else ''}int{t.bit_width}_t"
+
+
+def root_type_of_arrow(arr, path: str) -> str:
+    """The ROOT type name for an Arrow array: a nullable level becomes ``std::optional`` only where the data
+    hold nulls (Arrow marks nearly everything nullable)."""
+    inner = _arrow_inner(arr, path)
+    return f"std::optional<{inner}>" if arr.null_count > 0 else inner
+
+
+def _arrow_inner(arr, path: str) -> str:
+    t = arr.type
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_integer(t):
+        return _int_name(t)
+    if pa.types.is_float16(t) or pa.types.is_float32(t):
+        return "float"
+    if pa.types.is_float64(t):
+        return "double"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "std::string"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return "std::vector<std::uint8_t>"
+    if pa.types.is_map(t):
+        return f"std::map<{root_type_of_arrow(arr.keys, path + '._0._0')},{root_type_of_arrow(arr.items, path + '._0._1')}>"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return f"std::vector<{root_type_of_arrow(arr.flatten(), path + '._0')}>"
+    if pa.types.is_fixed_size_list(t):
+        return f"std::array<{root_type_of_arrow(arr.flatten(), path + '._0')},{t.list_size}>"
+    if pa.types.is_struct(t):
+        if t.num_fields == 0:
+            raise TypeError(f"field '{path}': an empty struct has no RNTuple type the writer supports")
+        return "std::tuple<" + ",".join(root_type_of_arrow(arr.field(i), f"{path}._{i}") for i in range(t.num_fields)) + ">"
+    if pa.types.is_union(t):
+        alts = [_arrow_inner(arr.field(i), f"{path}._{i}") for i in range(t.num_fields) if not pa.types.is_null(t.field(i).type)]
+        return f"std::variant<{','.join(alts)}>"
+    if pa.types.is_dictionary(t):
+        return _arrow_inner(arr.dictionary_decode(), path)
+    raise TypeError(f"field '{path}': Arrow type {t} has no RNTuple equivalent")
+
+
+def normalize_schema(schema) -> list[tuple[str, str]]:
+    """``{name: type}`` or ``[(name, type), ...]`` -> list of pairs (checked: strings, unique names)."""
+    items = list(schema.items()) if isinstance(schema, Mapping) else [tuple(x) for x in schema]
+    seen = set()
+    for item in items:
+        if len(item) != 2 or not all(isinstance(x, str) for x in item):
+            raise TypeError(f"a schema entry must be a (field name, ROOT type name) pair of strings, got {item!r}")
+        if item[0] in seen:
+            raise ValueError(f"field '{item[0]}' appears twice in the schema")
+        seen.add(item[0])
+    return items
+
+
+# ----- input data ------------------------------------------------------------------------------------------
+
+class _Data:
+    """Input normalized to named columns (awkward or Arrow), or to rows (list of dicts)."""
+
+    def __init__(self, data):
+        self.rows = None
+        self.columns: list[tuple[str, Any]] = []
+        self.table = None
+        if isinstance(data, pa.Table):
+            self.table = data
+            self.columns = [(n, data.column(n)) for n in data.column_names]
+        elif isinstance(data, pa.RecordBatch):
+            self.table = pa.Table.from_batches([data])
+            self.columns = [(n, self.table.column(n)) for n in self.table.column_names]
+        elif isinstance(data, ak.Array):
+            if not data.fields or data.layout.purelist_depth != 1:
+                raise TypeError("an awkward array to write must be an array of records, one field per top-level "
+                                f"RNTuple field; got type {ak.type(data)}")
+            self.columns = [(f, data[f]) for f in data.fields]
+        elif isinstance(data, Mapping):
+            for k, v in data.items():
+                if not isinstance(k, str):
+                    raise TypeError(f"field names must be strings, got {k!r}")
+                self.columns.append((k, _column(v, k)))
+        elif isinstance(data, (list, tuple)):
+            if not all(isinstance(r, Mapping) for r in data):
+                raise TypeError("a list to write must hold one dict per entry (the JSON form of `rntuple dump`)")
+            self.rows = data
+        else:
+            raise TypeError("data must be an awkward.Array of records, a pyarrow.Table or RecordBatch, a dict of "
+                            f"arrays, or a list of dicts; got {type(data).__name__}")
+        if self.rows is None:
+            lengths = {name: len(col) for name, col in self.columns}
+            if len(set(lengths.values())) > 1:
+                raise ValueError(f"the columns have different lengths: {lengths}")
+
+    def __len__(self):
+        if self.rows is not None:
+            return len(self.rows)
+        return len(self.columns[0][1]) if self.columns else 0
+
+    @property
+    def names(self) -> list[str]:
+        if self.rows is not None:
+            return list(self.rows[0].keys()) if self.rows else []
+        return [n for n, _ in self.columns]
+
+    def infer_schema(self) -> list[tuple[str, str]]:
+        if self.rows is not None:
+            if not self.rows:
+                raise TypeError("cannot infer a schema from no rows; pass schema=")
+            arr = ak.from_iter(self.rows)
+            return [(f, root_type_of_form(arr[f].layout.form, f)) for f in arr.fields]
+        out = []
+        for name, col in self.columns:
+            if isinstance(col, (pa.Array, pa.ChunkedArray)):
+                a = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+                out.append((name, root_type_of_arrow(a, name)))
+            else:
+                out.append((name, root_type_of_form(col.layout.form, name)))
+        return out
+
+    def check_names(self, schema: list[tuple[str, str]]):
+        want = [n for n, _ in schema]
+        have = self.names if self.rows is None else None
+        if have is None:
+            return  # rows: the native writer names the missing or unknown field and the entry
+        missing = [n for n in want if n not in have]
+        extra = [n for n in have if n not in want]
+        if missing:
+            raise ValueError(f"the data lack field(s) {', '.join(missing)} of the schema")
+        if extra:
+            raise ValueError(f"the data have field(s) not in the schema: {', '.join(extra)}")
+
+    def type_of(self, name: str) -> str:
+        for n, col in self.columns:
+            if n == name:
+                if isinstance(col, (pa.Array, pa.ChunkedArray)):
+                    return f"Arrow {col.type}"
+                return f"awkward {ak.type(col).content}"
+        return "?"
+
+    def batches(self, schema: list[tuple[str, str]]) -> Iterable[pa.RecordBatch]:
+        names = [n for n, _ in schema]
+        if self.table is not None:
+            t = self.table.select(names)
+            t = _cast_half(t)
+            yield from t.to_batches()
+            return
+        arrays = [_to_arrow(dict(self.columns)[n]) for n in names]
+        if arrays and len(arrays[0]) == 0:
+            return
+        yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+    def iter_rows(self, schema: list[tuple[str, str]], chunk: int = 65536):
+        if self.rows is not None:
+            for i in range(0, len(self.rows), chunk):
+                yield self.rows[i:i + chunk]
+            return
+        names = [n for n, _ in schema]
+        cols = dict(self.columns)
+        n = len(self)
+        for i in range(0, n, chunk):
+            lists = {}
+            for name in names:
+                c = cols[name][i:i + chunk]
+                lists[name] = c.to_pylist() if isinstance(c, (pa.Array, pa.ChunkedArray)) else ak.to_list(c)
+            yield [{name: lists[name][k] for name in names} for k in range(min(chunk, n - i))]
+
+
+def _column(v, name):
+    if isinstance(v, (pa.Array, pa.ChunkedArray, ak.Array)):
+        return v
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind in "OUS":
+            return ak.from_iter(v.tolist())
+        return ak.Array(v)
+    if isinstance(v, (list, tuple)):
+        return ak.from_iter(v)
+    try:
+        return ak.Array(v)
+    except Exception as exc:
+        raise TypeError(f"field '{name}': cannot make an array of a {type(v).__name__}: {exc}") from None
+
+
+def _cast_half(t: pa.Table) -> pa.Table:
+    for i, f in enumerate(t.schema):
+        if pa.types.is_float16(f.type):
+            t = t.set_column(i, f.name, t.column(i).cast(pa.float32()))
+    return t
+
+
+def _to_arrow(col) -> pa.Array:
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if isinstance(col, pa.Array):
+        if pa.types.is_float16(col.type):
+            col = col.cast(pa.float32())
+        return col
+    layout = col.layout
+    if "float16" in str(layout.form):
+        col = ak.values_astype(col, np.float32)
+    out = ak.to_arrow(col, extensionarray=False, list_to32=False, string_to32=False, bytestring_to32=False,
+                      count_nulls=True)
+    if isinstance(out, pa.ChunkedArray):
+        out = out.combine_chunks()
+    return out
+
+
+def _explain(exc: RNTupleError, schema, data: _Data) -> RNTupleError:
+    """Adds the field's ROOT type and the data's type to a type-mismatch error of the native writer."""
+    msg = str(exc)
+    start = msg.find("field '")
+    if start < 0:
+        return exc
+    path = msg[start + 7:].split("'")[0]
+    top = path.split(".")[0]
+    types = dict(schema)
+    if top not in types:
+        return exc
+    return RNTupleError(f"{msg} [field '{top}' has ROOT type {types[top]}; the data for it have type {data.type_of(top)}]")
+
+
+def _has_variant(schema) -> bool:
+    return any("variant<" in t for _, t in schema)
+
+
+def _write_into(native, data: _Data, schema) -> int:
+    """Writes ``data`` through a native writer or fill context; returns the number of entries."""
+    if data.rows is None:
+        data.check_names(schema)
+    try:
+        if data.rows is not None or _has_variant(schema):
+            for rows in data.iter_rows(schema):
+                native.fill_rows(rows)
+        else:
+            for b in data.batches(schema):
+                native.append_arrow(b)
+    except RNTupleError as exc:
+        raise _explain(exc, schema, data) from None
+    return len(data)
+
+
+def _options(options: dict) -> dict:
+    known = set(_rntuple.WRITE_OPTION_NAMES)
+    unknown = [k for k in options if k not in known]
+    if unknown:
+        raise TypeError(f"unknown write option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    return options
+
+
+# ----- public API ------------------------------------------------------------------------------------------
+
+class Writer:
+    """Writes one RNTuple into a new ROOT file, sequentially.
+
+    >>> with rntuple.Writer("out.root", "Events", {"x": "float", "v": "std::vector<std::int32_t>"}) as w:
+    ...     w.extend({"x": np.zeros(3, np.float32), "v": ak.Array([[1], [], [2, 3]])})
+
+    ``schema`` maps field names to ROOT type names (a dict or a list of pairs); when omitted it is inferred
+    from the first data given to :meth:`extend`. Options are ROOT's ``RNTupleWriteOptions`` as keyword
+    arguments: ``compression=505`` (algorithm * 100 + level: 1xx zlib, 2xx lzma, 4xx lz4, 5xx zstd, 0 none),
+    ``approx_zipped_cluster_size``, ``max_unzipped_cluster_size``, ``max_unzipped_page_size``,
+    ``enable_page_checksums``, ``use_implicit_mt``, ``imt_threads``, ``page_buffer_budget``, ``buffered``,
+    ``use_direct_io``, ``preallocate``. The file is complete after :meth:`commit` (also called when the
+    ``with`` block ends, even on an exception; a failing commit raises).
+    """
+
+    def __init__(self, path, ntuple_name: str = "Events", schema=None, **options):
+        self._path = os.fspath(path)
+        self._name = ntuple_name
+        self._options = _options(options)
+        self._schema = None if schema is None else normalize_schema(schema)
+        self._native = None
+        self._size = None
+        if self._schema is not None:
+            self._create()
+
+    def _create(self):
+        self._native = _rntuple.NativeWriter(self._path, self._name, self._schema, self._options)
+
+    @property
+    def schema(self) -> dict[str, str] | None:
+        """Field name -> ROOT type name as declared or inferred (``None`` before the first data)."""
+        return None if self._schema is None else dict(self._schema)
+
+    @property
+    def num_entries(self) -> int:
+        """Entries written so far."""
+        return 0 if self._native is None else self._native.num_entries()
+
+    def extend(self, data) -> None:
+        """Appends entries: an awkward.Array of records, a pyarrow.Table or RecordBatch, a dict of arrays
+        (numpy, awkward, pyarrow or lists), or a list of dicts (one per entry, in the JSON form of
+        ``rntuple dump``). A batch that does not fit the schema raises and writes nothing (the error names the
+        field, its ROOT type and the data's type)."""
+        if self._size is not None:
+            raise RNTupleError(f"the writer of {self._path!r} was committed already")
+        d = _Data(data)
+        if self._native is None:
+            self._schema = d.infer_schema()
+            self._create()
+        _write_into(self._native, d, self._schema)
+
+    def fill(self, entry: Mapping) -> None:
+        """Appends one entry given as a dict (JSON form of ``rntuple dump``)."""
+        self.extend([entry])
+
+    def add_field(self, name: str, type_name: str) -> None:
+        """Adds a top-level field after entries were written (late model extension); earlier entries read
+        as the type's default value."""
+        if self._native is None:
+            raise RNTupleError("add_field needs a schema or some data first")
+        self._native.add_field(name, type_name)
+        self._schema.append((name, type_name))
+
+    def commit(self) -> int:
+        """Completes the file and returns its size in bytes (idempotent)."""
+        if self._size is not None:
+            return self._size
+        if self._native is None:
+            self._schema = []
+            self._create()
+        self._size = self._native.commit()
+        return self._size
+
+    close = commit
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.commit()
+
+    def __repr__(self) -> str:
+        state = "committed" if self._size is not None else "open"
+        return f"<rntuple.Writer {self._name!r} -> {self._path!r} ({state}, {self.num_entries} entries)>"
+
+
+class ParallelWriter:
+    """Writes one RNTuple into one file from several threads at once, each through its own
+    :class:`FillContext` (ROOT's ``RNTupleParallelWriter``). The GIL is released while a context compresses
+    and writes its clusters, so Python threads run in parallel.
+
+    >>> with rntuple.ParallelWriter("out.root", "Events", {"x": "double"}) as w:
+    ...     def work(chunk):
+    ...         with w.fill_context() as ctx:
+    ...             ctx.extend(chunk)
+    ...     threads = [threading.Thread(target=work, args=(c,)) for c in chunks]
+
+    Entries of one context keep their order; clusters of different contexts interleave. Options as for
+    :class:`Writer`. :meth:`commit` (or the end of the ``with`` block) finishes the contexts still open.
+    """
+
+    def __init__(self, path, ntuple_name: str = "Events", schema=None, **options):
+        self._path = os.fspath(path)
+        self._name = ntuple_name
+        self._options = _options(options)
+        self._schema = None if schema is None else normalize_schema(schema)
+        self._native = None
+        self._lock = threading.Lock()
+        self._contexts: "weakref.WeakSet[FillContext]" = weakref.WeakSet()
+        self._size = None
+        if self._schema is not None:
+            self._native = _rntuple.NativeParallelWriter(self._path, self._name, self._schema, self._options)
+
+    def _ensure(self, data: _Data | None):
+        with self._lock:
+            if self._size is not None:
+                raise RNTupleError(f"the parallel writer of {self._path!r} was committed already")
+            if self._native is None:
+                self._schema = data.infer_schema() if data is not None else []
+                self._native = _rntuple.NativeParallelWriter(self._path, self._name, self._schema, self._options)
+            return self._native
+
+    @property
+    def schema(self) -> dict[str, str] | None:
+        """Field name -> ROOT type name (``None`` before the first data when inferred)."""
+        return None if self._schema is None else dict(self._schema)
+
+    @property
+    def num_entries(self) -> int:
+        """Entries in clusters committed so far."""
+        return 0 if self._native is None else self._native.num_entries()
+
+    def fill_context(self) -> "FillContext":
+        """A new fill context; give each thread its own."""
+        if self._size is not None:
+            raise RNTupleError(f"the parallel writer of {self._path!r} was committed already")
+        ctx = FillContext(self)
+        with self._lock:
+            self._contexts.add(ctx)
+        return ctx
+
+    def commit(self) -> int:
+        """Finishes the contexts still open, writes the footer and the file directory; returns the file size
+        (idempotent)."""
+        if self._size is not None:
+            return self._size
+        with self._lock:
+            live = list(self._contexts)
+        for ctx in live:
+            ctx.finish()
+        native = self._ensure(None)
+        self._size = native.commit()
+        return self._size
+
+    close = commit
+
+    def __enter__(self) -> "ParallelWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.commit()
+
+    def __repr__(self) -> str:
+        state = "committed" if self._size is not None else "open"
+        return f"<rntuple.ParallelWriter {self._name!r} -> {self._path!r} ({state})>"
+
+
+class FillContext:
+    """One thread's handle into a :class:`ParallelWriter` (from :meth:`ParallelWriter.fill_context`); a
+    context manager that finishes the context on exit. Use each context from one thread at a time."""
+
+    def __init__(self, writer: ParallelWriter):
+        self._writer = writer
+        self._native = None
+        self._done = False
+        self._entries = 0
+
+    def _ctx(self, data: _Data | None):
+        if self._done:
+            raise RNTupleError("this fill context was finished already")
+        if self._native is None:
+            self._native = self._writer._ensure(data).fill_context()
+        return self._native
+
+    @property
+    def num_entries(self) -> int:
+        """Entries filled through this context."""
+        return self._entries
+
+    def extend(self, data) -> None:
+        """Appends entries (same inputs as :meth:`Writer.extend`); full clusters are compressed and written
+        with the GIL released."""
+        d = _Data(data)
+        native = self._ctx(d)
+        self._entries += _write_into(native, d, self._writer._schema)
+
+    def fill(self, entry: Mapping) -> None:
+        """Appends one entry given as a dict."""
+        self.extend([entry])
+
+    def flush_cluster(self) -> None:
+        """Writes the entries filled so far as a cluster."""
+        if self._native is not None:
+            self._native.flush_cluster()
+
+    def finish(self) -> None:
+        """Writes the last cluster and ends the context (idempotent)."""
+        if self._done:
+            return
+        self._done = True
+        if self._native is not None:
+            self._native.finish()
+
+    close = finish
+
+    def __enter__(self) -> "FillContext":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.finish()
+
+    def __del__(self):
+        try:
+            if not self._done and self._native is not None:
+                self._native.finish()
+        except Exception:
+            pass
+
+
+def write(path, ntuple_name=None, data=None, schema=None, *, name: str | None = None, **options) -> int:
+    """Writes ``data`` as the RNTuple ``ntuple_name`` (default ``"Events"``) into a new ROOT file and returns
+    the file size.
+
+    ``rntuple.write(path, "Events", data, schema=None, compression=505, **options)`` (DESIGN.md's order);
+    ``rntuple.write(path, data, name="Events")`` works too. ``data``: an awkward.Array of records, a
+    pyarrow.Table or RecordBatch, a dict of arrays, or a list of dicts (one per entry, in the JSON form of
+    ``rntuple dump``). ``schema`` maps field name -> ROOT type name and is inferred from the data's type when
+    omitted (float32 -> float, float64 -> double, var * int64 -> std::vector<std::int64_t>, string ->
+    std::string, option -> std::optional, union -> std::variant, regular -> std::array, records ->
+    std::tuple). Options: see :class:`Writer`.
+    """
+    if ntuple_name is not None and not isinstance(ntuple_name, str):
+        if data is not None:
+            raise TypeError("write(path, ntuple_name, data, ...): ntuple_name must be a string")
+        ntuple_name, data = None, ntuple_name
+    if data is None:
+        raise TypeError("write() needs data")
+    ntuple_name = ntuple_name or name or "Events"
+    with Writer(path, ntuple_name, schema, **options) as w:
+        w.extend(data)
+    return w.commit()

@@ -1,0 +1,119 @@
+//! `rntuple.ParallelWriter`: one file, several fill contexts filled from several Python threads
+//! at once. Each context builds and compresses its own clusters with the GIL released; only
+//! reserving space in the file and appending cluster metadata is serialized (in the library).
+
+use crate::{batch_from_pyarrow, err, poisoned, rows_to_values, write_options, RNTupleError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rntuple::write::parallel::{FillContext, ParallelWriter};
+use std::sync::Mutex;
+
+/// Native part of `rntuple.ParallelWriter`.
+#[pyclass(module = "rntuple._rntuple", frozen)]
+pub struct NativeParallelWriter {
+    inner: ParallelWriter,
+}
+
+/// Native part of `rntuple.FillContext`.
+#[pyclass(module = "rntuple._rntuple", frozen)]
+pub struct NativeFillContext {
+    inner: Mutex<Option<FillContext>>,
+    entries: std::sync::atomic::AtomicU64,
+}
+
+#[pymethods]
+impl NativeParallelWriter {
+    #[new]
+    #[pyo3(signature = (path, name, schema, options=None))]
+    fn new(py: Python<'_>, path: std::path::PathBuf, name: &str, schema: Vec<(String, String)>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let opts = write_options(options)?;
+        let pairs: Vec<(&str, &str)> = schema.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let w = py.allow_threads(|| ParallelWriter::create(&path, name, &pairs, opts)).map_err(err)?;
+        Ok(NativeParallelWriter { inner: w })
+    }
+
+    /// A new fill context (one per thread).
+    fn fill_context(&self, py: Python<'_>) -> PyResult<NativeFillContext> {
+        let ctx = py.allow_threads(|| self.inner.fill_context()).map_err(err)?;
+        Ok(NativeFillContext { inner: Mutex::new(Some(ctx)), entries: 0.into() })
+    }
+
+    /// Entries committed so far (by finished clusters).
+    fn num_entries(&self) -> u64 {
+        self.inner.num_entries()
+    }
+
+    /// Writes the footer and the file directory; every fill context must be finished.
+    fn commit(&self, py: Python<'_>) -> PyResult<u64> {
+        py.allow_threads(|| self.inner.commit()).map_err(err)
+    }
+}
+
+impl NativeFillContext {
+    fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut FillContext) -> rntuple::Result<R> + Send) -> PyResult<R> {
+        py.allow_threads(|| {
+            let mut g = self.inner.lock().map_err(|_| poisoned())?;
+            let c = g.as_mut().ok_or_else(|| RNTupleError::new_err("this fill context was finished already"))?;
+            f(c).map_err(err)
+        })
+    }
+}
+
+#[pymethods]
+impl NativeFillContext {
+    /// Appends the rows of a `pyarrow.RecordBatch`; compresses full clusters with the GIL released.
+    fn append_arrow(&self, py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<()> {
+        let b = batch_from_pyarrow(batch)?;
+        let n = b.num_rows() as u64;
+        self.with(py, move |c| c.append_batch(&b))?;
+        self.entries.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Appends rows given as dicts in the JSON form of `rntuple dump`.
+    fn fill_rows(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+        let first = self.entries.load(std::sync::atomic::Ordering::Relaxed);
+        let values = rows_to_values(rows, first)?;
+        let n = values.len() as u64;
+        self.with(py, move |c| {
+            for (i, v) in values.iter().enumerate() {
+                c.fill(v).map_err(|e| rntuple::Error::Invalid(format!("entry {} of this fill context: {e}", first + i as u64)))?;
+            }
+            Ok(())
+        })?;
+        self.entries.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Writes the entries filled so far as a cluster.
+    fn flush_cluster(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, |c| c.flush_cluster())
+    }
+
+    /// Entries filled through this context.
+    fn num_entries(&self) -> u64 {
+        self.entries.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether the context was finished.
+    fn finished(&self) -> PyResult<bool> {
+        Ok(self.inner.lock().map_err(|_| poisoned())?.is_none())
+    }
+
+    /// Flushes the last cluster and releases the context (idempotent).
+    fn finish(&self, py: Python<'_>) -> PyResult<()> {
+        py.allow_threads(|| {
+            let c = self.inner.lock().map_err(|_| poisoned())?.take();
+            match c {
+                Some(c) => c.finish().map(|_| ()).map_err(err),
+                None => Ok(()),
+            }
+        })
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeParallelWriter>()?;
+    m.add_class::<NativeFillContext>()?;
+    Ok(())
+}

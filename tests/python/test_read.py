@@ -1,0 +1,222 @@
+"""Reading through the Python package: every RNTuple of the shared test files equals what uproot 5.7.7 gives
+(values, NaN-aware, and the awkward type and form), for whole files and entry windows; the rest of the reading
+API (keys, schema, iterate, to_arrow, errors)."""
+
+from __future__ import annotations
+
+import warnings
+
+import awkward as ak
+import numpy as np
+import pyarrow as pa
+import pytest
+import uproot
+
+import rntuple
+from conftest import skip_or_fail, list_testdata_ntuples
+
+MAX_ENTRIES = 5000
+
+PARAMS = [pytest.param(sub, fn, nt, id=f"{sub}/{fn}:{nt}") for sub, fn, nt in list_testdata_ntuples()]
+
+# Where uproot 5.7.7 itself is wrong (see tests/cross/test_oracle_vs_uproot.py), the comparison is limited:
+# (file, ntuple, field) -> number of leading entries compared.
+KNOWN_UPROOT_ISSUES: dict = {}
+
+
+def _uproot_arrays(ntuple, fields, start, stop):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ntuple.arrays(fields, entry_start=start, entry_stop=stop), {}
+        except Exception:
+            out, failed = {}, {}
+            for f in fields:
+                try:
+                    out[f] = ntuple.arrays([f], entry_start=start, entry_stop=stop)[f]
+                except Exception as exc:
+                    failed[f] = f"{type(exc).__name__}: {exc}"
+            return out, failed
+
+
+def compare_with_uproot(path, name, start=None, stop=None):
+    theirs_nt = uproot.open(path)[name]
+    n = theirs_nt.num_entries
+    stop = min(n, MAX_ENTRIES) if stop is None else stop
+    ours_nt = rntuple.open(path)[name]
+    assert ours_nt.num_entries == n
+    fields = [f.name for f in theirs_nt.fields]
+    assert ours_nt.fields == fields, f"our fields {ours_nt.fields[:10]}... differ from uproot's {fields[:10]}..."
+    ours = ours_nt.arrays(entry_start=start, entry_stop=stop)
+    theirs, failed = _uproot_arrays(theirs_nt, fields, start, stop)
+    assert len(ours) == (stop - (start or 0))
+    errors = []
+    for f in fields:
+        if f in failed:
+            continue
+        a, b = ours[f], theirs[f]
+        if not ak.array_equal(a, b, equal_nan=True, dtype_exact=True, check_parameters=True):
+            errors.append(f"{f}: values differ: ours {ak.to_list(a[:3])!r:.300} uproot {ak.to_list(b[:3])!r:.300}")
+            continue
+        if ak.type(a) != ak.type(b):
+            errors.append(f"{f}: type {ak.type(a)} != uproot's {ak.type(b)}")
+        if a.layout.form != b.layout.form:
+            errors.append(f"{f}: form {a.layout.form.to_json()[:300]} != uproot's {b.layout.form.to_json()[:300]}")
+    assert not errors, f"{path.name}:{name}, {len(errors)} fields differ from uproot:\n  " + "\n  ".join(errors[:30])
+    if failed:
+        warnings.warn(f"{path.name}:{name}: uproot cannot read {failed}")
+
+
+def test_testdata_present(testdata):
+    if len(PARAMS) < 40:
+        skip_or_fail(f"expected the ~45 RNTuples of the shared test data in {testdata}, found {len(PARAMS)}")
+
+
+@pytest.mark.parametrize("sub,filename,name", PARAMS)
+def test_arrays_equal_uproot(testdata, sub, filename, name):
+    compare_with_uproot(testdata / sub / filename, name)
+
+
+@pytest.mark.parametrize("start,stop", [(0, 1), (437, 871), (999, 1000), (500, 500)])
+def test_entry_windows_equal_uproot(testdata, start, stop):
+    path = testdata / "rntuple" / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
+    if not path.exists():
+        skip_or_fail(f"{path} missing")
+    compare_with_uproot(path, "Events", start, stop)
+
+
+def test_window_across_clusters(testdata):
+    path = testdata / "rntuple" / "test_multiple_cluster_groups_rntuple_v1-0-0-0.root"
+    if not path.exists():
+        skip_or_fail(f"{path} missing")
+    t = rntuple.open(path)["ntuple"]
+    b = t.cluster_boundaries
+    assert len(b) > 3
+    start, stop = b[1] - 3, b[2] + 3
+    compare_with_uproot(path, "ntuple", start, stop)
+
+
+@pytest.fixture(scope="module")
+def cms(testdata):
+    path = testdata / "rntuple" / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
+    if not path.exists():
+        skip_or_fail(f"{path} missing")
+    return path
+
+
+def test_file_api(cms):
+    with rntuple.open(cms) as f:
+        assert f.keys() == ["Events"]
+        assert "Events" in f and "Events;1" in f and "Nope" not in f
+        t = f["Events;1"]
+        assert t.num_entries == 1000 == len(t)
+        assert t.schema["nMuon"] == "std::uint32_t" or t.schema["nMuon"].startswith("ROOT::RNTupleCardinality")
+        assert t.schema["Muon_pt"] == "ROOT::VecOps::RVec<float>"
+        assert list(t.schema) == t.fields
+        with pytest.raises(KeyError, match="no RNTuple 'Nope'.*Events"):
+            f["Nope"]
+    assert "Events" in repr(t) and "1000 entries" in repr(t)
+
+
+def test_field_selection(cms):
+    t = rntuple.open(cms)["Events"]
+    a = t.arrays(["Muon_pt", "nMuon"], entry_start=10, entry_stop=20)
+    assert a.fields == ["Muon_pt", "nMuon"]
+    assert len(a) == 10
+    assert ak.all(ak.num(a.Muon_pt) == a.nMuon)
+    b = t.arrays("Muon_pt", entry_start=-10)
+    assert b.fields == ["Muon_pt"] and len(b) == 10
+    with pytest.raises(KeyError, match="no field 'nope'"):
+        t.arrays(["nope"])
+
+
+def test_to_arrow(cms):
+    t = rntuple.open(cms)["Events"]
+    tab = t.to_arrow(["Muon_pt", "nMuon"], entry_stop=100)
+    assert isinstance(tab, pa.Table)
+    assert tab.num_rows == 100
+    assert tab.schema.field("Muon_pt").type == pa.large_list(pa.field("_0", pa.float32(), False)) or \
+        pa.types.is_large_list(tab.schema.field("Muon_pt").type)
+    ref = uproot.open(cms)["Events"].arrays(["Muon_pt"], entry_stop=100)
+    assert ak.array_equal(ak.from_arrow(tab)["Muon_pt"], ref["Muon_pt"], check_parameters=False)
+
+
+@pytest.mark.parametrize("step", [1, 77, 1000, 5000, "10 kB", "1 MB"])
+def test_iterate(cms, step):
+    t = rntuple.open(cms)["Events"]
+    whole = t.arrays(["Muon_pt", "nMuon"])
+    chunks = list(t.iterate(step, fields=["Muon_pt", "nMuon"], progress=False))
+    assert sum(len(c) for c in chunks) == 1000
+    if isinstance(step, int):
+        assert all(len(c) == step for c in chunks[:-1])
+    assert ak.array_equal(ak.concatenate(chunks), whole)
+    tabs = list(t.iterate(step, fields=["nMuon"], library="pa", progress=False))
+    assert sum(x.num_rows for x in tabs) == 1000
+
+
+def test_iterate_progress_bar(cms, capsys):
+    t = rntuple.open(cms)["Events"]
+    n = sum(len(c) for c in t.iterate(100, fields=["nMuon"], progress=True))
+    assert n == 1000
+    err = capsys.readouterr().err
+    assert "1.00k/1.00k" in err or "1000/1000" in err or "100%" in err
+
+
+def test_parse_size():
+    assert rntuple.parse_size("100 MB") == 100_000_000
+    assert rntuple.parse_size("1 GiB") == 1 << 30
+    assert rntuple.parse_size("4096") == 4096
+    with pytest.raises(ValueError, match="cannot understand"):
+        rntuple.parse_size("lots")
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        rntuple.open(tmp_path / "nope.root")
+
+
+def test_not_a_root_file(tmp_path):
+    p = tmp_path / "junk.root"
+    p.write_bytes(b"hello, this is not a ROOT file" * 10)
+    with pytest.raises(rntuple.RNTupleError, match="."):
+        rntuple.open(p)
+
+
+def test_legacy_refused(testdata):
+    legacy = sorted((testdata / "legacy").glob("*.root"))
+    if not legacy:
+        skip_or_fail(f"no legacy files in {testdata / 'legacy'}")
+    for p in legacy:
+        f = rntuple.open(p)
+        for k in f.keys():
+            with pytest.raises(rntuple.RNTupleError, match="(?i)version|pre-1.0|experimental|unsupported"):
+                f[k].arrays()
+
+
+def test_gil_released_while_reading(cms):
+    """Two threads reading at once both make progress (smoke test; timings are not asserted)."""
+    import threading
+
+    t = rntuple.open(cms)["Events"]
+    out = []
+
+    def work():
+        for _ in range(5):
+            out.append(len(t.arrays(["Muon_pt"])))
+
+    ths = [threading.Thread(target=work) for _ in range(2)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join()
+    assert out == [1000] * 10
+
+
+def test_dtypes_follow_columns(testdata):
+    """uproot's dtype follows the on-disk column (Real16 -> float16, Real32Trunc/Quant -> float32)."""
+    p = testdata / "rntuple" / "test_float_types_rntuple_v1-0-0-0.root"
+    if not p.exists():
+        skip_or_fail(f"{p} missing")
+    a = rntuple.open(p)["ntuple"].arrays()
+    for f in a.fields:
+        assert a[f].layout.dtype == np.float32
