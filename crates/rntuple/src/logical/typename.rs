@@ -168,7 +168,8 @@ impl TypeExpr {
     }
 }
 
-fn scalar_type_name(s: Scalar) -> &'static str {
+/// ROOT's name of a fundamental type.
+pub(crate) fn scalar_type_name(s: Scalar) -> &'static str {
     match s {
         Scalar::Bool => "bool",
         Scalar::Char => "char",

@@ -154,21 +154,7 @@ impl Plan {
     /// What the field holds, for error messages.
     pub fn describe(&self) -> &'static str {
         match self {
-            Plan::Scalar { s, .. } => match s {
-                Scalar::Bool => "bool",
-                Scalar::Char => "char",
-                Scalar::Byte => "std::byte",
-                Scalar::I8 => "std::int8_t",
-                Scalar::U8 => "std::uint8_t",
-                Scalar::I16 => "std::int16_t",
-                Scalar::U16 => "std::uint16_t",
-                Scalar::I32 => "std::int32_t",
-                Scalar::U32 => "std::uint32_t",
-                Scalar::I64 => "std::int64_t",
-                Scalar::U64 => "std::uint64_t",
-                Scalar::F32 => "float",
-                Scalar::F64 => "double",
-            },
+            Plan::Scalar { s, .. } => crate::logical::typename::scalar_type_name(*s),
             Plan::String { .. } => "a string",
             Plan::Collection { .. } => "a collection",
             Plan::Record { .. } => "a record",
