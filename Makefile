@@ -12,7 +12,7 @@ export RNTUPLE_TESTDATA
 BIN := target/release/rntuple
 CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
 
-.PHONY: demo test build venv cargo-test pytest fuzz-smoke bench-read bench-parallel-write clean python
+.PHONY: demo test build venv cargo-test pytest fuzz-smoke bench-read bench-parallel-write tsan clean python
 
 build:
 	cargo build --release --workspace
@@ -57,6 +57,13 @@ test: venv build cargo-test fuzz-smoke pytest
 
 bench-read: venv build
 	$(PY) bench/read_bench.py
+
+# The parallel-writer stress test under ThreadSanitizer (nightly with rust-src, std rebuilt instrumented;
+# not part of `make test`: it needs the rust-src component and ~15 minutes).
+tsan:
+	rustup component add rust-src --toolchain nightly
+	RUSTFLAGS="-Zsanitizer=thread" cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
+		--target-dir target/tsan -p rntuple --test parallel_stress
 
 bench-parallel-write: venv build
 	$(PY) bench/parallel_write_bench.py
