@@ -41,6 +41,8 @@ pub struct Dataset {
     opts: WriteOptions,
     /// Bytes written for clusters and pages (key headers and padding included).
     pub bytes_written: u64,
+    /// Where the sequential writer writes its blobs (a handle made once, not per cluster).
+    own_target: Option<WriteTarget>,
 }
 
 impl Dataset {
@@ -61,7 +63,9 @@ impl Dataset {
             None
         };
         let col_first = desc.columns.iter().map(|c| c.first_element).collect();
-        Ok(Dataset { file: Some(file), direct, name: desc.name.clone(), desc, clusters: Vec::new(), col_first, n_entries: 0, header, opts, bytes_written: 0 })
+        let mut ds = Dataset { file: Some(file), direct, name: desc.name.clone(), desc, clusters: Vec::new(), col_first, n_entries: 0, header, opts, bytes_written: 0, own_target: None };
+        ds.own_target = Some(ds.target()?);
+        Ok(ds)
     }
 
     fn file(&mut self) -> Result<&mut RootFileWriter> {
@@ -94,6 +98,10 @@ impl Dataset {
         }
         .map_err(|e| Error::io(format!("duplicating the handle of {}", f.path()), e))?;
         Ok(WriteTarget { file, path: f.path().to_string(), direct: self.direct.is_some(), preallocate: self.opts.preallocate })
+    }
+
+    fn own_target(&self) -> Result<&WriteTarget> {
+        self.own_target.as_ref().ok_or_else(|| Error::Invalid("internal: no write target".into()))
     }
 
     /// Step 3: appends a placed cluster's metadata; returns its entry range's first entry.
@@ -167,16 +175,14 @@ impl ClusterOut for Dataset {
             return Ok(());
         }
         let slot = self.reserve(c.payload_len())?;
-        let target = self.target()?;
-        write_slot(&target, &slot, &c.chunks)?;
+        write_slot(self.own_target()?, &slot, &c.chunks)?;
         self.append(c, slot.payload_offset)?;
         Ok(())
     }
 
     fn page(&mut self, bytes: &[u8]) -> Result<u64> {
         let slot = self.reserve(bytes.len() as u64)?;
-        let target = self.target()?;
-        write_slot(&target, &slot, &[bytes])?;
+        write_slot(self.own_target()?, &slot, &[bytes])?;
         Ok(slot.payload_offset)
     }
 }
