@@ -148,16 +148,18 @@ pub struct ParallelWriter {
 impl ParallelWriter {
     /// Creates a file holding one RNTuple with the given (field name, C++ type name) schema.
     pub fn create(path: impl AsRef<Path>, name: &str, schema: &[(&str, &str)], opts: WriteOptions) -> Result<ParallelWriter> {
-        Self::create_from(path, name, &parse_schema(schema)?, opts)
+        Self::create_with_types(path, name, &parse_schema(schema)?, opts)
     }
 
     /// Creates a file whose schema is the members of the Rust type `E`; contexts fill it with
     /// [`FillContext::fill_typed`].
     pub fn create_typed<E: crate::write::Entry>(path: impl AsRef<Path>, name: &str, opts: WriteOptions) -> Result<ParallelWriter> {
-        Self::create_from(path, name, &E::fields(), opts)
+        Self::create_with_types(path, name, &E::fields(), opts)
     }
 
-    fn create_from(path: impl AsRef<Path>, name: &str, schema: &[(String, crate::logical::typename::TypeExpr)], opts: WriteOptions) -> Result<ParallelWriter> {
+    /// Creates a file from a schema of parsed type expressions (untyped records included), as
+    /// [`crate::write::Writer::create_with_types`].
+    pub fn create_with_types(path: impl AsRef<Path>, name: &str, schema: &[(String, crate::logical::typename::TypeExpr)], opts: WriteOptions) -> Result<ParallelWriter> {
         let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{} (parallel)", env!("CARGO_PKG_VERSION")), ..Default::default() };
         let opts = WriteOptions { use_implicit_mt: false, ..opts };
         let template = ClusterBuilder::new(&mut desc, schema, opts.clone(), ())?;

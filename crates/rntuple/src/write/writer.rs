@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
 use crate::read::value::Value;
+use crate::logical::typename::TypeExpr;
 use crate::write::fill::{parse_schema, ClusterBuilder};
 use crate::write::sink::Dataset;
 use arrow_array::RecordBatch;
@@ -90,17 +91,35 @@ pub struct Writer {
 impl Writer {
     /// Creates a file holding one RNTuple with the given (field name, C++ type name) schema.
     pub fn create(path: impl AsRef<Path>, name: &str, schema: &[(&str, &str)], opts: WriteOptions) -> Result<Writer> {
-        let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{}", env!("CARGO_PKG_VERSION")), ..Default::default() };
-        let template = ClusterBuilder::new(&mut desc, &parse_schema(schema)?, opts.clone(), ())?;
-        let ds = Dataset::create(path, desc, opts.clone())?;
-        Ok(Writer { b: template.blank(opts, ds) })
+        Self::create_with_types(path, name, &parse_schema(schema)?, opts)
     }
 
     /// Creates a file whose schema is the members of the Rust type `E` (see
     /// [`crate::write::typed`]); fill it with [`Writer::fill_typed`].
     pub fn create_typed<E: crate::write::Entry>(path: impl AsRef<Path>, name: &str, opts: WriteOptions) -> Result<Writer> {
+        Self::create_with_types(path, name, &E::fields(), opts)
+    }
+
+    /// Creates a file from a schema of parsed type expressions: what [`Writer::create`] builds from
+    /// type names, plus what no type name can say, untyped records ([`TypeExpr::Record`]) and
+    /// untyped collections of them.
+    ///
+    /// ```
+    /// use rntuple::logical::typename::{parse, TypeExpr};
+    /// use rntuple::write::writer::{Writer, WriteOptions};
+    /// use rntuple::Value;
+    /// let path = std::env::temp_dir().join("rntuple-doc-untyped.root");
+    /// let muon = TypeExpr::Record(vec![("pt".into(), parse("float")?), ("q".into(), parse("std::int8_t")?)]);
+    /// let mut w = Writer::create_with_types(&path, "T", &[("muon".into(), muon)], WriteOptions::default())?;
+    /// w.fill(&Value::Record(vec![("muon".into(), Value::Record(vec![("pt".into(), Value::F32(1.5)), ("q".into(), Value::Int(-1))]))]))?;
+    /// w.commit()?;
+    /// let r = rntuple::RNTupleFile::open(&path)?.reader("T")?;
+    /// assert_eq!(r.read_values(None, 0, 1)?[0].to_json().to_string(), r#"{"muon":{"pt":1.5,"q":-1}}"#);
+    /// # Ok::<(), rntuple::Error>(())
+    /// ```
+    pub fn create_with_types(path: impl AsRef<Path>, name: &str, schema: &[(String, TypeExpr)], opts: WriteOptions) -> Result<Writer> {
         let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{}", env!("CARGO_PKG_VERSION")), ..Default::default() };
-        let template = ClusterBuilder::new(&mut desc, &E::fields(), opts.clone(), ())?;
+        let template = ClusterBuilder::new(&mut desc, schema, opts.clone(), ())?;
         let ds = Dataset::create(path, desc, opts.clone())?;
         Ok(Writer { b: template.blank(opts, ds) })
     }
