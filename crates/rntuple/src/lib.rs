@@ -23,6 +23,7 @@
 pub mod error;
 /// Storage layer: byte sources and the ROOT file container.
 pub mod storage {
+    pub mod key_plan;
     pub mod source;
     pub mod streamer_info;
     pub mod tfile;

@@ -5,6 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
+use crate::storage::key_plan::{KeyPlan, Piece};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -153,6 +154,31 @@ impl RootFileWriter {
         self.write_at(slot.key_offset, &slot.key)?;
         self.write_at(slot.payload_offset, payload)?;
         Ok(slot.payload_offset)
+    }
+
+    /// Appends a payload (an envelope) in RBlob keys of at most `max_key_size` bytes, split into
+    /// chunks as ROOT does when it is larger (see [`crate::storage::key_plan`]); returns the
+    /// offset its locator points at.
+    pub fn write_payload(&mut self, payload: &[u8], obj_len: u64, max_key_size: u64) -> Result<u64> {
+        let plan = KeyPlan::new(&[payload.len() as u64], max_key_size)?;
+        if plan.is_single_key() {
+            return self.write_blob(payload, obj_len);
+        }
+        let slots = plan.keys.iter().map(|k| self.reserve_blob(k.payload_len, k.payload_len, 1)).collect::<Result<Vec<_>>>()?;
+        let key_offsets: Vec<u64> = slots.iter().map(|s| s.payload_offset).collect();
+        for (key, slot) in plan.keys.iter().zip(&slots) {
+            self.write_at(slot.key_offset, &slot.key)?;
+            let mut at = slot.payload_offset;
+            for piece in &key.pieces {
+                let bytes = match piece {
+                    Piece::Data { start, len, .. } => &payload[*start as usize..(*start + *len) as usize],
+                    Piece::ChunkTable { item } => &plan.chunk_table(*item, &key_offsets)[..],
+                };
+                self.write_at(at, bytes)?;
+                at += bytes.len() as u64;
+            }
+        }
+        Ok(plan.item_offsets(&key_offsets)[0])
     }
 
     /// Reserves the byte range of an RBlob key for a payload of `len` bytes at the end of the

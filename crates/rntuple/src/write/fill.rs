@@ -88,6 +88,23 @@ impl Buf {
             Buf::Switch(v) => *v = Vec::new(),
         }
     }
+    /// Room for `n` more values without reallocating.
+    fn reserve(&mut self, n: usize) {
+        match self {
+            Buf::Bool(v) => v.reserve(n),
+            Buf::U8(v) => v.reserve(n),
+            Buf::I8(v) => v.reserve(n),
+            Buf::I16(v) => v.reserve(n),
+            Buf::U16(v) => v.reserve(n),
+            Buf::I32(v) => v.reserve(n),
+            Buf::U32(v) => v.reserve(n),
+            Buf::I64(v) => v.reserve(n),
+            Buf::U64(v) => v.reserve(n),
+            Buf::F32(v) => v.reserve(n),
+            Buf::F64(v) => v.reserve(n),
+            Buf::Switch(v) => v.reserve(n),
+        }
+    }
     fn clear(&mut self) {
         match self {
             Buf::Bool(v) => v.clear(),
@@ -179,8 +196,8 @@ impl Plan {
     }
 }
 
-/// A page ready to be placed: its position is relative to the payload of its cluster's blob
-/// (buffered mode) or absolute (the page was written on its own, unbuffered mode).
+/// A page ready to be placed: its position is the index of its chunk in its cluster (buffered
+/// mode) or its absolute file offset (the page was written on its own, unbuffered mode).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SealedPage {
     pub n_elements: u32,
@@ -211,39 +228,37 @@ pub(crate) struct SealedCluster {
 }
 
 impl SealedCluster {
-    /// Bytes of the pages (without the key header space).
-    pub fn payload_len(&self) -> u64 {
-        self.chunks.iter().map(|c| c.len() as u64).sum()
+    /// Bytes of each chunk (sealed page), in file order.
+    pub fn chunk_lens(&self) -> Vec<u64> {
+        self.chunks.iter().map(|c| c.len() as u64).collect()
     }
 
     /// The cluster's descriptor once placed: its first entry and the first element of each
-    /// column in the whole dataset, and the payload's file offset for relative page positions.
-    pub fn describe(&self, id: usize, first_entry: u64, first_elements: &[u64], payload_offset: u64) -> ClusterDescriptor {
-        let base = if self.relative { payload_offset } else { 0 };
-        let columns = self
-            .columns
-            .iter()
-            .zip(first_elements)
-            .map(|(c, &first)| {
-                let mut in_cluster = 0u64;
-                let pages = c
-                    .pages
-                    .iter()
-                    .map(|p| {
-                        let d = PageDescriptor {
-                            n_elements: p.n_elements,
-                            has_checksum: self.checksums,
-                            locator: crate::format::cursor::Locator { size: p.stored, offset: base + p.position },
-                            first_in_cluster: in_cluster,
-                        };
-                        in_cluster += p.n_elements as u64;
-                        d
-                    })
-                    .collect();
-                Some(ColumnRange { first_element: first, n_elements: c.n_elements, compression: self.compression, suppressed: false, pages })
-            })
-            .collect();
-        ClusterDescriptor { id, first_entry, n_entries: self.n_entries, columns }
+    /// column in the whole dataset, and the file offset of each chunk (for relative pages, whose
+    /// position is their chunk's index).
+    pub fn describe(&self, id: usize, first_entry: u64, first_elements: &[u64], chunk_offsets: &[u64]) -> Result<ClusterDescriptor> {
+        let mut columns = Vec::with_capacity(self.columns.len());
+        for (c, &first) in self.columns.iter().zip(first_elements) {
+            let mut in_cluster = 0u64;
+            let mut pages = Vec::with_capacity(c.pages.len());
+            for p in &c.pages {
+                let offset = if self.relative {
+                    let at = usize::try_from(p.position).ok().and_then(|i| chunk_offsets.get(i));
+                    *at.ok_or_else(|| Error::Invalid(format!("internal: page in chunk {} of a cluster placed as {} chunks", p.position, chunk_offsets.len())))?
+                } else {
+                    p.position
+                };
+                pages.push(PageDescriptor {
+                    n_elements: p.n_elements,
+                    has_checksum: self.checksums,
+                    locator: crate::format::cursor::Locator { size: p.stored, offset },
+                    first_in_cluster: in_cluster,
+                });
+                in_cluster += p.n_elements as u64;
+            }
+            columns.push(Some(ColumnRange { first_element: first, n_elements: c.n_elements, compression: self.compression, suppressed: false, pages }));
+        }
+        Ok(ClusterDescriptor { id, first_entry, n_entries: self.n_entries, columns })
     }
 }
 
@@ -337,7 +352,15 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         Ok(Self::assemble(opts, plans, cols, n_counters, schema.to_vec(), out))
     }
 
-    fn assemble(opts: WriteOptions, plans: Vec<(String, Plan)>, cols: Vec<Column>, n_counters: usize, exprs: Vec<(String, TypeExpr)>, out: O) -> Self {
+    fn assemble(opts: WriteOptions, plans: Vec<(String, Plan)>, mut cols: Vec<Column>, n_counters: usize, exprs: Vec<(String, TypeExpr)>, out: O) -> Self {
+        // Adaptive pages, as ROOT's: a column's buffer starts with room for the initial page
+        // size and doubles as values come, up to the maximum page size (where the page is sealed
+        // and the buffer reused), so sparse columns stay small.
+        for c in &mut cols {
+            let bits = c.ty.fixed_bits().unwrap_or(32) as u64;
+            let n = (opts.initial_unzipped_page_size.min(opts.max_unzipped_page_size) * 8 / bits).max(1);
+            c.buf.reserve(n as usize);
+        }
         ClusterBuilder {
             opts,
             plans: plans.clone(),
@@ -695,7 +718,6 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         }
         self.compress_pending()?;
         let mut chunks = Vec::with_capacity(self.cols.iter().map(|c| c.pages.len()).sum());
-        let mut at = 0u64;
         let relative = self.opts.buffered;
         let mut columns = Vec::with_capacity(self.cols.len());
         for c in &mut self.cols {
@@ -704,10 +726,8 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 let position = match p.written_at {
                     Some(at) => at,
                     None => {
-                        let here = at;
-                        at += p.bytes.len() as u64;
                         chunks.push(p.bytes);
-                        here
+                        chunks.len() as u64 - 1
                     }
                 };
                 pages.push(SealedPage { n_elements: p.n_elements, stored: p.stored, position });

@@ -31,9 +31,9 @@
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
 use crate::read::value::Value;
-use crate::storage::tfile_write::BlobSlot;
 use crate::write::fill::{parse_schema, ClusterBuilder, ClusterOut, SealedCluster};
-use crate::write::sink::{write_slot, Dataset, WriteTarget};
+use crate::storage::key_plan::KeyPlan;
+use crate::write::sink::{write_placement, Dataset, Placement, WriteTarget};
 use crate::write::writer::WriteOptions;
 use arrow_array::RecordBatch;
 use std::path::Path;
@@ -95,24 +95,28 @@ impl Shared {
             return Ok(());
         }
         let outside = self.opts.write_outside_lock;
-        let mut slots: Vec<BlobSlot> = Vec::with_capacity(clusters.len());
+        // The key layouts are pure arithmetic: worked out before taking the lock.
+        let plans = clusters.iter().filter(|c| c.relative).map(|c| KeyPlan::new(&c.chunk_lens(), self.opts.max_key_size)).collect::<Result<Vec<_>>>()?;
+        let mut placements: Vec<Placement> = Vec::with_capacity(plans.len());
         let r = (|| {
             let mut ds = self.lock(m)?;
             let t = Instant::now();
             let r = (|| -> Result<_> {
+                let mut plans = plans.into_iter();
                 for c in clusters.iter_mut() {
                     if !c.relative {
                         // Unbuffered: the pages are in the file already; only metadata.
-                        ds.append(c, 0)?;
+                        ds.append(c, &[])?;
                         continue;
                     }
-                    let slot = ds.reserve(c.payload_len())?;
+                    let plan = plans.next().ok_or_else(|| Error::Invalid("internal: a cluster without a key plan".into()))?;
+                    let placement = ds.reserve(plan)?;
                     if !outside {
-                        write_slot(&self.target, &slot, &c.chunks)?;
+                        write_placement(&self.target, &placement, &c.chunks)?;
                     }
-                    ds.append(c, slot.payload_offset)?;
-                    m.bytes_written += slot.total;
-                    slots.push(slot);
+                    ds.append(c, &placement.offsets())?;
+                    m.bytes_written += placement.total();
+                    placements.push(placement);
                 }
                 Ok(())
             })();
@@ -120,8 +124,8 @@ impl Shared {
             m.hold_seconds += t.elapsed().as_secs_f64();
             r?;
             if outside {
-                for (c, slot) in clusters.iter_mut().filter(|c| c.relative).zip(&slots) {
-                    write_slot(&self.target, slot, &c.chunks)?;
+                for (c, placement) in clusters.iter_mut().filter(|c| c.relative).zip(&placements) {
+                    write_placement(&self.target, placement, &c.chunks)?;
                 }
             }
             m.clusters += clusters.len() as u64;
@@ -258,23 +262,24 @@ impl ClusterOut for ContextOut {
     fn page(&mut self, bytes: &[u8]) -> Result<u64> {
         let sh = self.shared.clone();
         let r = (|| {
+            let plan = KeyPlan::new(&[bytes.len() as u64], sh.opts.max_key_size)?;
             let mut ds = sh.lock(&mut self.m)?;
             let t = Instant::now();
             let r = (|| -> Result<_> {
-                let slot = ds.reserve(bytes.len() as u64)?;
+                let placement = ds.reserve(plan)?;
                 if !sh.opts.write_outside_lock {
-                    write_slot(&sh.target, &slot, &[bytes])?;
+                    write_placement(&sh.target, &placement, &[bytes])?;
                 }
-                Ok(slot)
+                Ok(placement)
             })();
             drop(ds);
             self.m.hold_seconds += t.elapsed().as_secs_f64();
-            let slot = r?;
+            let placement = r?;
             if sh.opts.write_outside_lock {
-                write_slot(&sh.target, &slot, &[bytes])?;
+                write_placement(&sh.target, &placement, &[bytes])?;
             }
-            self.m.bytes_written += slot.total;
-            Ok(slot.payload_offset)
+            self.m.bytes_written += placement.total();
+            Ok(placement.offsets()[0])
         })();
         if let Err(e) = &r {
             sh.fail(e);

@@ -2,9 +2,10 @@
 //! RNTuple's metadata. Three steps are kept apart, because the parallel writer runs only some of
 //! them under its lock and a distributed writer would run them in different processes:
 //!
-//! 1. [`Dataset::reserve`]: hand out the byte range of a cluster's blob (for MPI: an aggregator,
-//!    a one-sided atomic counter or a file lock would hand out the offset);
-//! 2. [`write_slot`]: write the blob at that offset (a positioned write, from any thread);
+//! 1. [`Dataset::reserve`]: hand out the byte range of a cluster's RBlob keys (usually one; more
+//!    when the cluster is larger than the maximum key size) (for MPI: an aggregator, a one-sided
+//!    atomic counter or a file lock would hand out the offset);
+//! 2. [`write_placement`]: write the keys at that offset (positioned writes, from any thread);
 //! 3. [`Dataset::append`]: append the cluster's descriptor, numbering its entries and column
 //!    elements after those committed before.
 
@@ -14,6 +15,7 @@ use crate::format::compression;
 use crate::format::cursor::Locator;
 use crate::format::descriptor::*;
 use crate::format::serialize;
+use crate::storage::key_plan::{KeyPlan, Piece};
 use crate::storage::tfile_write::{BlobSlot, RootFileWriter, BLOB_KEY_LEN};
 use crate::write::fill::{ClusterOut, SealedCluster};
 use crate::write::writer::WriteOptions;
@@ -49,12 +51,13 @@ impl Dataset {
     /// Creates the file and writes the RNTuple header of `desc` (whose schema is complete).
     pub fn create(path: impl AsRef<Path>, mut desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
         let path = path.as_ref();
+        opts.validate()?;
         let (hb, sum) = serialize::header(&desc);
         desc.header_checksum = sum;
         let mut file = RootFileWriter::create(path, opts.compression)?;
         let mut z = Vec::new();
         compression::compress(&hb, opts.compression, &mut z)?;
-        let off = file.write_blob(&z, hb.len() as u64)?;
+        let off = file.write_payload(&z, hb.len() as u64, opts.max_key_size)?;
         let header = (off, z.len() as u64, hb.len() as u64);
         let direct = if opts.use_direct_io {
             file.align_end(DIRECT_IO_ALIGN)?;
@@ -80,13 +83,20 @@ impl Dataset {
         }
     }
 
-    /// Step 1: reserves the range of an RBlob key for `payload_len` bytes (aligned and padded
-    /// for direct I/O).
-    pub fn reserve(&mut self, payload_len: u64) -> Result<BlobSlot> {
+    /// Step 1: reserves consecutive RBlob keys for the payloads laid out by `plan` (each key
+    /// aligned and padded for direct I/O).
+    pub fn reserve(&mut self, plan: KeyPlan) -> Result<Placement> {
         let align = if self.direct.is_some() { DIRECT_IO_ALIGN } else { 1 };
-        let slot = self.file()?.reserve_blob(payload_len, payload_len, align)?;
-        self.bytes_written += slot.total;
-        Ok(slot)
+        let file = self.file()?;
+        let slots = plan.keys.iter().map(|k| file.reserve_blob(k.payload_len, k.payload_len, align)).collect::<Result<Vec<_>>>()?;
+        let placement = Placement { plan, slots };
+        self.bytes_written += placement.total();
+        Ok(placement)
+    }
+
+    /// The key layout of payloads of these lengths under this dataset's maximum key size.
+    pub fn plan(&self, lens: &[u64]) -> Result<KeyPlan> {
+        KeyPlan::new(lens, self.opts.max_key_size)
     }
 
     /// Where blobs are written: the file, or its `O_DIRECT` handle.
@@ -104,13 +114,14 @@ impl Dataset {
         self.own_target.as_ref().ok_or_else(|| Error::Invalid("internal: no write target".into()))
     }
 
-    /// Step 3: appends a placed cluster's metadata; returns its entry range's first entry.
-    pub fn append(&mut self, c: &SealedCluster, payload_offset: u64) -> Result<u64> {
+    /// Step 3: appends a placed cluster's metadata (`offsets`: the file offset of each of its
+    /// chunks, empty for a cluster whose pages were written one by one); returns its first entry.
+    pub fn append(&mut self, c: &SealedCluster, offsets: &[u64]) -> Result<u64> {
         if c.columns.len() != self.col_first.len() {
             return Err(Error::Invalid(format!("internal: a cluster of {} columns for a schema of {}", c.columns.len(), self.col_first.len())));
         }
         let first = self.n_entries;
-        let d = c.describe(self.clusters.len(), first, &self.col_first, payload_offset);
+        let d = c.describe(self.clusters.len(), first, &self.col_first, offsets)?;
         for (f, col) in self.col_first.iter_mut().zip(&c.columns) {
             *f += col.n_elements;
         }
@@ -127,7 +138,7 @@ impl Dataset {
         let pl = serialize::page_list(self.desc.header_checksum, &self.clusters);
         let mut z = Vec::new();
         compression::compress(&pl, c, &mut z)?;
-        let off = file.write_blob(&z, pl.len() as u64)?;
+        let off = file.write_payload(&z, pl.len() as u64, self.opts.max_key_size)?;
         self.desc.cluster_groups.push(ClusterGroupDescriptor {
             min_entry: 0,
             entry_span: self.n_entries,
@@ -137,7 +148,7 @@ impl Dataset {
         let fb = serialize::footer(&self.desc);
         let mut z = Vec::new();
         compression::compress(&fb, c, &mut z)?;
-        let foff = file.write_blob(&z, fb.len() as u64)?;
+        let foff = file.write_payload(&z, fb.len() as u64, self.opts.max_key_size)?;
         let anchor = Anchor {
             epoch: 1,
             major: 0,
@@ -149,7 +160,7 @@ impl Dataset {
             seek_footer: foff,
             nbytes_footer: z.len() as u64,
             len_footer: fb.len() as u64,
-            max_key_size: 1 << 30,
+            max_key_size: self.opts.max_key_size,
         };
         file.write_anchor(&self.name, &anchor)?;
         file.finish()
@@ -171,20 +182,75 @@ impl ClusterOut for Dataset {
     fn cluster(&mut self, c: &mut SealedCluster) -> Result<()> {
         if !c.relative {
             // Unbuffered: the pages were written one by one; only the metadata is left.
-            self.append(c, 0)?;
+            self.append(c, &[])?;
             return Ok(());
         }
-        let slot = self.reserve(c.payload_len())?;
-        write_slot(self.own_target()?, &slot, &c.chunks)?;
-        self.append(c, slot.payload_offset)?;
+        let plan = self.plan(&c.chunk_lens())?;
+        let placement = self.reserve(plan)?;
+        write_placement(self.own_target()?, &placement, &c.chunks)?;
+        self.append(c, &placement.offsets())?;
         Ok(())
     }
 
     fn page(&mut self, bytes: &[u8]) -> Result<u64> {
-        let slot = self.reserve(bytes.len() as u64)?;
-        write_slot(self.own_target()?, &slot, &[bytes])?;
-        Ok(slot.payload_offset)
+        let plan = self.plan(&[bytes.len() as u64])?;
+        let placement = self.reserve(plan)?;
+        write_placement(self.own_target()?, &placement, &[bytes])?;
+        Ok(placement.offsets()[0])
     }
+}
+
+/// Reserved keys and the payloads they will hold.
+pub struct Placement {
+    plan: KeyPlan,
+    slots: Vec<BlobSlot>,
+}
+
+impl Placement {
+    /// The file offset of each payload.
+    pub fn offsets(&self) -> Vec<u64> {
+        let key_offsets: Vec<u64> = self.slots.iter().map(|s| s.payload_offset).collect();
+        self.plan.item_offsets(&key_offsets)
+    }
+
+    /// Bytes reserved (key headers and padding included).
+    pub fn total(&self) -> u64 {
+        self.slots.iter().map(|s| s.total).sum()
+    }
+}
+
+/// Step 2 for a whole placement: writes every key of it with [`write_slot`]; `payloads` are the
+/// placement's payloads in order.
+pub fn write_placement<C: AsRef<[u8]>>(t: &WriteTarget, p: &Placement, payloads: &[C]) -> Result<()> {
+    if p.plan.item_start.len() != payloads.len() {
+        return Err(Error::Invalid(format!("internal: {} payloads for a placement of {}", payloads.len(), p.plan.item_start.len())));
+    }
+    if p.plan.is_single_key() && p.plan.chunk_keys.is_empty() {
+        return write_slot(t, &p.slots[0], payloads);
+    }
+    let key_offsets: Vec<u64> = p.slots.iter().map(|s| s.payload_offset).collect();
+    for (key, slot) in p.plan.keys.iter().zip(&p.slots) {
+        let mut tables = Vec::new();
+        for piece in &key.pieces {
+            if let Piece::ChunkTable { item } = piece {
+                tables.push(p.plan.chunk_table(*item, &key_offsets));
+            }
+        }
+        let mut tables = tables.iter();
+        let mut pieces: Vec<&[u8]> = Vec::with_capacity(key.pieces.len());
+        for piece in &key.pieces {
+            match piece {
+                Piece::Data { item, start, len } => {
+                    let b = payloads[*item].as_ref();
+                    let range = usize::try_from(*start).ok().zip(usize::try_from(start + len).ok()).and_then(|(a, z)| b.get(a..z));
+                    pieces.push(range.ok_or_else(|| Error::Invalid(format!("internal: payload {item} has no bytes {start}..{}", start + len)))?);
+                }
+                Piece::ChunkTable { .. } => pieces.push(tables.next().map(|t| t.as_slice()).unwrap_or(&[])),
+            }
+        }
+        write_slot(t, slot, &pieces)?;
+    }
+    Ok(())
 }
 
 /// A file handle for positioned writes of reserved ranges, usable outside the writer's lock.

@@ -21,6 +21,11 @@ pub struct WriteOptions {
     pub approx_zipped_cluster_size: u64,
     /// Hard limit of a cluster's uncompressed size (1280 MiB).
     pub max_unzipped_cluster_size: u64,
+    /// Uncompressed size a column's page buffer starts with (256 bytes); it doubles as values
+    /// come, up to `max_unzipped_page_size` (ROOT's adaptive pages). Unlike ROOT, which refuses
+    /// an initial size above the maximum, the initial size is capped at the maximum, so that
+    /// setting a small maximum alone works.
+    pub initial_unzipped_page_size: u64,
     /// Largest uncompressed page (1 MiB).
     pub max_unzipped_page_size: u64,
     /// XXH3 checksum after each page (on).
@@ -46,6 +51,35 @@ pub struct WriteOptions {
     /// Parallel writer: write a cluster after releasing the lock (only the reservation of its
     /// range and the metadata happen under the lock).
     pub write_outside_lock: bool,
+    /// Largest payload of one RBlob key (1 GiB, recorded in the anchor): a cluster's pages go
+    /// into as few keys as fit; a page or envelope above it is split into chunks, as ROOT does.
+    pub max_key_size: u64,
+}
+
+impl WriteOptions {
+    /// Checks the options as ROOT's `RNTupleWriteOptions` does; the error names the option.
+    ///
+    /// ```
+    /// use rntuple::write::WriteOptions;
+    /// let o = WriteOptions { max_unzipped_page_size: 4 << 30, ..WriteOptions::default() };
+    /// assert!(o.validate().unwrap_err().to_string().contains("max_unzipped_page_size"));
+    /// ```
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Invalid(format!("invalid write options: {m}")));
+        if self.initial_unzipped_page_size == 0 {
+            return bad("initial_unzipped_page_size must be at least 1 byte".into());
+        }
+        if self.max_unzipped_page_size > self.max_unzipped_cluster_size {
+            return bad(format!("max_unzipped_page_size ({}) must not be larger than max_unzipped_cluster_size ({})", self.max_unzipped_page_size, self.max_unzipped_cluster_size));
+        }
+        if self.approx_zipped_cluster_size == 0 || self.approx_zipped_cluster_size > self.max_unzipped_cluster_size {
+            return bad(format!("approx_zipped_cluster_size ({}) must be between 1 and max_unzipped_cluster_size ({})", self.approx_zipped_cluster_size, self.max_unzipped_cluster_size));
+        }
+        if self.max_key_size < 64 {
+            return bad(format!("max_key_size ({}) must be at least 64 bytes", self.max_key_size));
+        }
+        Ok(())
+    }
 }
 
 impl Default for WriteOptions {
@@ -54,6 +88,7 @@ impl Default for WriteOptions {
             compression: 505,
             approx_zipped_cluster_size: 128 << 20,
             max_unzipped_cluster_size: 1280 << 20,
+            initial_unzipped_page_size: 256,
             max_unzipped_page_size: 1 << 20,
             enable_page_checksums: true,
             use_implicit_mt: true,
@@ -63,6 +98,7 @@ impl Default for WriteOptions {
             use_direct_io: false,
             preallocate: false,
             write_outside_lock: false,
+            max_key_size: 1 << 30,
         }
     }
 }
