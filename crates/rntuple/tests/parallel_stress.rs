@@ -147,8 +147,8 @@ fn every_option() {
     let variants: Vec<(&str, WriteOptions)> = vec![
         ("unbuffered", WriteOptions { buffered: false, ..base.clone() }),
         ("preallocate", WriteOptions { preallocate: true, ..base.clone() }),
-        ("outside", WriteOptions { write_outside_lock: true, ..base.clone() }),
-        ("outside_unbuffered", WriteOptions { write_outside_lock: true, buffered: false, ..base.clone() }),
+        ("inside", WriteOptions { write_outside_lock: false, ..base.clone() }),
+        ("inside_unbuffered", WriteOptions { write_outside_lock: false, buffered: false, ..base.clone() }),
         ("uncompressed", WriteOptions { compression: 0, ..base.clone() }),
         ("zlib_nochecksum", WriteOptions { compression: 101, enable_page_checksums: false, ..base.clone() }),
         ("all", WriteOptions { preallocate: true, write_outside_lock: true, compression: 404, ..base.clone() }),

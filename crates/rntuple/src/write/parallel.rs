@@ -2,7 +2,8 @@
 //! every thread fills its own [`FillContext`], which buffers and compresses its pages privately;
 //! a full cluster is relocatable (page positions relative to its blob, collection offsets local to
 //! the cluster), so committing it only needs the writer's lock for reserving its byte range and
-//! appending its metadata (and, unless `write_outside_lock` is set, for the write itself).
+//! appending its metadata; the write itself follows after the lock is released (unless
+//! `write_outside_lock` is turned off, as in ROOT, where it happens under the lock).
 //!
 //! ```
 //! use rntuple::write::{ParallelWriter, WriteOptions};

@@ -48,8 +48,11 @@ pub struct WriteOptions {
     pub use_direct_io: bool,
     /// Allocate each cluster's byte range with `fallocate` before writing it.
     pub preallocate: bool,
-    /// Parallel writer: write a cluster after releasing the lock (only the reservation of its
-    /// range and the metadata happen under the lock).
+    /// Parallel writer: write a cluster after releasing the lock, so that only the reservation
+    /// of its range and the metadata happen under the lock (on by default: the lock is then held
+    /// for microseconds per cluster, which is what lets many threads scale). Off: the write
+    /// happens under the lock, as in ROOT's `RNTupleParallelWriter`. Either way the commit waits
+    /// for every context, so no metadata is committed for bytes not yet written.
     pub write_outside_lock: bool,
     /// Largest payload of one RBlob key (1 GiB, recorded in the anchor): a cluster's pages go
     /// into as few keys as fit; a page or envelope above it is split into chunks, as ROOT does.
@@ -97,7 +100,7 @@ impl Default for WriteOptions {
             buffered: true,
             use_direct_io: false,
             preallocate: false,
-            write_outside_lock: false,
+            write_outside_lock: true,
             max_key_size: 1 << 30,
         }
     }
