@@ -63,6 +63,7 @@ pub mod read {
 /// [`write::FillContext`].
 pub mod write {
     pub(crate) mod fill;
+    pub mod merge;
     pub mod parallel;
     pub(crate) mod sink;
     pub mod typed;

@@ -155,6 +155,11 @@ impl Reader {
         self.threads = n.max(1);
     }
 
+    /// The bytes of the file (for copying stored pages, as the merge does).
+    pub(crate) fn source(&self) -> &Arc<dyn ReadAt> {
+        &self.src
+    }
+
     /// The anchor.
     pub fn anchor(&self) -> &Anchor {
         &self.anchor

@@ -1,0 +1,217 @@
+//! Merging RNTuples of the same schema into one, by copying their compressed pages: no page is
+//! decompressed or re-encoded. This works because a cluster is relocatable (its collection offsets
+//! are cluster-local), so each input cluster becomes an output cluster through the same three
+//! steps as a cluster of the writers (reserve, write, append metadata). Pages keep their
+//! compression and checksums; same-page merging inside a cluster is kept.
+//!
+//! ```
+//! use rntuple::write::{merge, WriteOptions, Writer};
+//! use rntuple::Value;
+//! let dir = std::env::temp_dir();
+//! let inputs: Vec<_> = (0..2).map(|k| dir.join(format!("rntuple-doc-merge-in{k}.root"))).collect();
+//! for (k, p) in inputs.iter().enumerate() {
+//!     let mut w = Writer::create(p, "Events", &[("x", "std::int32_t")], WriteOptions::default())?;
+//!     for i in 0..3 {
+//!         w.fill(&Value::Record(vec![("x".into(), Value::Int(10 * k as i64 + i))]))?;
+//!     }
+//!     w.commit()?;
+//! }
+//! let out = dir.join("rntuple-doc-merge-out.root");
+//! let stats = merge::merge(&inputs, "Events", &out, WriteOptions::default())?;
+//! assert_eq!((stats.entries, stats.clusters), (6, 2));
+//! let r = rntuple::RNTupleFile::open(&out)?.reader("Events")?;
+//! let xs: Vec<String> = r.read_values(None, 0, 6)?.iter().map(|v| v.to_json()["x"].to_string()).collect();
+//! assert_eq!(xs, ["0", "1", "2", "10", "11", "12"]);
+//! # Ok::<(), rntuple::Error>(())
+//! ```
+
+use crate::error::{Error, Result};
+use crate::format::descriptor::{ClusterDescriptor, Descriptor};
+use crate::read::file::RNTupleFile;
+use crate::read::reader::Reader;
+use crate::storage::tfile::read_blob;
+use crate::write::fill::{ClusterOut, SealedCluster, SealedColumn, SealedPage};
+use crate::write::sink::Dataset;
+use crate::write::writer::WriteOptions;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// What a merge did.
+#[derive(Debug, Clone, Default)]
+pub struct MergeStats {
+    /// Entries in the output.
+    pub entries: u64,
+    /// Clusters copied.
+    pub clusters: u64,
+    /// Pages copied (pages shared by same-page merging count once).
+    pub pages: u64,
+    /// Page bytes copied (as stored, checksums included).
+    pub page_bytes: u64,
+    /// Size of the output file.
+    pub file_bytes: u64,
+}
+
+/// Merges the RNTuple `name` of every input, in order, into a new file `output`. The inputs
+/// must have the same schema (fields, types and columns); the output's envelopes are compressed
+/// with `opts.compression`, its pages keep the compression of their input. `progress` is called
+/// after each cluster with (clusters done, clusters in all inputs).
+pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, opts: WriteOptions, mut progress: impl FnMut(u64, u64)) -> Result<MergeStats> {
+    if inputs.is_empty() {
+        return Err(Error::Invalid("merge: no input files".into()));
+    }
+    let output = output.as_ref();
+    let mut readers = Vec::with_capacity(inputs.len());
+    for p in inputs {
+        let p = p.as_ref();
+        if p == output {
+            return Err(Error::Invalid(format!("merge: the output {} is also an input", output.display())));
+        }
+        let f = RNTupleFile::open(p).map_err(|e| Error::Invalid(format!("merge: {}: {e}", p.display())))?;
+        let r = f.reader(name).map_err(|e| Error::Invalid(format!("merge: {}: {e}", p.display())))?;
+        readers.push((p.display().to_string(), r));
+    }
+    let first = readers[0].1.descriptor();
+    let key = schema_key(first);
+    for (path, r) in &readers[1..] {
+        if let Some(diff) = first_difference(&key, &schema_key(r.descriptor())) {
+            return Err(Error::Invalid(format!("merge: {path} has another schema than {}: {diff}", readers[0].0)));
+        }
+    }
+    if let Some(c) = first.columns.iter().find(|c| c.first_element > 0) {
+        // Entries before a deferred column's first element read as defaults in its own file; in
+        // a later copy they would be missing, and pages cannot be copied to fill them.
+        return Err(Error::Invalid(format!(
+            "merge: column {} of field '{}' in {} is deferred (late model extension, its first element is {}): merging such RNTuples is not supported",
+            c.id,
+            field_path(first, c.field_id),
+            readers[0].0,
+            c.first_element
+        )));
+    }
+    let desc = Descriptor {
+        name: first.name.clone(),
+        description: first.description.clone(),
+        writer: format!("rntuple v{} (merge)", env!("CARGO_PKG_VERSION")),
+        fields: first.fields.clone(),
+        columns: first.columns.clone(),
+        aliases: first.aliases.clone(),
+        extra_type_info: first.extra_type_info.clone(),
+        n_header_fields: first.n_header_fields,
+        ..Default::default()
+    };
+    let n_columns = desc.columns.len();
+    let total: u64 = readers.iter().map(|(_, r)| r.descriptor().clusters.len() as u64).sum();
+    let mut ds = Dataset::create(output, desc, opts)?;
+    let mut stats = MergeStats::default();
+    for (path, r) in &readers {
+        for c in &r.descriptor().clusters {
+            let mut sealed = copy_cluster(r, c, n_columns).map_err(|e| Error::Invalid(format!("merge: {path}, cluster {}: {e}", c.id)))?;
+            stats.pages += sealed.chunks.len() as u64;
+            stats.page_bytes += sealed.chunks.iter().map(|b| b.len() as u64).sum::<u64>();
+            stats.entries += sealed.n_entries;
+            ds.cluster(&mut sealed)?;
+            stats.clusters += 1;
+            progress(stats.clusters, total);
+        }
+    }
+    stats.file_bytes = ds.commit()?;
+    Ok(stats)
+}
+
+/// [`merge_with_progress`] without a progress callback.
+pub fn merge(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, opts: WriteOptions) -> Result<MergeStats> {
+    merge_with_progress(inputs, name, output, opts, |_, _| {})
+}
+
+/// Reads the stored pages of one cluster into a relocatable cluster.
+fn copy_cluster(r: &Reader, c: &ClusterDescriptor, n_columns: usize) -> Result<SealedCluster> {
+    if c.columns.len() != n_columns {
+        return Err(Error::Invalid(format!("{} column ranges for {n_columns} columns", c.columns.len())));
+    }
+    let mut out = SealedCluster { n_entries: c.n_entries, relative: true, ..Default::default() };
+    let mut settings: Option<(u32, bool)> = None;
+    // Same-page merging: page descriptors pointing at one stored page share one copy.
+    let mut copied: HashMap<u64, usize> = HashMap::new();
+    let max_key = r.anchor().max_key_size;
+    for (col, range) in c.columns.iter().enumerate() {
+        let range = range.as_ref().ok_or_else(|| Error::Invalid(format!("column {col} has no pages in this cluster (a deferred column): merging such RNTuples is not supported")))?;
+        if range.suppressed {
+            return Err(Error::Invalid(format!("column {col} is suppressed in this cluster (several column representations): merging such RNTuples is not supported")));
+        }
+        let mut pages = Vec::with_capacity(range.pages.len());
+        for p in &range.pages {
+            let these = (range.compression, p.has_checksum);
+            if *settings.get_or_insert(these) != these {
+                return Err(Error::Invalid(format!("column {col} mixes compression settings or page checksums within the cluster: not supported")));
+            }
+            let stored = p.locator.size + if p.has_checksum { 8 } else { 0 };
+            let chunk = match copied.get(&p.locator.offset) {
+                Some(&i) => i,
+                None => {
+                    let bytes = read_blob(&**r.source(), p.locator.offset, stored, max_key, &format!("page of column {col}"))?;
+                    out.chunks.push(bytes);
+                    copied.insert(p.locator.offset, out.chunks.len() - 1);
+                    out.chunks.len() - 1
+                }
+            };
+            pages.push(SealedPage { n_elements: p.n_elements, stored: p.locator.size, position: chunk as u64 });
+        }
+        out.columns.push(SealedColumn { n_elements: range.n_elements, pages });
+    }
+    let (compression, checksums) = settings.unwrap_or((0, false));
+    out.compression = compression;
+    out.checksums = checksums;
+    Ok(out)
+}
+
+/// Everything of a schema that must agree between merged RNTuples, one line per item.
+fn schema_key(d: &Descriptor) -> Vec<String> {
+    let mut k = Vec::with_capacity(d.fields.len() + d.columns.len() + d.aliases.len());
+    for f in &d.fields {
+        let path = field_path(d, f.id);
+        k.push(format!(
+            "field '{path}': type '{}' (alias '{}', version {}/{}), role {:?}, flags {}, parent {:?}, repetition {:?}, projection {:?}, extension {}",
+            f.type_name, f.type_alias, f.type_version, f.field_version, f.role, f.flags, f.parent, f.repetition, f.projection_source, f.from_extension
+        ));
+    }
+    for c in &d.columns {
+        let path = field_path(d, c.field_id);
+        k.push(format!(
+            "column {} of field '{path}': type {} ({} bits), representation {}, flags {}, range {:?}, first element {}, extension {}",
+            c.id, c.column_type, c.bits_on_storage, c.representation, c.flags, c.value_range, c.first_element, c.from_extension
+        ));
+    }
+    for a in &d.aliases {
+        k.push(format!("alias column of field '{}' -> {}", field_path(d, a.field_id), a.physical));
+    }
+    k
+}
+
+/// The dotted path of a field, for messages.
+fn field_path(d: &Descriptor, id: u32) -> String {
+    let mut parts = Vec::new();
+    let mut cur = Some(id);
+    while let Some(i) = cur {
+        let Some(f) = d.fields.get(i as usize) else { break };
+        if f.parent == Some(i) || parts.len() > d.fields.len() {
+            break;
+        }
+        parts.push(f.name.clone());
+        cur = f.parent.filter(|&p| p != i);
+    }
+    parts.reverse();
+    parts.join(".")
+}
+
+fn first_difference(a: &[String], b: &[String]) -> Option<String> {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return Some(format!("{x}, but {y}"));
+        }
+    }
+    match a.len().cmp(&b.len()) {
+        std::cmp::Ordering::Equal => None,
+        std::cmp::Ordering::Greater => Some(format!("{} has no counterpart", a[b.len()])),
+        std::cmp::Ordering::Less => Some(format!("{} has no counterpart", b[a.len()])),
+    }
+}
