@@ -44,7 +44,7 @@ OPTIONS = {
     "unbuffered-505": ["--mode", "unbuffered", "--compression", "505"],
     "unbuffered-0": ["--mode", "unbuffered", "--compression", "0"],
     "preallocate-505": ["--mode", "buffered", "--compression", "505", "--preallocate"],
-    "write-outside-lock-505": ["--mode", "buffered", "--compression", "505", "--write-outside-lock"],
+    "write-inside-lock-505": ["--mode", "buffered", "--compression", "505", "--write-inside-lock"],
     "direct-io-0": ["--mode", "buffered", "--compression", "0", "--direct-io"],
     "direct-io-505": ["--mode", "buffered", "--compression", "505", "--direct-io"],
 }
@@ -322,7 +322,7 @@ def test_report_matches_file(written, opt, threads):
     assert lock["wait_seconds"] >= 0 and lock["hold_seconds"] >= 0 and 0 <= lock["max_lock_fraction"] <= 1, f"{what}: {lock}"
     assert rep["mode"] == ("unbuffered" if opt.startswith("unbuffered") else "buffered"), f"{what}: mode {rep['mode']}"
     assert bool(rep["preallocate"]) == ("--preallocate" in OPTIONS[opt]), what
-    assert bool(rep["write_outside_lock"]) == ("--write-outside-lock" in OPTIONS[opt]), what
+    assert bool(rep["write_outside_lock"]) == ("--write-inside-lock" not in OPTIONS[opt]), what
     assert bool(rep["direct_io"]) == ("--direct-io" in OPTIONS[opt]), what
 
 
@@ -379,7 +379,7 @@ def test_root_parallel_writer_writes_the_same_data(written, threads):
     assert np.array_equal(va.view(np.uint32), vb.view(np.uint32)), "ROOT's and our parallel files hold other particles"
 
 
-@pytest.mark.parametrize("opt", ["buffered-505", "unbuffered-0", "preallocate-505", "write-outside-lock-505", "direct-io-0"])
+@pytest.mark.parametrize("opt", ["buffered-505", "unbuffered-0", "preallocate-505", "write-inside-lock-505", "direct-io-0"])
 def test_repeated_16_threads(parallel_cli, written, tmp_path, opt):
     """The interleaving of clusters changes from run to run: repeat 16-thread runs, checked by our reader."""
     n = 10000  # 2 clusters per thread

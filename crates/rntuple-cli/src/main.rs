@@ -11,6 +11,9 @@ use std::time::Instant;
 #[derive(Parser)]
 #[command(name = "rntuple", version, about = "Inspect, dump and benchmark ROOT RNTuple files")]
 struct Cli {
+    /// Never show progress bars (they are shown on stderr only when it is a terminal).
+    #[arg(long, global = true)]
+    no_progress: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -63,6 +66,21 @@ enum Cmd {
         #[arg(long, default_value_t = 0)]
         late_at: usize,
     },
+    /// Merges the RNTuple of several files (same schema) into a new file by copying compressed
+    /// pages, without decompressing them; prints one JSON object with what was copied.
+    Merge {
+        /// The ROOT file to create.
+        output: String,
+        /// The input files, merged in this order.
+        #[arg(required = true)]
+        inputs: Vec<String>,
+        /// The RNTuple (may be omitted when the first input holds exactly one).
+        #[arg(long)]
+        ntuple: Option<String>,
+        /// Compression of the output's header, footer and page list (pages keep theirs).
+        #[arg(long, default_value_t = 505)]
+        compression: u32,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -94,9 +112,13 @@ enum BenchCmd {
         /// Allocate each cluster's range with fallocate before writing it.
         #[arg(long)]
         preallocate: bool,
-        /// Write clusters after releasing the lock (only reservation and metadata under it).
-        #[arg(long)]
+        /// Write clusters after releasing the lock, only reservation and metadata under it (the
+        /// default; the flag is kept for scripts).
+        #[arg(long, conflicts_with = "write_inside_lock")]
         write_outside_lock: bool,
+        /// Write clusters while holding the lock, as ROOT's RNTupleParallelWriter does.
+        #[arg(long)]
+        write_inside_lock: bool,
         /// Direct I/O (O_DIRECT) with aligned buffers and 4096-byte aligned keys.
         #[arg(long)]
         direct_io: bool,
@@ -136,15 +158,18 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    let progress = !cli.no_progress;
     let r = match cli.cmd {
         Cmd::Info { file, ntuple } => info(&file, ntuple.as_deref()),
-        Cmd::Dump { file, ntuple, fields, entries } => dump(&file, ntuple.as_deref(), fields.as_deref(), entries.as_deref()),
+        Cmd::Dump { file, ntuple, fields, entries } => dump(&file, ntuple.as_deref(), fields.as_deref(), entries.as_deref(), progress),
+        Cmd::Merge { output, inputs, ntuple, compression } => merge(&output, &inputs, ntuple.as_deref(), compression, progress),
         Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at } => {
             import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at)
         }
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => bench_read(&file, ntuple.as_deref(), fields.as_deref()),
-        Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, preallocate, write_outside_lock, direct_io, page_size, cluster_size, output, no_implicit_mt } } => {
-            let cfg = WriteBench { threads, entries, compression, mode, preallocate, write_outside_lock, direct_io, page_size, cluster_size, output, implicit_mt: !no_implicit_mt };
+        Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, preallocate, write_outside_lock: _, write_inside_lock, direct_io, page_size, cluster_size, output, no_implicit_mt } } => {
+            let write_outside_lock = !write_inside_lock;
+            let cfg = WriteBench { threads, entries, compression, mode, preallocate, write_outside_lock, direct_io, page_size, cluster_size, output, implicit_mt: !no_implicit_mt, progress };
             bench_write(&cfg)
         }
     };
@@ -336,7 +361,45 @@ fn parse_range(s: Option<&str>, n: u64) -> Result<(u64, u64), Box<dyn std::error
     Ok((a.min(n), b.min(n).max(a.min(n))))
 }
 
-fn dump(path: &str, ntuple: Option<&str>, fields: Option<&str>, entries: Option<&str>) -> Res {
+/// A progress bar on stderr, or a hidden one when asked for none or stderr is not a terminal
+/// (pipes, CI), so that scripts see exactly the same output either way.
+fn progress_bar(len: u64, what: &str, enabled: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !enabled || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let style = indicatif::ProgressStyle::with_template("{msg:>8} [{elapsed_precise}] [{wide_bar}] {human_pos}/{human_len} ({per_sec}, {eta} left)")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    let pb = indicatif::ProgressBar::with_draw_target(Some(len), indicatif::ProgressDrawTarget::stderr_with_hz(10)).with_style(style);
+    pb.set_message(what.to_string());
+    pb
+}
+
+fn merge(output: &str, inputs: &[String], ntuple: Option<&str>, compression: u32, progress: bool) -> Res {
+    let first = inputs.first().ok_or("merge: no input files")?;
+    let name = pick_ntuple(&RNTupleFile::open(first)?, ntuple)?;
+    let opts = rntuple::write::WriteOptions { compression, ..Default::default() };
+    let t = Instant::now();
+    let pb = progress_bar(0, "clusters", progress);
+    let stats = rntuple::write::merge::merge_with_progress(inputs, &name, output, opts, |done, total| {
+        pb.set_length(total);
+        pb.set_position(done);
+    })?;
+    pb.finish_and_clear();
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::json!({
+            "output": output, "ntuple": name, "inputs": inputs.len(), "entries": stats.entries, "clusters": stats.clusters,
+            "pages": stats.pages, "page_bytes": stats.page_bytes, "file_bytes": stats.file_bytes, "seconds": secs,
+            "mb_per_second": stats.page_bytes as f64 / 1e6 / secs,
+        })
+    );
+    Ok(())
+}
+
+fn dump(path: &str, ntuple: Option<&str>, fields: Option<&str>, entries: Option<&str>, progress: bool) -> Res {
     let f = RNTupleFile::open(path)?;
     let name = pick_ntuple(&f, ntuple)?;
     let r = f.reader(&name)?;
@@ -355,6 +418,7 @@ fn dump(path: &str, ntuple: Option<&str>, fields: Option<&str>, entries: Option<
     let step = 4096u64;
     let mut first = true;
     let mut s = start;
+    let pb = progress_bar(stop.saturating_sub(start), "entries", progress);
     while s < stop {
         let e = (s + step).min(stop);
         let vals = r.read_values(names.as_deref(), s, e)?;
@@ -366,8 +430,10 @@ fn dump(path: &str, ntuple: Option<&str>, fields: Option<&str>, entries: Option<
             write!(w, "\n")?;
             serde_json::to_writer(&mut w, &v.to_json())?;
         }
+        pb.inc(e - s);
         s = e;
     }
+    pb.finish_and_clear();
     writeln!(w, "\n]")?;
     w.flush()?;
     Ok(())
@@ -477,6 +543,7 @@ struct WriteBench {
     mode: String,
     preallocate: bool,
     write_outside_lock: bool,
+    progress: bool,
     direct_io: bool,
     page_size: Option<u64>,
     cluster_size: u64,
@@ -567,11 +634,13 @@ fn bench_write(cfg: &WriteBench) -> Res {
         write_outside_lock: cfg.write_outside_lock,
         ..Default::default()
     };
+    let pb = progress_bar(n * t_n as u64, "entries", cfg.progress);
+    let counted = |b: &rntuple::arrow::array::RecordBatch| pb.inc(b.num_rows() as u64);
     let t = Instant::now();
     let (bytes, items, contexts, clusters): (u64, u64, Vec<ContextMetrics>, u64) = match cfg.mode.as_str() {
         "sequential" => {
             let mut w = Writer::create(&cfg.output, "Events", &SCHEMA, opts)?;
-            let items = data.feed(0, n, |b| w.append_batch(b)).map_err(|e| e.to_string())?;
+            let items = data.feed(0, n, |b| w.append_batch(b).map(|_| counted(b))).map_err(|e| e.to_string())?;
             let bytes = w.commit()?;
             let clusters = rntuple::RNTupleFile::open(&cfg.output).ok().and_then(|f| f.reader("Events").ok()).map(|r| r.descriptor().clusters.len() as u64).unwrap_or(0);
             (bytes, items, Vec::new(), clusters)
@@ -581,12 +650,12 @@ fn bench_write(cfg: &WriteBench) -> Res {
             let results: Vec<Result<(u64, u64, ContextMetrics), String>> = std::thread::scope(|s| {
                 let handles: Vec<_> = (0..t_n)
                     .map(|i| {
-                        let (data, opts) = (&data, opts.clone());
+                        let (data, opts, counted) = (&data, opts.clone(), &counted);
                         let path = if cfg.output == "/dev/null" { cfg.output.clone() } else { format!("{}.t{i}", cfg.output) };
                         s.spawn(move || -> Result<(u64, u64, ContextMetrics), String> {
                             let t0 = Instant::now();
                             let mut w = Writer::create(&path, "Events", &SCHEMA, opts).map_err(|e| e.to_string())?;
-                            let items = data.feed(i as u64 * n, n, |b| w.append_batch(b)).map_err(|e| e.to_string())?;
+                            let items = data.feed(i as u64 * n, n, |b| w.append_batch(b).map(|_| counted(b))).map_err(|e| e.to_string())?;
                             w.commit_cluster().map_err(|e| e.to_string())?;
                             let clusters = w.num_clusters();
                             let bytes = w.commit().map_err(|e| e.to_string())?;
@@ -613,10 +682,10 @@ fn bench_write(cfg: &WriteBench) -> Res {
                 let handles: Vec<_> = (0..t_n)
                     .map(|i| {
                         let ctx = w.fill_context();
-                        let data = &data;
+                        let (data, counted) = (&data, &counted);
                         s.spawn(move || -> Result<u64, String> {
                             let mut ctx = ctx.map_err(|e| e.to_string())?;
-                            let items = data.feed(i as u64 * n, n, |b| ctx.append_batch(b)).map_err(|e| e.to_string())?;
+                            let items = data.feed(i as u64 * n, n, |b| ctx.append_batch(b).map(|_| counted(b))).map_err(|e| e.to_string())?;
                             ctx.finish().map_err(|e| e.to_string())?;
                             Ok(items)
                         })
@@ -635,6 +704,7 @@ fn bench_write(cfg: &WriteBench) -> Res {
         }
     };
     let secs = t.elapsed().as_secs_f64();
+    pb.finish_and_clear();
     let entries = n * t_n as u64;
     let raw = entries * 8 + entries * 8 + items * 4;
     let sum = |f: fn(&ContextMetrics) -> f64| contexts.iter().map(f).sum::<f64>();

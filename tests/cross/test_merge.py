@@ -1,0 +1,141 @@
+"""`rntuple merge`: RNTuples written by ROOT 6.40, by RNTupleImporter and by our parallel writer, merged by copying
+their compressed pages, must read in ROOT 6.40's RNTupleReader (the oracle of root_helpers.cxx) as the inputs'
+entries one after the other, and equal through our reader and uproot; a schema mismatch is refused."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import uproot
+import awkward as ak
+
+from rootgen import load_oracle
+
+HERE = Path(__file__).parent
+
+# ROOT reads every (ntuple, file) pair given on the command line into <file>.oracle.json, in one process.
+ORACLE_MANY = r"""
+import sys, os
+sys.path.insert(0, sys.argv[1])
+import rootgen
+from pathlib import Path
+ROOT, _ = rootgen._load_root(Path(sys.argv[2]))
+for name, path in zip(sys.argv[3::2], sys.argv[4::2]):
+    ROOT.xoracle.DumpJson(name, path, path + ".oracle.json")
+sys.stdout.flush()
+os._exit(0)
+"""
+
+# (test file, RNTuple): ROOT-written files of many field types, an RNTupleImporter file (CMS NanoAOD), several
+# clusters and cluster groups.
+CASES = [
+    ("rntuple/ntpl001_staff_rntuple_v1-0-1-0.root", "Staff"),
+    ("rntuple/test_stl_containers_rntuple_v1-0-0-0.root", "ntuple"),
+    ("rntuple/test_nested_structs_rntuple_v1-0-0-0.root", "ntuple"),
+    ("rntuple/test_multiple_cluster_groups_rntuple_v1-0-0-0.root", "ntuple"),
+    ("rntuple/cmsopendata2015_ttbar_19980_NANOAOD_RNTupleImporter_rntuple_v1-0-0-1.root", "Events"),
+]
+
+
+def root_read(pairs: list[tuple[str, Path]], workdir: Path) -> list[list]:
+    args = [str(HERE), str(workdir)]
+    for name, path in pairs:
+        args += [name, str(path)]
+    p = subprocess.run([sys.executable, "-c", ORACLE_MANY, *args], capture_output=True, timeout=1200)
+    assert p.returncode == 0, p.stderr.decode()[-4000:]
+    return [load_oracle(str(path) + ".oracle.json") for _, path in pairs]
+
+
+@pytest.fixture(scope="module")
+def merged(cli, testdata, tmp_path_factory):
+    out = tmp_path_factory.mktemp("merge")
+    results = []
+    for rel, name in CASES:
+        src = testdata / rel
+        dst = out / ("merged_" + src.name)
+        p = cli.run("merge", str(dst), str(src), str(src), "--ntuple", name)
+        assert p.returncode == 0, p.stderr.decode()[-2000:]
+        stats = json.loads(p.stdout)
+        results.append((name, src, dst, stats))
+    # Our parallel writer's files: many clusters from 3 threads, merged with a second run.
+    par = []
+    for k in range(2):
+        f = out / f"parallel_{k}.root"
+        p = cli.run("bench", "write", "--threads", "3", "--entries", "20000", "--compression", "505", "--page-size",
+                    "16384", "--cluster-size", "65536", "--output", str(f))
+        assert p.returncode == 0, p.stderr.decode()[-2000:]
+        par.append(f)
+    dst = out / "merged_parallel.root"
+    p = cli.run("merge", str(dst), str(par[0]), str(par[1]))
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    results.append(("Events", par, dst, json.loads(p.stdout)))
+    pairs = []
+    for name, src, dst, _ in results:
+        for s in (src if isinstance(src, list) else [src]):
+            pairs.append((name, s))
+        pairs.append((name, dst))
+    oracles = dict(zip([str(p) for _, p in pairs], root_read(pairs, out)))
+    return results, oracles
+
+
+def test_root_reads_merged_files_as_the_inputs_one_after_the_other(merged):
+    results, oracles = merged
+    for name, src, dst, stats in results:
+        srcs = src if isinstance(src, list) else [src, src]
+        want = [e for s in srcs for e in oracles[str(s)]]
+        got = oracles[str(dst)]
+        assert len(got) == len(want) == stats["entries"], dst.name
+        for i, (g, w) in enumerate(zip(got, want)):
+            # Both sides are ROOT's reading (typed values); repr keeps NaNs comparable.
+            assert repr(g) == repr(w), f"{dst.name}[{i}]: {g!r} != {w!r}"
+
+
+def test_merge_copies_every_cluster(merged, cli):
+    results, _ = merged
+    for name, src, dst, stats in results:
+        srcs = src if isinstance(src, list) else [src, src]
+        n_clusters = 0
+        for s in srcs:
+            with uproot.open(s) as f:
+                n_clusters += len(f[name].cluster_summaries)
+        assert stats["clusters"] == n_clusters, dst.name
+        assert stats["pages"] > 0 and stats["file_bytes"] == dst.stat().st_size
+
+
+def test_uproot_reads_merged_files(merged):
+    results, _ = merged
+    for name, src, dst, _ in results:
+        srcs = src if isinstance(src, list) else [src, src]
+        with uproot.open(dst) as f:
+            got = f[name].arrays()
+        parts = []
+        for s in srcs:
+            with uproot.open(s) as f:
+                parts.append(f[name].arrays())
+        want = ak.concatenate(parts)
+        # Values, not layouts: uproot types a variant read from several clusters with an extra
+        # `?unknown` member, which ak.array_equal would count as a difference.
+        assert _nan_safe(ak.to_list(got)) == _nan_safe(ak.to_list(want)), dst.name
+
+
+def _nan_safe(v):
+    if isinstance(v, dict):
+        return {k: _nan_safe(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_nan_safe(x) for x in v]
+    if isinstance(v, float) and v != v:
+        return "nan"
+    return v
+
+
+def test_schema_mismatch_is_refused(cli, testdata, tmp_path):
+    a = testdata / "rntuple/test_int_float_rntuple_v1-0-0-0.root"
+    b = testdata / "rntuple/test_bit_rntuple_v1-0-0-0.root"
+    p = cli.run("merge", str(tmp_path / "bad.root"), str(a), str(b), "--ntuple", "ntuple")
+    assert p.returncode != 0
+    err = p.stderr.decode()
+    assert "another schema" in err, err
