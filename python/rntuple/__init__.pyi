@@ -113,7 +113,8 @@ class Writer:
                  compression: int = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
                  max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
                  imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ..., use_direct_io: bool = ...,
-                 preallocate: bool = ..., write_outside_lock: bool = ...) -> None: ...
+                 preallocate: bool = ..., write_outside_lock: bool = ..., initial_unzipped_page_size: int = ...,
+                 max_key_size: int = ...) -> None: ...
     @property
     def schema(self) -> dict[str, str] | None:
         """Field name -> ROOT type name."""
@@ -140,7 +141,8 @@ class ParallelWriter:
                  compression: int = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
                  max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
                  imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ..., use_direct_io: bool = ...,
-                 preallocate: bool = ..., write_outside_lock: bool = ...) -> None: ...
+                 preallocate: bool = ..., write_outside_lock: bool = ..., initial_unzipped_page_size: int = ...,
+                 max_key_size: int = ...) -> None: ...
     @property
     def schema(self) -> dict[str, str] | None:
         """Field name -> ROOT type name."""
@@ -181,3 +183,7 @@ def write(path: _Path, ntuple_name: str, data: _Data, schema: _Schema | None = N
 @overload
 def write(path: _Path, ntuple_name: _Data, data: None = None, schema: _Schema | None = None, *,
           name: str | None = None, **options: Any) -> int: ...
+
+def merge(output: _Path, inputs: Sequence[_Path], ntuple: str | None = None, compression: int = 505) -> dict[str, int]:
+    """Merges the RNTuple ``ntuple`` of ``inputs`` (one schema) into the new file ``output`` by copying their
+    compressed pages; returns entries, clusters, pages, page_bytes, file_bytes."""

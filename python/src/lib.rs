@@ -168,7 +168,9 @@ const OPTION_NAMES: &[&str] =
     "compression",
     "approx_zipped_cluster_size",
     "max_unzipped_cluster_size",
+    "initial_unzipped_page_size",
     "max_unzipped_page_size",
+    "max_key_size",
     "enable_page_checksums",
     "use_implicit_mt",
     "imt_threads",
@@ -190,7 +192,9 @@ pub(crate) fn write_options(opts: Option<&Bound<'_, PyDict>>) -> PyResult<WriteO
             "compression" => o.compression = v.extract().map_err(|_| bad("a non-negative integer (algorithm * 100 + level)"))?,
             "approx_zipped_cluster_size" => o.approx_zipped_cluster_size = v.extract().map_err(|_| bad("a number of bytes"))?,
             "max_unzipped_cluster_size" => o.max_unzipped_cluster_size = v.extract().map_err(|_| bad("a number of bytes"))?,
+            "initial_unzipped_page_size" => o.initial_unzipped_page_size = v.extract().map_err(|_| bad("a number of bytes"))?,
             "max_unzipped_page_size" => o.max_unzipped_page_size = v.extract().map_err(|_| bad("a number of bytes"))?,
+            "max_key_size" => o.max_key_size = v.extract().map_err(|_| bad("a number of bytes"))?,
             "enable_page_checksums" => o.enable_page_checksums = v.extract().map_err(|_| bad("a bool"))?,
             "use_implicit_mt" => o.use_implicit_mt = v.extract().map_err(|_| bad("a bool"))?,
             "imt_threads" => o.imt_threads = v.extract().map_err(|_| bad("a non-negative integer"))?,
@@ -205,6 +209,7 @@ pub(crate) fn write_options(opts: Option<&Bound<'_, PyDict>>) -> PyResult<WriteO
     if o.max_unzipped_page_size == 0 || o.approx_zipped_cluster_size == 0 || o.max_unzipped_cluster_size == 0 {
         return Err(PyValueError::new_err("page and cluster sizes must be positive"));
     }
+    o.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(o)
 }
 
@@ -216,7 +221,9 @@ fn default_write_options(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("compression", o.compression)?;
     d.set_item("approx_zipped_cluster_size", o.approx_zipped_cluster_size)?;
     d.set_item("max_unzipped_cluster_size", o.max_unzipped_cluster_size)?;
+    d.set_item("initial_unzipped_page_size", o.initial_unzipped_page_size)?;
     d.set_item("max_unzipped_page_size", o.max_unzipped_page_size)?;
+    d.set_item("max_key_size", o.max_key_size)?;
     d.set_item("enable_page_checksums", o.enable_page_checksums)?;
     d.set_item("use_implicit_mt", o.use_implicit_mt)?;
     d.set_item("imt_threads", o.imt_threads)?;
@@ -225,6 +232,22 @@ fn default_write_options(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("use_direct_io", o.use_direct_io)?;
     d.set_item("preallocate", o.preallocate)?;
     d.set_item("write_outside_lock", o.write_outside_lock)?;
+    Ok(d)
+}
+
+/// Merges the RNTuple `ntuple` of `inputs` (same schema) into a new file `output` by copying
+/// their compressed pages; returns what was copied as a dict. The GIL is released meanwhile.
+#[pyfunction]
+#[pyo3(signature = (output, inputs, ntuple, compression = 505))]
+fn merge<'py>(py: Python<'py>, output: std::path::PathBuf, inputs: Vec<std::path::PathBuf>, ntuple: String, compression: u32) -> PyResult<Bound<'py, PyDict>> {
+    let opts = WriteOptions { compression, ..WriteOptions::default() };
+    let stats = py.allow_threads(|| rntuple::write::merge::merge(&inputs, &ntuple, &output, opts)).map_err(err)?;
+    let d = PyDict::new(py);
+    d.set_item("entries", stats.entries)?;
+    d.set_item("clusters", stats.clusters)?;
+    d.set_item("pages", stats.pages)?;
+    d.set_item("page_bytes", stats.page_bytes)?;
+    d.set_item("file_bytes", stats.file_bytes)?;
     Ok(d)
 }
 
@@ -539,6 +562,7 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeWriter>()?;
     m.add_function(wrap_pyfunction!(default_write_options, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_type, m)?)?;
+    m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add("WRITE_OPTION_NAMES", OPTION_NAMES.to_vec())?;
     parallel::register(m)?;
     Ok(())

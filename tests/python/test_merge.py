@@ -1,0 +1,66 @@
+"""`rntuple.merge` (page copying) and the writer options added with it (`max_key_size`,
+`initial_unzipped_page_size`), through Python."""
+
+from __future__ import annotations
+
+import awkward as ak
+import numpy as np
+import pytest
+
+import rntuple
+
+
+def _part(k: int, n: int) -> ak.Array:
+    ids = np.arange(k * 1_000_000, k * 1_000_000 + n, dtype=np.uint64)
+    return ak.Array({"id": ids, "v": ak.unflatten(np.arange(n * 2, dtype=np.float32), np.full(n, 2))})
+
+
+def test_merge_reads_as_the_inputs_one_after_the_other(tmp_path):
+    paths = []
+    for k, n in enumerate([1000, 2500, 700]):
+        p = tmp_path / f"in{k}.root"
+        rntuple.write(p, "Events", _part(k, n), max_unzipped_page_size=4096, approx_zipped_cluster_size=20_000)
+        paths.append(p)
+    out = tmp_path / "out.root"
+    stats = rntuple.merge(out, paths)  # the RNTuple name is found in the first input
+    assert stats["entries"] == 4200
+    assert stats["file_bytes"] == out.stat().st_size
+    with rntuple.open(out) as f:
+        got = f["Events"].arrays()
+    want = ak.concatenate([_part(k, n) for k, n in enumerate([1000, 2500, 700])])
+    assert ak.array_equal(got, want)
+    clusters = 0
+    for p in paths:
+        clusters += _clusters(p)
+    assert stats["clusters"] == clusters == _clusters(out) >= 3
+
+
+def _clusters(path) -> int:
+    import uproot
+
+    with uproot.open(path) as f:
+        return len(f["Events"].cluster_summaries)
+
+
+def test_merge_refuses_other_schemas(tmp_path):
+    a, b = tmp_path / "a.root", tmp_path / "b.root"
+    rntuple.write(a, "Events", {"x": np.arange(3, dtype=np.float32)})
+    rntuple.write(b, "Events", {"x": np.arange(3, dtype=np.float64)})
+    with pytest.raises(rntuple.RNTupleError, match="another schema.*field 'x'"):
+        rntuple.merge(tmp_path / "c.root", [a, b], "Events")
+    with pytest.raises(ValueError, match="no input"):
+        rntuple.merge(tmp_path / "c.root", [])
+
+
+def test_small_keys_and_initial_page_size_options(tmp_path):
+    data = _part(0, 20_000)
+    p = tmp_path / "small_keys.root"
+    rntuple.write(p, "Events", data, compression=0, max_key_size=4096, initial_unzipped_page_size=64,
+                  max_unzipped_page_size=32768)
+    with rntuple.open(p) as f:
+        assert ak.array_equal(f["Events"].arrays(), data)
+    opts = rntuple.default_write_options()
+    assert opts["max_key_size"] == 1 << 30 and opts["initial_unzipped_page_size"] == 256
+    assert opts["write_outside_lock"] is True
+    with pytest.raises(ValueError, match="max_key_size"):
+        rntuple.write(tmp_path / "bad.root", "Events", data, max_key_size=10)
