@@ -132,6 +132,12 @@ fn schema_mismatch_and_bad_inputs_are_refused() {
     assert!(e.contains("NoSuch"), "{e}");
     let e = merge(&[&a, &out], "Events", &out, WriteOptions::default()).unwrap_err().to_string();
     assert!(e.contains("also an input") || e.contains("merge_mismatch_out"), "{e}");
+    // The same file under another name is refused before anything is truncated.
+    let size = std::fs::metadata(&a).expect("a").len();
+    let alias = a.parent().expect("dir").join(".").join(a.file_name().expect("name"));
+    let e = merge(&[&a, &b], "Events", &alias, WriteOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("also an input"), "{e}");
+    assert_eq!(std::fs::metadata(&a).expect("a").len(), size);
     let none: [&Path; 0] = [];
     assert!(merge(&none, "Events", &out, WriteOptions::default()).unwrap_err().to_string().contains("no input"));
 }

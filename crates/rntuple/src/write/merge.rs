@@ -63,7 +63,10 @@ pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl
     let mut readers = Vec::with_capacity(inputs.len());
     for p in inputs {
         let p = p.as_ref();
-        if p == output {
+        // Creating the output truncates it: refuse an output that is one of the inputs, under
+        // any name (links, relative paths).
+        let same = p == output || matches!((std::fs::canonicalize(p), std::fs::canonicalize(output)), (Ok(a), Ok(b)) if a == b);
+        if same {
             return Err(Error::Invalid(format!("merge: the output {} is also an input", output.display())));
         }
         let f = RNTupleFile::open(p).map_err(|e| Error::Invalid(format!("merge: {}: {e}", p.display())))?;
