@@ -12,7 +12,9 @@ __version__: str
 
 _Path = Union[str, os.PathLike[str]]
 _Fields = Union[str, Sequence[str], None]
-_Schema = Union[Mapping[str, str], Sequence[tuple[str, str]]]
+# A field type: a ROOT type name, an untyped record {member: type} or an untyped collection [type].
+_FieldType = Union[str, Mapping[str, "_FieldType"], list["_FieldType"]]
+_Schema = Union[Mapping[str, _FieldType], Sequence[tuple[str, _FieldType]]]
 _Data = Union[ak.Array, pa.Table, pa.RecordBatch, Mapping[str, Any], Sequence[Mapping[str, Any]]]
 
 class RNTupleError(Exception):
@@ -31,14 +33,18 @@ def default_write_options() -> dict[str, Any]:
 def normalize_type(type_name: str) -> str:
     """A ROOT type name normalized as the writer stores it (``int`` -> ``std::int32_t``)."""
 
-def infer_schema(data: _Data) -> dict[str, str]:
-    """The schema (field name -> ROOT type name) that writing ``data`` without a schema would use."""
+def infer_schema(data: _Data) -> dict[str, _FieldType]:
+    """The schema (field name -> type) that writing ``data`` without a schema would use: ROOT type names, with
+    records as untyped records (``{member: type}``) and lists or options of records as untyped collections
+    (``[{member: type}]``)."""
 
-def root_type_of_form(form: ak.forms.Form, path: str) -> str:
-    """The ROOT type name the writer infers for an awkward form."""
+def root_type_of_form(form: ak.forms.Form, path: str, named: bool = True) -> _FieldType:
+    """The field type the writer infers for an awkward form (records as untyped records unless ``named`` is
+    false, then as ``std::tuple``)."""
 
-def root_type_of_arrow(arr: pa.Array, path: str) -> str:
-    """The ROOT type name the writer infers for an Arrow array."""
+def root_type_of_arrow(arr: pa.Array, path: str, named: bool = True) -> _FieldType:
+    """The field type the writer infers for an Arrow array (structs as untyped records unless ``named`` is
+    false)."""
 
 class File:
     """An open ROOT file: RNTuple names -> :class:`RNTuple` readers."""
@@ -116,7 +122,7 @@ class Writer:
                  preallocate: bool = ..., write_outside_lock: bool = ..., initial_unzipped_page_size: int = ...,
                  max_key_size: int = ...) -> None: ...
     @property
-    def schema(self) -> dict[str, str] | None:
+    def schema(self) -> dict[str, _FieldType] | None:
         """Field name -> ROOT type name."""
     @property
     def num_entries(self) -> int:
@@ -144,7 +150,7 @@ class ParallelWriter:
                  preallocate: bool = ..., write_outside_lock: bool = ..., initial_unzipped_page_size: int = ...,
                  max_key_size: int = ...) -> None: ...
     @property
-    def schema(self) -> dict[str, str] | None:
+    def schema(self) -> dict[str, _FieldType] | None:
         """Field name -> ROOT type name."""
     @property
     def num_entries(self) -> int:

@@ -20,7 +20,7 @@ from . import _rntuple
 
 RNTupleError = _rntuple.RNTupleError
 
-SchemaLike = "Mapping[str, str] | Sequence[tuple[str, str]]"
+FieldType = "str | dict[str, FieldType] | list[FieldType]"  # ROOT type name, untyped record, untyped collection
 
 _NP_TO_ROOT = {
     "bool": "bool", "int8": "std::int8_t", "uint8": "std::uint8_t", "int16": "std::int16_t",
@@ -37,10 +37,15 @@ def _strip_option(form):
     return form
 
 
-def root_type_of_form(form, path: str) -> str:
-    """The ROOT type name for an awkward form (float32 -> float, var * int64 -> std::vector<std::int64_t>,
-    string -> std::string, option -> std::optional, union -> std::variant, regular -> std::array, records ->
-    std::tuple of their members, as the writer has no untyped records)."""
+def root_type_of_form(form, path: str, named: bool = True):
+    """The field type for an awkward form: a ROOT type name (float32 -> float, var * int64 ->
+    std::vector<std::int64_t>, string -> std::string, option -> std::optional, union -> std::variant, regular ->
+    std::array, tuples -> std::tuple), or for records an untyped record, given as a dict of member types.
+
+    A list or an option of records is an untyped collection, given as ``[member types]`` (uproot writes and
+    reads it as ``var * record``; an option reads back as a list of 0 or 1 records). Where ROOT has no place
+    for an untyped type (inside a union, a fixed-size array, a tuple, or an option of a list of records),
+    records become ``std::tuple`` of their members, as with ``named=False``."""
     F = ak.forms
     if isinstance(form, F.NumpyForm):
         t = _NP_TO_ROOT.get(form.primitive)
@@ -55,31 +60,37 @@ def root_type_of_form(form, path: str) -> str:
             return "std::string"
         if kind == "bytestring":
             return "std::vector<std::uint8_t>"
-        return f"std::vector<{root_type_of_form(form.content, path + '._0')}>"
+        inner = root_type_of_form(form.content, path + "._0", named)
+        return [inner] if not isinstance(inner, str) else f"std::vector<{inner}>"
     if isinstance(form, F.RegularForm):
         kind = form.parameter("__array__")
         if kind in ("string", "bytestring"):
             raise TypeError(f"field '{path}': fixed-size strings have no RNTuple equivalent; use variable-length ones")
-        return f"std::array<{root_type_of_form(form.content, path + '._0')},{form.size}>"
+        return f"std::array<{root_type_of_form(form.content, path + '._0', False)},{form.size}>"
     if isinstance(form, F.RecordForm):
         if not form.contents:
             raise TypeError(f"field '{path}': an empty record has no RNTuple type the writer supports")
-        items = [root_type_of_form(c, f"{path}._{i}") for i, c in enumerate(form.contents)]
+        if named and not form.is_tuple:
+            return {f: root_type_of_form(c, f"{path}.{f}", True) for f, c in zip(form.fields, form.contents)}
+        items = [root_type_of_form(c, f"{path}._{i}", False) for i, c in enumerate(form.contents)]
         return f"std::tuple<{','.join(items)}>"
     if isinstance(form, F.IndexedForm):
-        return root_type_of_form(form.content, path)
+        return root_type_of_form(form.content, path, named)
     if form.is_option:
-        inner = form.content
-        while inner.is_option or isinstance(inner, F.IndexedForm):
-            inner = inner.content
-        return f"std::optional<{root_type_of_form(inner, path + '._0')}>"
+        inner = _strip_option(form.content)
+        t = root_type_of_form(inner, path + "._0", named)
+        if isinstance(t, dict):
+            return [t]
+        if not isinstance(t, str):
+            t = root_type_of_form(inner, path + "._0", False)
+        return f"std::optional<{t}>"
     if isinstance(form, F.UnionForm):
         alts = []
         for c in form.contents:
             c = _strip_option(c)
             if isinstance(c, F.EmptyForm):
                 continue  # the valueless state (uproot's layout of variants)
-            alts.append(root_type_of_form(c, f"{path}._{len(alts)}"))
+            alts.append(root_type_of_form(c, f"{path}._{len(alts)}", False))
         if not alts:
             raise TypeError(f"field '{path}': a union without typed alternatives")
         return f"std::variant<{','.join(alts)}>"
@@ -88,8 +99,14 @@ def root_type_of_form(form, path: str) -> str:
     raise TypeError(f"field '{path}': awkward form {type(form).__name__} has no RNTuple equivalent")
 
 
-def infer_schema(data) -> dict[str, str]:
-    """The schema (field name -> ROOT type name) that writing ``data`` without a schema would use."""
+def infer_schema(data) -> dict[str, Any]:
+    """The schema that writing ``data`` without a schema would use: field name -> ROOT type name, or an untyped
+    record ``{member: type}`` for a record, or an untyped collection ``[{member: type}]`` for a list or an
+    option of records.
+
+    >>> rntuple.infer_schema(ak.Array([{"mu": {"pt": 1.5}, "jets": [{"e": 2.0}], "n": 3}]))
+    {'mu': {'pt': 'double'}, 'jets': [{'e': 'double'}], 'n': 'std::int64_t'}
+    """
     return dict(_Data(data).infer_schema())
 
 
@@ -97,14 +114,21 @@ def _int_name(t) -> str:
     return f"std::{'u' if pa.types.is_unsigned_integer(t) else ''}int{t.bit_width}_t"
 
 
-def root_type_of_arrow(arr, path: str) -> str:
-    """The ROOT type name for an Arrow array: a nullable level becomes ``std::optional`` only where the data
-    hold nulls (Arrow marks nearly everything nullable)."""
-    inner = _arrow_inner(arr, path)
-    return f"std::optional<{inner}>" if arr.null_count > 0 else inner
+def root_type_of_arrow(arr, path: str, named: bool = True):
+    """The field type for an Arrow array, as :func:`root_type_of_form` gives it (structs are untyped records):
+    a nullable level becomes ``std::optional`` only where the data hold nulls (Arrow marks nearly everything
+    nullable)."""
+    inner = _arrow_inner(arr, path, named)
+    if arr.null_count == 0:
+        return inner
+    if isinstance(inner, dict):
+        return [inner]
+    if not isinstance(inner, str):
+        inner = _arrow_inner(arr, path, False)
+    return f"std::optional<{inner}>"
 
 
-def _arrow_inner(arr, path: str) -> str:
+def _arrow_inner(arr, path: str, named: bool):
     t = arr.type
     if pa.types.is_boolean(t):
         return "bool"
@@ -119,30 +143,47 @@ def _arrow_inner(arr, path: str) -> str:
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
         return "std::vector<std::uint8_t>"
     if pa.types.is_map(t):
-        return f"std::map<{root_type_of_arrow(arr.keys, path + '._0._0')},{root_type_of_arrow(arr.items, path + '._0._1')}>"
+        return f"std::map<{root_type_of_arrow(arr.keys, path + '._0._0', False)},{root_type_of_arrow(arr.items, path + '._0._1', False)}>"
     if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return f"std::vector<{root_type_of_arrow(arr.flatten(), path + '._0')}>"
+        inner = root_type_of_arrow(arr.flatten(), path + "._0", named)
+        return [inner] if not isinstance(inner, str) else f"std::vector<{inner}>"
     if pa.types.is_fixed_size_list(t):
-        return f"std::array<{root_type_of_arrow(arr.flatten(), path + '._0')},{t.list_size}>"
+        return f"std::array<{root_type_of_arrow(arr.flatten(), path + '._0', False)},{t.list_size}>"
     if pa.types.is_struct(t):
         if t.num_fields == 0:
             raise TypeError(f"field '{path}': an empty struct has no RNTuple type the writer supports")
-        return "std::tuple<" + ",".join(root_type_of_arrow(arr.field(i), f"{path}._{i}") for i in range(t.num_fields)) + ">"
+        names = [t.field(i).name for i in range(t.num_fields)]
+        if named and not all(n.isdigit() for n in names):
+            return {n: root_type_of_arrow(arr.field(i), f"{path}.{n}", True) for i, n in enumerate(names)}
+        return "std::tuple<" + ",".join(root_type_of_arrow(arr.field(i), f"{path}._{i}", False) for i in range(t.num_fields)) + ">"
     if pa.types.is_union(t):
-        alts = [_arrow_inner(arr.field(i), f"{path}._{i}") for i in range(t.num_fields) if not pa.types.is_null(t.field(i).type)]
+        alts = [_arrow_inner(arr.field(i), f"{path}._{i}", False) for i in range(t.num_fields) if not pa.types.is_null(t.field(i).type)]
         return f"std::variant<{','.join(alts)}>"
     if pa.types.is_dictionary(t):
-        return _arrow_inner(arr.dictionary_decode(), path)
+        return _arrow_inner(arr.dictionary_decode(), path, named)
     raise TypeError(f"field '{path}': Arrow type {t} has no RNTuple equivalent")
 
 
-def normalize_schema(schema) -> list[tuple[str, str]]:
-    """``{name: type}`` or ``[(name, type), ...]`` -> list of pairs (checked: strings, unique names)."""
+def _is_type(t) -> bool:
+    """A field type: a ROOT type name, an untyped record ``{member: type}`` or an untyped collection ``[type]``."""
+    if isinstance(t, str):
+        return True
+    if isinstance(t, Mapping):
+        return all(isinstance(k, str) and _is_type(v) for k, v in t.items())
+    if isinstance(t, list):
+        return len(t) == 1 and _is_type(t[0])
+    return False
+
+
+def normalize_schema(schema) -> list[tuple[str, Any]]:
+    """``{name: type}`` or ``[(name, type), ...]`` -> list of pairs (checked: names are strings, unique; a type
+    is a ROOT type name, an untyped record ``{member: type}`` or an untyped collection ``[type]``)."""
     items = list(schema.items()) if isinstance(schema, Mapping) else [tuple(x) for x in schema]
     seen = set()
     for item in items:
-        if len(item) != 2 or not all(isinstance(x, str) for x in item):
-            raise TypeError(f"a schema entry must be a (field name, ROOT type name) pair of strings, got {item!r}")
+        if len(item) != 2 or not isinstance(item[0], str) or not _is_type(item[1]):
+            raise TypeError("a schema entry must be a (field name, type) pair, the type a ROOT type name, an untyped "
+                            f"record {{member: type}} or an untyped collection [type]; got {item!r}")
         if item[0] in seen:
             raise ValueError(f"field '{item[0]}' appears twice in the schema")
         seen.add(item[0])
@@ -197,7 +238,7 @@ class _Data:
             return list(self.rows[0].keys()) if self.rows else []
         return [n for n, _ in self.columns]
 
-    def infer_schema(self) -> list[tuple[str, str]]:
+    def infer_schema(self) -> list[tuple[str, Any]]:
         if self.rows is not None:
             if not self.rows:
                 raise TypeError("cannot infer a schema from no rows; pass schema=")
@@ -212,7 +253,7 @@ class _Data:
                 out.append((name, root_type_of_form(col.layout.form, name)))
         return out
 
-    def check_names(self, schema: list[tuple[str, str]]):
+    def check_names(self, schema: list[tuple[str, Any]]):
         want = [n for n, _ in schema]
         have = self.names if self.rows is None else None
         if have is None:
@@ -232,7 +273,7 @@ class _Data:
                 return f"awkward {ak.type(col).content}"
         return "?"
 
-    def batches(self, schema: list[tuple[str, str]]) -> Iterable[pa.RecordBatch]:
+    def batches(self, schema: list[tuple[str, Any]]) -> Iterable[pa.RecordBatch]:
         names = [n for n, _ in schema]
         if self.table is not None:
             t = self.table.select(names)
@@ -244,7 +285,7 @@ class _Data:
             return
         yield pa.RecordBatch.from_arrays(arrays, names=names)
 
-    def iter_rows(self, schema: list[tuple[str, str]], chunk: int = 65536):
+    def iter_rows(self, schema: list[tuple[str, Any]], chunk: int = 65536):
         if self.rows is not None:
             for i in range(0, len(self.rows), chunk):
                 yield self.rows[i:i + chunk]
@@ -313,8 +354,16 @@ def _explain(exc: RNTupleError, schema, data: _Data) -> RNTupleError:
     return RNTupleError(f"{msg} [field '{top}' has ROOT type {types[top]}; the data for it have type {data.type_of(top)}]")
 
 
+def _mentions(t, what: str) -> bool:
+    if isinstance(t, str):
+        return what in t
+    if isinstance(t, Mapping):
+        return any(_mentions(v, what) for v in t.values())
+    return any(_mentions(v, what) for v in t)
+
+
 def _has_variant(schema) -> bool:
-    return any("variant<" in t for _, t in schema)
+    return any(_mentions(t, "variant<") for _, t in schema)
 
 
 def _write_into(native, data: _Data, schema) -> int:
@@ -349,7 +398,8 @@ class Writer:
     >>> with rntuple.Writer("out.root", "Events", {"x": "float", "v": "std::vector<std::int32_t>"}) as w:
     ...     w.extend({"x": np.zeros(3, np.float32), "v": ak.Array([[1], [], [2, 3]])})
 
-    ``schema`` maps field names to ROOT type names (a dict or a list of pairs); when omitted it is inferred
+    ``schema`` maps field names to ROOT type names, untyped records (``{member: type}``) or untyped collections
+    (``[item type]``) (a dict or a list of pairs); when omitted it is inferred
     from the first data given to :meth:`extend`. Options are ROOT's ``RNTupleWriteOptions`` as keyword
     arguments: ``compression=505`` (algorithm * 100 + level: 1xx zlib, 2xx lzma, 4xx lz4, 5xx zstd, 0 none),
     ``approx_zipped_cluster_size``, ``max_unzipped_cluster_size``, ``max_unzipped_page_size``,
@@ -372,7 +422,7 @@ class Writer:
         self._native = _rntuple.NativeWriter(self._path, self._name, self._schema, self._options)
 
     @property
-    def schema(self) -> dict[str, str] | None:
+    def schema(self) -> dict[str, Any] | None:
         """Field name -> ROOT type name as declared or inferred (``None`` before the first data)."""
         return None if self._schema is None else dict(self._schema)
 
@@ -466,7 +516,7 @@ class ParallelWriter:
             return self._native
 
     @property
-    def schema(self) -> dict[str, str] | None:
+    def schema(self) -> dict[str, Any] | None:
         """Field name -> ROOT type name (``None`` before the first data when inferred)."""
         return None if self._schema is None else dict(self._schema)
 
@@ -579,10 +629,12 @@ def write(path, ntuple_name=None, data=None, schema=None, *, name: str | None = 
     ``rntuple.write(path, "Events", data, schema=None, compression=505, **options)`` (DESIGN.md's order);
     ``rntuple.write(path, data, name="Events")`` works too. ``data``: an awkward.Array of records, a
     pyarrow.Table or RecordBatch, a dict of arrays, or a list of dicts (one per entry, in the JSON form of
-    ``rntuple dump``). ``schema`` maps field name -> ROOT type name and is inferred from the data's type when
+    ``rntuple dump``). ``schema`` maps field name -> ROOT type name (or untyped record ``{member: type}`` /
+    untyped collection ``[item type]``) and is inferred from the data's type when
     omitted (float32 -> float, float64 -> double, var * int64 -> std::vector<std::int64_t>, string ->
-    std::string, option -> std::optional, union -> std::variant, regular -> std::array, records ->
-    std::tuple). Options: see :class:`Writer`.
+    std::string, option -> std::optional, union -> std::variant, regular -> std::array, tuples -> std::tuple,
+    records -> untyped records, lists and options of records -> untyped collections). Options: see
+    :class:`Writer`.
     """
     if ntuple_name is not None and not isinstance(ntuple_name, str):
         if data is not None:

@@ -13,6 +13,7 @@ use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use rntuple::format::descriptor::Role;
+use rntuple::logical::typename::{self, TypeExpr};
 use rntuple::write::writer::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Reader, Value};
 use std::sync::{Arc, Mutex};
@@ -469,8 +470,52 @@ struct NativeWriter {
     path: String,
 }
 
-fn schema_pairs(schema: &[(String, String)]) -> Vec<(&str, &str)> {
-    schema.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+/// A field type from Python: a ROOT type name (`str`), an untyped record (`dict`: member name ->
+/// type, in order) or an untyped collection (`[item]`; of a record it has an empty type name, of
+/// anything else it is a `std::vector`).
+fn py_type(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<TypeExpr> {
+    if depth > 64 {
+        return Err(PyValueError::new_err(format!("field '{path}': the type nests deeper than 64 levels")));
+    }
+    if let Ok(s) = obj.downcast::<PyString>() {
+        let name: String = s.extract()?;
+        return typename::parse(&name).map_err(|e| RNTupleError::new_err(format!("field '{path}': {e}")));
+    }
+    if let Ok(d) = obj.downcast::<PyDict>() {
+        let mut members = Vec::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            let k: String = k.extract().map_err(|_| PyTypeError::new_err(format!("field '{path}': record member names must be strings, got {k:.60}")))?;
+            let t = py_type(&v, &format!("{path}.{k}"), depth + 1)?;
+            members.push((k, t));
+        }
+        if members.is_empty() {
+            return Err(PyValueError::new_err(format!("field '{path}': an untyped record needs at least one member")));
+        }
+        return Ok(TypeExpr::Record(members));
+    }
+    if let Ok(l) = obj.downcast::<PyList>() {
+        if l.len() != 1 {
+            return Err(PyValueError::new_err(format!("field '{path}': a collection type is a list of one item type, got {} items", l.len())));
+        }
+        let item = py_type(&l.get_item(0)?, &format!("{path}._0"), depth + 1)?;
+        return Ok(TypeExpr::Collection("std::vector".into(), Box::new(item)));
+    }
+    Err(PyTypeError::new_err(format!(
+        "field '{path}': a type is a ROOT type name (str), an untyped record ({{member: type}}) or an untyped collection ([item type]); got {:.60}",
+        obj.get_type().name()?
+    )))
+}
+
+/// A schema from Python: (field name, type) pairs, the types as [`py_type`] takes them.
+pub(crate) fn py_schema(schema: &Bound<'_, PyAny>) -> PyResult<Vec<(String, TypeExpr)>> {
+    let mut out = Vec::new();
+    for item in schema.try_iter()? {
+        let item = item?;
+        let (name, t): (String, Bound<'_, PyAny>) = item.extract().map_err(|_| PyTypeError::new_err(format!("a schema entry must be a (field name, type) pair, got {item:.100}")))?;
+        let te = py_type(&t, &name, 0)?;
+        out.push((name, te));
+    }
+    Ok(out)
 }
 
 /// Converts a sequence of rows (dicts) into values, naming the entry that cannot be converted.
@@ -501,10 +546,11 @@ impl NativeWriter {
 impl NativeWriter {
     #[new]
     #[pyo3(signature = (path, name, schema, options=None))]
-    fn new(py: Python<'_>, path: std::path::PathBuf, name: &str, schema: Vec<(String, String)>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+    fn new(py: Python<'_>, path: std::path::PathBuf, name: &str, schema: &Bound<'_, PyAny>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let opts = write_options(options)?;
         let shown = path.display().to_string();
-        let w = py.allow_threads(|| Writer::create(&path, name, &schema_pairs(&schema), opts)).map_err(err)?;
+        let schema = py_schema(schema)?;
+        let w = py.allow_threads(|| Writer::create_with_types(&path, name, &schema, opts)).map_err(err)?;
         Ok(NativeWriter { inner: Mutex::new(Some(w)), path: shown })
     }
 

@@ -25,10 +25,10 @@ pub struct NativeFillContext {
 impl NativeParallelWriter {
     #[new]
     #[pyo3(signature = (path, name, schema, options=None))]
-    fn new(py: Python<'_>, path: std::path::PathBuf, name: &str, schema: Vec<(String, String)>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+    fn new(py: Python<'_>, path: std::path::PathBuf, name: &str, schema: &Bound<'_, PyAny>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let opts = write_options(options)?;
-        let pairs: Vec<(&str, &str)> = schema.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
-        let w = py.allow_threads(|| ParallelWriter::create(&path, name, &pairs, opts)).map_err(err)?;
+        let schema = crate::py_schema(schema)?;
+        let w = py.allow_threads(|| ParallelWriter::create_with_types(&path, name, &schema, opts)).map_err(err)?;
         Ok(NativeParallelWriter { inner: w })
     }
 

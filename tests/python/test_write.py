@@ -58,14 +58,18 @@ def awkward_every_type(n=N) -> ak.Array:
         "rec": ak.zip({"x": floats, "n": k.astype(np.int32), "name": strings}),
         "vrec": ak.Array([[{"px": float(j), "q": j % 2 == 0} for j in range(i % 3)] for i in range(n)]),
         "tup": ak.zip((k.astype(np.int16), strings)),
+        "optrec": ak.Array([None if i % 3 == 1 else {"e": float(i), "id": i} for i in range(n)]),
+        "nrec": ak.zip({"p4": ak.zip({"pt": floats, "eta": -floats}),
+                        "hits": ak.Array([[{"x": float(j), "layer": j} for j in range(i % 3)] for i in range(n)])},
+                       depth_limit=1),
         "uni": ak.Array([i if i % 2 else strings[i] for i in range(n)]),
         "vuni": ak.Array([[float(j) if j % 2 else str(j) for j in range(i % 3)] for i in range(n)]),
     })
 
 
 def plain(v):
-    """Python value -> comparable form: records and tuples as lists of their values (the writer stores awkward
-    records as std::tuple), float16/32 as floats."""
+    """Python value -> comparable form: records and tuples as lists of their values (records inside unions
+    are written as std::tuple), float16/32 as floats."""
     if isinstance(v, dict):
         return [plain(x) for x in v.values()]
     if isinstance(v, (list, tuple)):
@@ -102,7 +106,15 @@ def test_inferred_schema(written):
     assert schema["reg2"] == "std::array<std::array<std::int32_t,2>,2>"
     assert schema["opt"] == "std::optional<double>"
     assert schema["vopt"] == "std::vector<std::optional<double>>"
-    assert schema["rec"] == "std::tuple<float,std::int32_t,std::string>"
+    # records are untyped records, lists and options of records untyped collections (as uproot writes them)
+    assert schema["rec"] == "(untyped record)" and schema["nrec"] == "(untyped record)"
+    assert schema["vrec"] == "(untyped collection)" and schema["optrec"] == "(untyped collection)"
+    assert schema["tup"] == "std::tuple<std::int16_t,std::string>"
+    inferred = rntuple.infer_schema(data)
+    assert inferred["rec"] == {"x": "float", "n": "std::int32_t", "name": "std::string"}
+    assert inferred["vrec"] == [{"px": "double", "q": "bool"}]
+    assert inferred["optrec"] == [{"e": "double", "id": "std::int64_t"}]
+    assert inferred["nrec"] == {"p4": {"pt": "float", "eta": "float"}, "hits": [{"x": "double", "layer": "std::int64_t"}]}
     assert schema["uni"] in ("std::variant<std::int64_t,std::string>", "std::variant<std::string,std::int64_t>")
 
 
@@ -113,13 +125,17 @@ def test_we_read_back(written, setting):
     assert ours.fields == data.fields
     errors = []
     for f in data.fields:
-        same(plain(ak.to_list(data[f])), plain(ak.to_list(ours[f])), f, errors)
+        want = ak.singletons(data[f]) if f == "optrec" else data[f]
+        same(plain(ak.to_list(want)), plain(ak.to_list(ours[f])), f, errors)
     assert not errors, "\n".join(errors)
     # exact types where no information is lost
     for f in ("b", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64", "s", "vf", "vi", "vb", "vs",
-              "vvi", "reg", "reg2", "opt", "optv", "vopt", "opts"):
+              "vvi", "reg", "reg2", "opt", "optv", "vopt", "opts", "rec", "vrec", "nrec"):
         assert ak.type(ours[f]).content == ak.type(data[f]).content, f
         assert ak.array_equal(ours[f], data[f], equal_nan=True, dtype_exact=True), f
+    # an option of a record reads back as a list of 0 or 1 records (an untyped collection)
+    assert ak.array_equal(ours["optrec"], ak.singletons(data["optrec"]), dtype_exact=True)
+    assert str(ak.type(ours["optrec"]).content) == "var * {e: float64, id: int64}"
 
 
 @pytest.mark.parametrize("setting", SETTINGS)
@@ -190,6 +206,12 @@ FIELDS = {
     "umap": ("std::unordered_map<std::int32_t,std::string>", [[[1, "x"]], [], [[2, "y"]], [], []], False),
     "atom": ("std::atomic<std::uint32_t>", [1, 2, 3, 4, 5], True),
     "nest": ("std::vector<std::pair<std::int32_t,std::vector<std::optional<float>>>>", [[[1, [1.0, None]]], [], [[2, []], [3, [None]]], [], [[4, [2.5]]]], True),
+    # untyped records and collections of them (what ROOT's RNTupleImporter writes)
+    "urec": ({"pt": "float", "tags": "std::vector<std::string>"},
+             [{"pt": 1.5, "tags": []}, {"pt": -2.0, "tags": ["a"]}, {"pt": 0.0, "tags": ["b", "c"]}, {"pt": 3.0, "tags": []},
+              {"pt": 4.5, "tags": ["d"]}], True),
+    "ucoll": ([{"x": "std::int32_t", "sub": {"y": "double"}}],
+              [[{"x": 1, "sub": {"y": 0.5}}], [], [{"x": 2, "sub": {"y": 1.5}}, {"x": 3, "sub": {"y": 2.5}}], [], [{"x": 4, "sub": {"y": -1.0}}]], True),
 }
 ROWS = [{name: vals[i] for name, (_, vals, _) in FIELDS.items()} for i in range(5)]
 SCHEMA = {name: t for name, (t, _, _) in FIELDS.items()}
@@ -210,7 +232,8 @@ def rows_written(tmp_path_factory):
 def test_rows_round_trip(rows_written):
     p, _, _ = rows_written
     t = rntuple.open(p)["T"]
-    assert t.schema == {k: rntuple.normalize_type(v) for k, v in SCHEMA.items()}
+    shown = {dict: "(untyped record)", list: "(untyped collection)"}
+    assert t.schema == {k: shown[type(v)] if type(v) in shown else rntuple.normalize_type(v) for k, v in SCHEMA.items()}
     back = t.to_rows()
     errors = []
     for i, (e, a) in enumerate(zip(ROWS, back)):
@@ -250,6 +273,32 @@ def test_rows_read_by_root(rows_written):
         same(o, e, f"entry[{i}]", errors)
     assert len(oracle) == len(expected)
     assert not errors, "\n".join(errors)
+
+
+def test_untyped_record_members_matched_by_name(tmp_path):
+    """Record members are taken by name, in whatever order the data hold them (dict rows, awkward records and
+    Arrow structs); a missing or unknown member is an error that names the members."""
+    schema = {"mu": {"pt": "float", "q": "std::int8_t"}, "jets": [{"e": "double", "n": "std::int32_t"}]}
+    p = tmp_path / "byname.root"
+    rntuple.write(p, "T", [{"jets": [{"n": 2, "e": 1.5}], "mu": {"q": -1, "pt": 3.5}}], schema=schema)
+    assert rntuple.open(p)["T"].to_rows() == [{"mu": {"pt": 3.5, "q": -1}, "jets": [{"e": 1.5, "n": 2}]}]
+    mu = ak.zip({"q": np.array([1, -1], np.int8), "pt": np.array([1.0, 2.0], np.float32)})
+    jets = ak.zip({"n": ak.Array([[np.int32(7)], []]), "e": ak.Array([[0.5], []])})
+    jets = ak.zip({"n": ak.values_astype(jets.n, np.int32), "e": jets.e})
+    rntuple.write(p, "T", {"mu": mu, "jets": jets}, schema=schema)
+    back = rntuple.open(p)["T"].arrays()
+    assert back.mu.pt.tolist() == [1.0, 2.0] and back.mu.q.tolist() == [1, -1]
+    assert back.jets.tolist() == [[{"e": 0.5, "n": 7}], []]
+    tab = pa.table({"mu": pa.array([{"q": 5, "pt": 0.25}], pa.struct([("q", pa.int8()), ("pt", pa.float32())])),
+                    "jets": pa.array([[]], pa.list_(pa.struct([("n", pa.int32()), ("e", pa.float64())])))})
+    rntuple.write(p, "T", tab, schema=schema)
+    assert rntuple.open(p)["T"].to_rows() == [{"mu": {"pt": 0.25, "q": 5}, "jets": []}]
+    with pytest.raises(rntuple.RNTupleError, match=r"mu.*members pt, q \(missing: q; unknown: charge\)"):
+        rntuple.write(p, "T", [{"jets": [], "mu": {"pt": 1.0, "charge": 1}}], schema=schema)
+    with pytest.raises(TypeError, match="untyped record"):
+        rntuple.write(p, "T", [{"x": 1}], schema={"x": {"a": 3}})
+    with pytest.raises(ValueError, match="member 'a' appears twice|appears twice"):
+        rntuple.Writer(p, "T", [("x", {"a": "float"}), ("x", "float")])
 
 
 # ----- other inputs ----------------------------------------------------------------------------------------

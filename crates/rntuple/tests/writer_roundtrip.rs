@@ -337,3 +337,67 @@ fn late_model_extension_reads_defaults_before() {
         std::fs::remove_file(&path).ok();
     }
 }
+
+/// Untyped record members are matched by name, in any order, in both fill paths (values and Arrow
+/// structs); a record whose member names are none of the field's is taken by position (a pair
+/// given as `first`/`second`); a partial match is an error naming the missing and unknown members.
+/// An untyped collection of records also takes optional records (0 or 1 item per entry).
+#[test]
+fn untyped_record_members_are_matched_by_name() {
+    use arrow_array::{Array, ArrayRef, Float32Array, Int32Array, RecordBatch, StructArray};
+    use arrow_schema::{DataType, Field};
+    use rntuple::logical::typename::{parse, TypeExpr};
+    use std::sync::Arc;
+    let dir = std::env::temp_dir().join(format!("rntuple-writer-byname-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rec = TypeExpr::Record(vec![("pt".into(), parse("float").unwrap()), ("q".into(), parse("std::int32_t").unwrap())]);
+    let schema = vec![
+        ("mu".to_string(), rec.clone()),
+        ("opt".to_string(), TypeExpr::Collection("std::vector".into(), Box::new(rec))),
+        ("pair".to_string(), parse("std::pair<std::int32_t,float>").unwrap()),
+    ];
+    let member = |pt: f32, q: i64, swapped: bool| {
+        let (a, b) = (("pt".to_string(), Value::F32(pt)), ("q".to_string(), Value::Int(q)));
+        Value::Record(if swapped { vec![b, a] } else { vec![a, b] })
+    };
+    let p = dir.join("values.root");
+    let mut w = Writer::create_with_types(&p, "T", &schema, WriteOptions::default()).unwrap();
+    let pair = Value::Record(vec![("first".into(), Value::Int(7)), ("second".into(), Value::F32(0.5))]);
+    w.fill(&Value::Record(vec![("mu".into(), member(1.5, -1, true)), ("opt".into(), member(2.5, 1, true)), ("pair".into(), pair.clone())])).unwrap();
+    w.fill(&Value::Record(vec![("mu".into(), member(3.5, 2, false)), ("opt".into(), Value::Null), ("pair".into(), pair)])).unwrap();
+    let bad = Value::Record(vec![("pt".into(), Value::F32(1.0)), ("charge".into(), Value::Int(1))]);
+    let e = w.fill(&Value::Record(vec![("mu".into(), bad), ("opt".into(), Value::Null), ("pair".into(), Value::Null)])).unwrap_err().to_string();
+    assert!(e.contains("'mu'") && e.contains("missing: q; unknown: charge"), "{e}");
+    w.commit().unwrap();
+    let f = RNTupleFile::open(&p).unwrap();
+    let got: Vec<String> = f.reader("T").unwrap().read_values(None, 0, 2).unwrap().iter().map(|v| v.to_json().to_string()).collect();
+    assert_eq!(
+        got,
+        [
+            r#"{"mu":{"pt":1.5,"q":-1},"opt":[{"pt":2.5,"q":1}],"pair":[7,0.5]}"#,
+            r#"{"mu":{"pt":3.5,"q":2},"opt":[],"pair":[7,0.5]}"#
+        ]
+    );
+    // Arrow: structs whose members come in the other order; an optional struct for the collection.
+    let swapped = |q: Vec<i32>, pt: Vec<f32>, nulls: Option<Vec<bool>>| -> ArrayRef {
+        let fields = vec![Field::new("q", DataType::Int32, false), Field::new("pt", DataType::Float32, false)];
+        let cols: Vec<ArrayRef> = vec![Arc::new(Int32Array::from(q)), Arc::new(Float32Array::from(pt))];
+        Arc::new(StructArray::try_new(fields.into(), cols, nulls.map(|n| n.into())).unwrap())
+    };
+    let mu = swapped(vec![-1, 2], vec![1.5, 3.5], None);
+    let opt = swapped(vec![1, 0], vec![2.5, 0.0], Some(vec![true, false]));
+    let pair: ArrayRef = Arc::new(StructArray::from(vec![
+        (Arc::new(Field::new("_0", DataType::Int32, false)), Arc::new(Int32Array::from(vec![7, 7])) as ArrayRef),
+        (Arc::new(Field::new("_1", DataType::Float32, false)), Arc::new(Float32Array::from(vec![0.5, 0.5])) as ArrayRef),
+    ]));
+    assert_eq!(opt.null_count(), 1);
+    let batch = RecordBatch::try_from_iter(vec![("mu", mu), ("opt", opt), ("pair", pair)]).unwrap();
+    let p2 = dir.join("arrow.root");
+    let mut w = Writer::create_with_types(&p2, "T", &schema, WriteOptions::default()).unwrap();
+    w.append_batch(&batch).unwrap();
+    w.commit().unwrap();
+    let f = RNTupleFile::open(&p2).unwrap();
+    let got2: Vec<String> = f.reader("T").unwrap().read_values(None, 0, 2).unwrap().iter().map(|v| v.to_json().to_string()).collect();
+    assert_eq!(got2, got);
+    std::fs::remove_dir_all(&dir).ok();
+}

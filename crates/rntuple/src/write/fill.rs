@@ -152,8 +152,8 @@ pub(crate) enum Plan {
     String { idx: usize, chars: usize, counter: usize },
     /// Vectors, RVecs, sets (`Seq`), maps (`Map`: items are pairs), optional/unique_ptr.
     Collection { idx: usize, child: Box<Plan>, kind: CollKind, counter: usize },
-    /// Pairs and tuples (members `_0`, `_1`, ...).
-    Record { children: Vec<Plan>, counter: usize },
+    /// Pairs and tuples (members `_0`, `_1`, ...) and untyped records (named members).
+    Record { children: Vec<Plan>, names: Vec<String>, counter: usize },
     Array { n: u64, child: Box<Plan>, counter: usize },
     Bitset { n: u64, col: usize, counter: usize },
     Variant { sw: usize, children: Vec<Plan>, counter: usize },
@@ -532,6 +532,9 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 match (kind, v) {
                     (CollKind::Optional, Value::Null) => {}
                     (CollKind::Optional, v) => self.put(child, v)?,
+                    // An untyped collection of records also takes an optional record (0 or 1 item).
+                    (CollKind::Seq, Value::Null) if matches!(**child, Plan::Record { .. }) => {}
+                    (CollKind::Seq, Value::Record(_)) if matches!(**child, Plan::Record { .. }) => self.put(child, v)?,
                     (_, Value::List(items)) => {
                         for it in items {
                             self.put(child, it)?;
@@ -542,12 +545,8 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 let end = self.counts[child.counter()];
                 self.push_index(*idx, end)
             }
-            Plan::Record { children, .. } => {
-                let items: Vec<&Value> = match v {
-                    Value::List(l) => l.iter().collect(),
-                    Value::Record(m) => m.iter().map(|(_, v)| v).collect(),
-                    _ => return Err(Error::Invalid("expected a record".into())),
-                };
+            Plan::Record { children, names, .. } => {
+                let items = record_items(names, v).map_err(Error::Invalid)?;
                 for (c, it) in children.iter().zip(items) {
                     self.put(c, it)?;
                 }
@@ -836,19 +835,20 @@ fn check(plan: &Plan, v: &Value, path: &str) -> Result<()> {
         Plan::Collection { child, kind, .. } => match (kind, v) {
             (CollKind::Optional, Value::Null) => Ok(()),
             (CollKind::Optional, v) => check(child, v, &format!("{path}._0")),
+            (CollKind::Seq, Value::Null) if matches!(**child, Plan::Record { .. }) => Ok(()),
+            (CollKind::Seq, Value::Record(_)) if matches!(**child, Plan::Record { .. }) => check(child, v, &format!("{path}._0")),
             (_, Value::List(items)) => items.iter().try_for_each(|it| check(child, it, &format!("{path}._0"))),
             _ => bad("a list"),
         },
-        Plan::Record { children, .. } => {
-            let items: Vec<&Value> = match v {
-                Value::List(l) => l.iter().collect(),
-                Value::Record(m) => m.iter().map(|(_, v)| v).collect(),
-                _ => return bad("a record or a list of its members"),
+        Plan::Record { children, names, .. } => {
+            let items = match record_items(names, v) {
+                Ok(items) => items,
+                Err(e) => return Err(Error::Invalid(format!("field '{path}': {e}"))),
             };
             if items.len() != children.len() {
                 return bad(&format!("{} members", children.len()));
             }
-            children.iter().zip(items).enumerate().try_for_each(|(i, (c, it))| check(c, it, &format!("{path}._{i}")))
+            children.iter().zip(items).zip(names).try_for_each(|((c, it), name)| check(c, it, &format!("{path}.{name}")))
         }
         Plan::Array { n, child, .. } => match v {
             Value::List(items) if items.len() as u64 == *n => items.iter().try_for_each(|it| check(child, it, &format!("{path}._0"))),
@@ -1010,10 +1010,14 @@ fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize
         }
         TypeExpr::Record(members) => {
             let mut children = Vec::new();
-            for (m, t) in members {
+            for (i, (m, t)) in members.iter().enumerate() {
+                check_field_name(m).map_err(|e| Error::Invalid(format!("field '{name}': {e}")))?;
+                if members[..i].iter().any(|(o, _)| o == m) {
+                    return Err(Error::Invalid(format!("field '{name}': member '{m}' appears twice")));
+                }
                 children.push(add_field(desc, cols, counters, Some(id), m, t, compressed, origin)?);
             }
-            Plan::Record { children, counter }
+            Plan::Record { children, names: members.iter().map(|(m, _)| m.clone()).collect(), counter }
         }
         TypeExpr::Collection(_, item) | TypeExpr::Optional(_, item) => {
             let idx = add_col(desc, cols, index_type, Buf::U64(Vec::new()), origin);
@@ -1032,7 +1036,7 @@ fn add_field(desc: &mut Descriptor, cols: &mut Vec<Column>, counters: &mut usize
             for (i, it) in items.iter().enumerate() {
                 children.push(add_field(desc, cols, counters, Some(id), &format!("_{i}"), it, compressed, origin)?);
             }
-            Plan::Record { children, counter }
+            Plan::Record { children, names: (0..items.len()).map(|i| format!("_{i}")).collect(), counter }
         }
         TypeExpr::Array(item, n) => {
             let child = add_field(desc, cols, counters, Some(id), "_0", item, compressed, origin.times(*n))?;
@@ -1112,6 +1116,36 @@ impl<O: ClusterOut> TypedCols for ClusterBuilder<O> {
 
 /// Where an untyped record sits inside a type that needs a C++ name for it (anything but a
 /// collection, an optional or another record), the name of that type.
+/// The members of a record value in the order of the record's `names`: a list is taken by
+/// position; a record by member name (any order), or by position when its names are not the
+/// record's but as many (`first`/`second` for a pair's `_0`/`_1`).
+fn record_items<'v>(names: &[String], v: &'v Value) -> std::result::Result<Vec<&'v Value>, String> {
+    match v {
+        Value::List(l) => Ok(l.iter().collect()),
+        Value::Record(m) => {
+            let by_name: Option<Vec<&Value>> = names.iter().map(|n| m.iter().find(|(k, _)| k == n).map(|(_, v)| v)).collect();
+            match by_name {
+                Some(items) if m.len() == names.len() => Ok(items),
+                _ if m.len() == names.len() && !m.iter().any(|(k, _)| names.contains(k)) => Ok(m.iter().map(|(_, v)| v).collect()),
+                _ => {
+                    let missing: Vec<&str> = names.iter().filter(|n| !m.iter().any(|(k, _)| k == *n)).map(|s| s.as_str()).collect();
+                    let unknown: Vec<&str> = m.iter().filter(|(k, _)| !names.contains(k)).map(|(k, _)| k.as_str()).collect();
+                    Err(format!("expected a record with members {} (missing: {}; unknown: {})", names.join(", "), or_none(&missing), or_none(&unknown)))
+                }
+            }
+        }
+        _ => Err(format!("expected a record with members {} or a list of them", names.join(", "))),
+    }
+}
+
+fn or_none(v: &[&str]) -> String {
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}
+
 fn misplaced_record(te: &TypeExpr) -> Option<String> {
     let inner: Vec<&TypeExpr> = match te {
         // Untyped collections (empty type name) hold any item, named or not.
@@ -1294,7 +1328,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 let idx = *idx;
                 let base = self.counts[child.counter()];
                 match (kind, a.data_type()) {
-                    (CollKind::Optional, _) => {
+                    (CollKind::Optional, _) | (CollKind::Seq, DataType::Struct(_)) => {
                         let mut offsets = Vec::with_capacity(a.len() + 1);
                         offsets.push(0i64);
                         let mut k = 0i64;
@@ -1333,9 +1367,9 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                     }
                 }
             }
-            Plan::Record { children, .. } => {
+            Plan::Record { children, names, .. } => {
                 let st = a.as_struct();
-                for (c, arr) in children.iter().zip(st.columns()) {
+                for (c, arr) in children.iter().zip(struct_members(names, st)) {
                     self.put_array(c, arr)?;
                 }
             }
@@ -1358,11 +1392,29 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     }
 }
 
+/// Whether an Arrow array of type `t` for this field is an optional value (nulls allowed): for
+/// optional fields, and for untyped collections of records given structs (an awkward option of a
+/// record: 0 or 1 items per entry, as uproot writes it).
+fn takes_nulls(plan: &Plan, t: &DataType) -> bool {
+    match plan {
+        Plan::Collection { kind: CollKind::Optional, .. } => true,
+        Plan::Collection { kind: CollKind::Seq, child, .. } => matches!(**child, Plan::Record { .. }) && matches!(t, DataType::Struct(_)),
+        _ => false,
+    }
+}
+
+/// The children of an Arrow struct in the order of a record's member `names`: by name when the
+/// struct has every one of them, else by position (tuples arrive with any member names).
+fn struct_members<'a>(names: &[String], st: &'a arrow_array::StructArray) -> Vec<&'a ArrayRef> {
+    let by_name: Option<Vec<&ArrayRef>> = names.iter().map(|n| st.column_by_name(n)).collect();
+    by_name.unwrap_or_else(|| st.columns().iter().collect())
+}
+
 /// Checks that an Arrow array fits a field: types and nulls (only optional fields take nulls).
 fn check_array(plan: &Plan, a: &dyn Array, path: &str) -> Result<()> {
     let t = a.data_type();
     let bad = |want: &str| Err(Error::Invalid(format!("field '{path}': expected Arrow {want}, got {t}")));
-    if !matches!(plan, Plan::Collection { kind: CollKind::Optional, .. }) && a.logical_null_count() > 0 {
+    if !takes_nulls(plan, t) && a.logical_null_count() > 0 {
         return Err(Error::Invalid(format!("field '{path}': {} null values, but the field is not optional", a.logical_null_count())));
     }
     match plan {
@@ -1390,20 +1442,20 @@ fn check_array(plan: &Plan, a: &dyn Array, path: &str) -> Result<()> {
             DataType::Utf8 | DataType::LargeUtf8 => Ok(()),
             _ => bad("utf8"),
         },
-        Plan::Collection { child, kind: CollKind::Optional, .. } => check_array_nonnull(child, a, &format!("{path}._0")),
+        Plan::Collection { child, .. } if takes_nulls(plan, t) => check_array_nonnull(child, a, &format!("{path}._0")),
         Plan::Collection { child, .. } => match t {
             DataType::List(_) => check_array(child, a.as_list::<i32>().values().as_ref(), &format!("{path}._0")),
             DataType::LargeList(_) => check_array(child, a.as_list::<i64>().values().as_ref(), &format!("{path}._0")),
             DataType::Map(_, _) => check_array(child, a.as_map().entries(), &format!("{path}._0")),
             _ => bad("list or map"),
         },
-        Plan::Record { children, .. } => match t {
+        Plan::Record { children, names, .. } => match t {
             DataType::Struct(f) if f.len() == children.len() => children
                 .iter()
-                .zip(a.as_struct().columns())
-                .enumerate()
-                .try_for_each(|(i, (c, arr))| check_array(c, arr.as_ref(), &format!("{path}._{i}"))),
-            _ => bad(&format!("struct of {} members", children.len())),
+                .zip(struct_members(names, a.as_struct()))
+                .zip(names)
+                .try_for_each(|((c, arr), name)| check_array(c, arr.as_ref(), &format!("{path}.{name}"))),
+            _ => bad(&format!("struct of {} members ({})", children.len(), names.join(", "))),
         },
         Plan::Array { n, child, .. } => match t {
             DataType::FixedSizeList(_, k) if *k as u64 == *n => check_array(child, a.as_fixed_size_list().values().as_ref(), &format!("{path}._0")),

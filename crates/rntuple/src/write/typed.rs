@@ -173,7 +173,7 @@ impl<'a> FieldWriter<'a> {
     /// Starts a record (struct, pair, tuple): write its members in order with
     /// [`RecordWriter::member`], then call [`RecordWriter::finish`].
     pub fn record(self) -> Result<RecordWriter<'a>> {
-        let Plan::Record { children, counter } = self.plan else { return Err(mismatch(self.path, "record", self.plan)) };
+        let Plan::Record { children, counter, .. } = self.plan else { return Err(mismatch(self.path, "record", self.plan)) };
         self.cols.counts()[*counter] += 1;
         Ok(RecordWriter { cols: self.cols, children, next: 0, path: self.path })
     }
