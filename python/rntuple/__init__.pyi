@@ -118,7 +118,7 @@ class Writer:
     def __init__(self, path: _Path, ntuple_name: str = "Events", schema: _Schema | None = None, *,
                  compression: int = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
                  max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
-                 imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ..., use_direct_io: bool = ...,
+                 imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ..., use_direct_io: bool = ...,
                  preallocate: bool = ..., write_outside_lock: bool = ..., initial_unzipped_page_size: int = ...,
                  max_key_size: int = ...) -> None: ...
     @property
@@ -146,7 +146,7 @@ class ParallelWriter:
     def __init__(self, path: _Path, ntuple_name: str = "Events", schema: _Schema | None = None, *,
                  compression: int = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
                  max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
-                 imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ..., use_direct_io: bool = ...,
+                 imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ..., use_direct_io: bool = ...,
                  preallocate: bool = ..., write_outside_lock: bool = ..., initial_unzipped_page_size: int = ...,
                  max_key_size: int = ...) -> None: ...
     @property

@@ -404,6 +404,7 @@ class Writer:
     arguments: ``compression=505`` (algorithm * 100 + level: 1xx zlib, 2xx lzma, 4xx lz4, 5xx zstd, 0 none),
     ``approx_zipped_cluster_size``, ``max_unzipped_cluster_size``, ``max_unzipped_page_size``,
     ``enable_page_checksums``, ``use_implicit_mt``, ``imt_threads``, ``page_buffer_budget``, ``buffered``,
+    ``stream_uncompressed_pages``,
     ``use_direct_io``, ``preallocate``. The file is complete after :meth:`commit` (also called when the
     ``with`` block ends, even on an exception; a failing commit raises).
     """

@@ -177,6 +177,7 @@ const OPTION_NAMES: &[&str] =
     "imt_threads",
     "page_buffer_budget",
     "buffered",
+    "stream_uncompressed_pages",
     "use_direct_io",
     "preallocate",
     "write_outside_lock",
@@ -201,6 +202,7 @@ pub(crate) fn write_options(opts: Option<&Bound<'_, PyDict>>) -> PyResult<WriteO
             "imt_threads" => o.imt_threads = v.extract().map_err(|_| bad("a non-negative integer"))?,
             "page_buffer_budget" => o.page_buffer_budget = v.extract().map_err(|_| bad("a number of bytes"))?,
             "buffered" => o.buffered = v.extract().map_err(|_| bad("a bool"))?,
+            "stream_uncompressed_pages" => o.stream_uncompressed_pages = v.extract().map_err(|_| bad("a bool"))?,
             "use_direct_io" => o.use_direct_io = v.extract().map_err(|_| bad("a bool"))?,
             "preallocate" => o.preallocate = v.extract().map_err(|_| bad("a bool"))?,
             "write_outside_lock" => o.write_outside_lock = v.extract().map_err(|_| bad("a bool"))?,
@@ -230,6 +232,7 @@ fn default_write_options(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("imt_threads", o.imt_threads)?;
     d.set_item("page_buffer_budget", o.page_buffer_budget)?;
     d.set_item("buffered", o.buffered)?;
+    d.set_item("stream_uncompressed_pages", o.stream_uncompressed_pages)?;
     d.set_item("use_direct_io", o.use_direct_io)?;
     d.set_item("preallocate", o.preallocate)?;
     d.set_item("write_outside_lock", o.write_outside_lock)?;

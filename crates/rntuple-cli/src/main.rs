@@ -136,6 +136,11 @@ enum BenchCmd {
         /// instead of compressing a cluster's pages on all cores at its commit.
         #[arg(long)]
         no_implicit_mt: bool,
+        /// Sequential mode, compression 0: keep a cluster's pages and write them together
+        /// instead of writing each page as it fills (the separate-files mode always keeps them,
+        /// as the parallel writer's contexts do).
+        #[arg(long)]
+        buffer_uncompressed: bool,
     },
     /// Reads fields of all entries into Arrow arrays; prints one JSON object with timings.
     Read {
@@ -167,9 +172,9 @@ fn main() -> ExitCode {
             import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at)
         }
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => bench_read(&file, ntuple.as_deref(), fields.as_deref()),
-        Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, preallocate, write_outside_lock: _, write_inside_lock, direct_io, page_size, cluster_size, output, no_implicit_mt } } => {
+        Cmd::Bench { what: BenchCmd::Write { threads, entries, compression, mode, preallocate, write_outside_lock: _, write_inside_lock, direct_io, page_size, cluster_size, output, no_implicit_mt, buffer_uncompressed } } => {
             let write_outside_lock = !write_inside_lock;
-            let cfg = WriteBench { threads, entries, compression, mode, preallocate, write_outside_lock, direct_io, page_size, cluster_size, output, implicit_mt: !no_implicit_mt, progress };
+            let cfg = WriteBench { threads, entries, compression, mode, preallocate, write_outside_lock, direct_io, page_size, cluster_size, output, implicit_mt: !no_implicit_mt, buffer_uncompressed, progress };
             bench_write(&cfg)
         }
     };
@@ -549,6 +554,7 @@ struct WriteBench {
     cluster_size: u64,
     output: String,
     implicit_mt: bool,
+    buffer_uncompressed: bool,
 }
 
 /// The synthetic data, made before the timed region: 16 chunks of `particles` (Poisson(5)
@@ -632,6 +638,7 @@ fn bench_write(cfg: &WriteBench) -> Res {
         use_direct_io: cfg.direct_io,
         preallocate: cfg.preallocate,
         write_outside_lock: cfg.write_outside_lock,
+        stream_uncompressed_pages: !cfg.buffer_uncompressed,
         ..Default::default()
     };
     let pb = progress_bar(n * t_n as u64, "entries", cfg.progress);
@@ -646,7 +653,8 @@ fn bench_write(cfg: &WriteBench) -> Res {
             (bytes, items, Vec::new(), clusters)
         }
         "separate-files" => {
-            let opts = WriteOptions { use_implicit_mt: false, ..opts };
+            // The baseline of the parallel writer: the same buffering as its contexts.
+            let opts = WriteOptions { use_implicit_mt: false, stream_uncompressed_pages: false, ..opts };
             let results: Vec<Result<(u64, u64, ContextMetrics), String>> = std::thread::scope(|s| {
                 let handles: Vec<_> = (0..t_n)
                     .map(|i| {
@@ -722,7 +730,7 @@ fn bench_write(cfg: &WriteBench) -> Res {
             "threads": t_n, "mode": cfg.mode, "implicit_mt": cfg.implicit_mt && cfg.mode == "sequential", "compression": cfg.compression,
             "entries": entries, "seconds": secs, "entries_per_second": entries as f64 / secs, "stored_bytes": bytes,
             "stored_mb_per_second": bytes as f64 / 1e6 / secs, "uncompressed_mb_per_second": raw as f64 / 1e6 / secs,
-            "clusters": clusters, "preallocate": cfg.preallocate, "write_outside_lock": cfg.write_outside_lock, "direct_io": cfg.direct_io,
+            "clusters": clusters, "preallocate": cfg.preallocate, "write_outside_lock": cfg.write_outside_lock, "direct_io": cfg.direct_io, "stream_uncompressed_pages": !cfg.buffer_uncompressed && cfg.mode == "sequential",
             "page_size": opts_page_size(cfg), "output": cfg.output,
             "lock": {"acquisitions": contexts.iter().map(|m| m.acquisitions).sum::<u64>(), "wait_seconds": sum(|m| m.wait_seconds),
                      "hold_seconds": sum(|m| m.hold_seconds), "max_lock_fraction": max_frac},

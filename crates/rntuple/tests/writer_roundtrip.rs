@@ -401,3 +401,48 @@ fn untyped_record_members_are_matched_by_name() {
     assert_eq!(got2, got);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Uncompressed, the sequential writer writes each page as it fills (pages of the columns
+/// interleave in the file); with `stream_uncompressed_pages` off it keeps a cluster's pages and
+/// writes them column by column. Both read back the same values; at 505 the option changes nothing.
+#[test]
+fn uncompressed_pages_are_streamed_unless_asked_to_buffer() {
+    let dir = std::env::temp_dir().join(format!("rntuple-writer-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let schema = [("id", "std::uint64_t"), ("v", "std::vector<float>")];
+    // For each file: whether the first page of column 0 lies before the last page of the last
+    // column (columns interleaved), and the values.
+    let mut seen = Vec::new();
+    for (compression, stream) in [(0u32, true), (0, false), (505, true)] {
+        let p = dir.join(format!("s{compression}_{stream}.root"));
+        let opts = WriteOptions { compression, stream_uncompressed_pages: stream, max_unzipped_page_size: 4096, ..Default::default() };
+        let mut w = Writer::create(&p, "T", &schema, opts).unwrap();
+        for i in 0..20_000u64 {
+            let v = Value::List((0..i % 4).map(|k| Value::F32(k as f32 + i as f32)).collect());
+            w.fill(&Value::Record(vec![("id".into(), Value::UInt(i)), ("v".into(), v)])).unwrap();
+        }
+        w.commit().unwrap();
+        let f = RNTupleFile::open(&p).unwrap();
+        let r = f.reader("T").unwrap();
+        let d = r.descriptor();
+        assert_eq!(d.clusters.len(), 1);
+        let cols = &d.clusters[0].columns;
+        let pages = |c: usize| &cols[c].as_ref().unwrap().pages;
+        let (first0, last_col) = (pages(0)[0].locator.offset, pages(cols.len() - 1).last().unwrap().locator.offset);
+        let col0_end = pages(0).last().unwrap().locator.offset;
+        let first_last_col = pages(cols.len() - 1)[0].locator.offset;
+        assert!(pages(0).len() > 3, "several pages per column");
+        assert!(first0 < last_col);
+        let interleaved = first_last_col < col0_end;
+        let values: Vec<String> = r.read_values(None, 0, r.num_entries()).unwrap().iter().map(|v| v.to_json().to_string()).collect();
+        assert_eq!(values.len(), 20_000);
+        assert_eq!(values[5], r#"{"id":5,"v":[5.0]}"#);
+        seen.push((interleaved, values));
+    }
+    assert!(seen[0].0, "compression 0 streamed: the columns' pages interleave");
+    assert!(!seen[1].0, "compression 0 buffered: column by column");
+    assert!(!seen[2].0, "505: buffered column by column");
+    assert_eq!(seen[0].1, seen[1].1);
+    assert_eq!(seen[0].1, seen[2].1);
+    std::fs::remove_dir_all(&dir).ok();
+}

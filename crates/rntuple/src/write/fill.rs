@@ -269,6 +269,11 @@ pub(crate) trait ClusterOut {
     fn cluster(&mut self, c: &mut SealedCluster) -> Result<()>;
     /// Unbuffered mode: writes one sealed page now and returns its absolute file offset.
     fn page(&mut self, bytes: &[u8]) -> Result<u64>;
+    /// Whether this output may take uncompressed pages as they fill in buffered mode
+    /// (`WriteOptions::stream_uncompressed_pages`): the sequential writer's.
+    fn pages_as_they_fill(&self) -> bool {
+        false
+    }
 }
 
 /// An output that takes nothing: the template builder of the parallel writer.
@@ -598,17 +603,27 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         })
     }
 
+    /// Whether full pages stay in memory until their cluster is written (`WriteOptions::buffered`),
+    /// except for uncompressed pages streamed by the sequential writer
+    /// (`WriteOptions::stream_uncompressed_pages`; not with direct I/O, whose aligned writes
+    /// want whole clusters).
+    fn buffered(&self) -> bool {
+        let stream = self.opts.stream_uncompressed_pages && self.opts.compression.is_multiple_of(100) && !self.opts.use_direct_io && self.out.pages_as_they_fill();
+        self.opts.buffered && !stream
+    }
+
     fn seal_page(&mut self, col: usize) -> Result<()> {
         if self.cols[col].buf.len() == 0 {
             return Ok(());
         }
+        let buffered = self.buffered();
         let mut raw = self.take_buf();
         let c = &mut self.cols[col];
         let n = c.buf.len();
         raw.clear();
         raw.reserve(c.ty.fixed_bits().unwrap_or(8) as usize * n / 8 + 16);
         encode_page(c.ty, c.buf.values(), &mut raw)?;
-        if self.opts.use_implicit_mt && self.opts.buffered {
+        if self.opts.use_implicit_mt && buffered {
             self.pending_raw += raw.len() as u64;
             c.pages.push(Page { bytes: raw, n_elements: n as u32, stored: 0, sealed: false, written_at: None });
             c.buf.clear();
@@ -627,7 +642,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         let stored = (z.len() - 8 * self.opts.enable_page_checksums as usize) as u64;
         self.zipped_total += stored;
         self.unzipped_total += unzipped;
-        let page = if self.opts.buffered {
+        let page = if buffered {
             Page { bytes: z, n_elements: n as u32, stored, sealed: true, written_at: None }
         } else {
             let at = self.out.page(&z)?;
@@ -717,7 +732,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         }
         self.compress_pending()?;
         let mut chunks = Vec::with_capacity(self.cols.iter().map(|c| c.pages.len()).sum());
-        let relative = self.opts.buffered;
+        let relative = self.buffered();
         let mut columns = Vec::with_capacity(self.cols.len());
         for c in &mut self.cols {
             let mut pages = Vec::with_capacity(c.pages.len());

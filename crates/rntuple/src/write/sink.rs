@@ -192,6 +192,10 @@ impl ClusterOut for Dataset {
         Ok(())
     }
 
+    fn pages_as_they_fill(&self) -> bool {
+        true
+    }
+
     fn page(&mut self, bytes: &[u8]) -> Result<u64> {
         let plan = self.plan(&[bytes.len() as u64])?;
         let placement = self.reserve(plan)?;

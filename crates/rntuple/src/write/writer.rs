@@ -43,6 +43,13 @@ pub struct WriteOptions {
     /// cluster is complete and written as one blob. Off: each page is written as soon as it is
     /// compressed (the parallel writer then takes its lock once per page).
     pub buffered: bool,
+    /// Sequential writer, uncompressed pages (compression 0): write each page as soon as it is
+    /// full even in buffered mode (on; pages of a cluster are then interleaved by column, as in
+    /// ROOT's unbuffered mode). Keeping a cluster's pages serves parallel compression and fewer
+    /// writes under a shared lock, neither of which an uncompressed sequential write has, while a
+    /// cluster of fresh buffer memory costs page faults (measured 4x slower into `/dev/null` at 5 M
+    /// entries). Off: buffered as `buffered` says (what the parallel writer's contexts do).
+    pub stream_uncompressed_pages: bool,
     /// Direct I/O (`O_DIRECT`): clusters are written from page-aligned buffers at aligned
     /// offsets, each key padded to 4096 bytes.
     pub use_direct_io: bool,
@@ -98,6 +105,7 @@ impl Default for WriteOptions {
             imt_threads: 0,
             page_buffer_budget: 0,
             buffered: true,
+            stream_uncompressed_pages: true,
             use_direct_io: false,
             preallocate: false,
             write_outside_lock: true,
