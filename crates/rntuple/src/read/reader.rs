@@ -672,17 +672,23 @@ impl Reader {
             let base = offs[at - 1];
             let start = if lead { offs[at] } else { 0 };
             let skip = lead as usize;
+            // One branch-free pass rebases and notes any decrease. With `start >= 0` and no
+            // decrease every value is >= `start`, so `v - start` cannot overflow, and the largest
+            // rebased value is the last one.
             let mut prev = start;
+            let mut decreased = start < 0;
             for i in at + skip..offs.len() {
                 let v = offs[i];
-                if v < prev {
-                    return Err(Error::corrupt(
-                        format!("collection '{}': offsets decrease or overflow ({prev} then {v}) in cluster {}", f.name, self.desc.clusters[sp.cluster].id),
-                        0,
-                    ));
-                }
+                decreased |= v < prev;
                 prev = v;
-                offs[i - skip] = base.checked_add(v - start).ok_or_else(|| Error::corrupt(format!("collection '{}': offsets overflow", f.name), 0))?;
+                offs[i - skip] = base.wrapping_add(v.wrapping_sub(start));
+            }
+            if decreased {
+                let cluster = self.desc.clusters[sp.cluster].id;
+                return Err(Error::corrupt(format!("collection '{}': offsets decrease or overflow in cluster {cluster} (cluster-local elements {}..{})", f.name, sp.start, sp.end), 0));
+            }
+            if base.checked_add(prev - start).is_none() {
+                return Err(Error::corrupt(format!("collection '{}': offsets overflow", f.name), 0));
             }
             if lead {
                 offs.pop();
