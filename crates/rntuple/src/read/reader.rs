@@ -37,6 +37,17 @@ const PARALLEL_MIN_ELEMENTS: usize = 1 << 20;
 /// Deepest field nesting accepted.
 pub const MAX_FIELD_DEPTH: usize = 128;
 
+/// Where a column's data for a span lie in a cluster (see `Reader::column_slice`).
+struct ColumnSlice<'a> {
+    col: &'a ColumnDescriptor,
+    range: &'a ColumnRange,
+    /// Leading elements before the column's first element (deferred column): zeros.
+    lead: u64,
+    /// Elements `ps..pe` of the column range follow.
+    ps: u64,
+    pe: u64,
+}
+
 /// A range of elements of one field within one cluster (cluster-local indices).
 #[derive(Debug, Clone, Copy)]
 struct Span {
@@ -488,48 +499,55 @@ impl Reader {
         })
     }
 
-    /// Reads elements [s, e) (cluster-local) of column `k` of field `f` in a cluster, appending to `out`.
-    /// `origin` is `Some(global index of local element 0)` for columns without a collection ancestor
-    /// (needed for deferred columns), `None` otherwise.
-    fn read_column<T: Native>(&self, f: &FieldDescriptor, k: usize, span: Span, origin: Option<u64>, out: &mut Vec<T>) -> Result<()> {
+    /// Where the data of column `k` of field `f` for a span lie in its cluster: `lead` elements
+    /// before the column's first element (a deferred column) read as zeros, then elements
+    /// `ps..pe` of the column's range. `None`: the field has no data in this cluster, which is
+    /// checked to be allowed (late model extension). `origin` as for [`Reader::read_column`].
+    fn column_slice<'a>(&'a self, f: &FieldDescriptor, k: usize, span: Span, origin: Option<u64>) -> Result<Option<ColumnSlice<'a>>> {
         let cluster = &self.desc.clusters[span.cluster];
-        let n_req = span.end - span.start;
-        let Some(cols) = self.active_columns(f, cluster)? else {
-            // No data in this cluster: a deferred (late-added) field reads as zero.
-            self.check_may_be_absent(f, cluster, n_req)?;
-            push_zeros(out, n_req, origin.is_some(), f, cluster)?;
-            return Ok(());
+        let col_and_range = match self.active_columns(f, cluster)? {
+            Some(cols) => {
+                let col = cols.get(k).copied().ok_or_else(|| Error::corrupt(format!("field '{}' lacks column {k}", f.name), 0))?;
+                cluster.columns.get(col.id as usize).and_then(|r| r.as_ref()).map(|r| (col, r))
+            }
+            None => None,
         };
-        let col = cols.get(k).copied().ok_or_else(|| Error::corrupt(format!("field '{}' lacks column {k}", f.name), 0))?;
-        let Some(Some(range)) = cluster.columns.get(col.id as usize) else {
-            self.check_may_be_absent(f, cluster, n_req)?;
-            push_zeros(out, n_req, origin.is_some(), f, cluster)?;
-            return Ok(());
+        let Some((col, range)) = col_and_range else {
+            self.check_may_be_absent(f, cluster, span.end - span.start)?;
+            return Ok(None);
         };
-        let ct = ColumnType::from_u16(col.column_type).ok_or_else(|| Error::Unsupported(format!("column type {:#x}", col.column_type)))?;
-        let codec = ColumnCodec { ty: ct, bits: col.bits_on_storage, range: col.value_range };
         // Where the pages start, in cluster-local element indices.
         let page_origin = match origin {
             Some(o) if col.flags & 1 != 0 => range.first_element.saturating_sub(o),
             _ => 0,
         };
         let (s, e) = (span.start, span.end);
-        if s < page_origin {
-            push_zeros(out, page_origin.min(e) - s, true, f, cluster)?;
-        }
+        let lead = if s < page_origin { page_origin.min(e) - s } else { 0 };
         let ps = s.max(page_origin) - page_origin;
         let pe = e.max(page_origin) - page_origin;
         if pe > range.n_elements {
             return Err(Error::corrupt(
-                format!(
-                    "field '{}': needs elements up to {pe} of column {} in cluster {}, which holds {}",
-                    f.name, col.id, cluster.id, range.n_elements
-                ),
+                format!("field '{}': needs elements up to {pe} of column {} in cluster {}, which holds {}", f.name, col.id, cluster.id, range.n_elements),
                 0,
             ));
         }
-        if pe > ps {
-            self.decode_range(col, &codec, range, span.cluster, ps, pe, out)?;
+        Ok(Some(ColumnSlice { col, range, lead, ps, pe }))
+    }
+
+    /// Reads elements [s, e) (cluster-local) of column `k` of field `f` in a cluster, appending to `out`.
+    /// `origin` is `Some(global index of local element 0)` for columns without a collection ancestor
+    /// (needed for deferred columns), `None` otherwise.
+    fn read_column<T: Native>(&self, f: &FieldDescriptor, k: usize, span: Span, origin: Option<u64>, out: &mut Vec<T>) -> Result<()> {
+        let cluster = &self.desc.clusters[span.cluster];
+        let Some(sl) = self.column_slice(f, k, span, origin)? else {
+            // No data in this cluster: a deferred (late-added) field reads as zero.
+            return push_zeros(out, span.end - span.start, origin.is_some(), f, cluster);
+        };
+        let ct = ColumnType::from_u16(sl.col.column_type).ok_or_else(|| Error::Unsupported(format!("column type {:#x}", sl.col.column_type)))?;
+        let codec = ColumnCodec { ty: ct, bits: sl.col.bits_on_storage, range: sl.col.value_range };
+        push_zeros(out, sl.lead, true, f, cluster)?;
+        if sl.pe > sl.ps {
+            self.decode_range(sl.col, &codec, sl.range, span.cluster, sl.ps, sl.pe, out)?;
         }
         Ok(())
     }
@@ -612,45 +630,28 @@ impl Reader {
     }
 
     fn read_switch(&self, f: &FieldDescriptor, span: Span, origin: Option<u64>, out: &mut Vec<(u64, u32)>) -> Result<()> {
-        let cluster = &self.desc.clusters[span.cluster];
         let n_req = span.end - span.start;
-        let range_and_col = self.active_columns(f, cluster)?.and_then(|cols| {
-            let col = cols[0];
-            cluster.columns.get(col.id as usize).and_then(|r| r.as_ref()).map(|r| (col, r))
-        });
-        let Some((col, range)) = range_and_col else {
-            self.check_may_be_absent(f, cluster, n_req)?;
+        let Some(sl) = self.column_slice(f, 0, span, origin)? else {
             if origin.is_none() && n_req > 0 {
+                let cluster = &self.desc.clusters[span.cluster];
                 return Err(Error::corrupt(format!("variant '{}' has no switch data in cluster {}", f.name, cluster.id), 0));
             }
             out.extend(std::iter::repeat_n((0u64, 0u32), n_req as usize));
             return Ok(());
         };
-        let page_origin = match origin {
-            Some(o) if col.flags & 1 != 0 => range.first_element.saturating_sub(o),
-            _ => 0,
-        };
-        let (s, e) = (span.start, span.end);
-        if s < page_origin {
-            out.extend(std::iter::repeat_n((0u64, 0u32), (page_origin.min(e) - s) as usize));
-        }
-        let ps = s.max(page_origin) - page_origin;
-        let pe = e.max(page_origin) - page_origin;
-        if pe > range.n_elements {
-            return Err(Error::corrupt(format!("variant '{}': needs switch elements up to {pe}, cluster {} holds {}", f.name, cluster.id, range.n_elements), 0));
-        }
+        out.extend(std::iter::repeat_n((0u64, 0u32), sl.lead as usize));
         let codec = ColumnCodec { ty: ColumnType::Switch, bits: 96, range: None };
-        let first = range.pages.partition_point(|p| p.first_in_cluster + p.n_elements as u64 <= ps);
+        let first = sl.range.pages.partition_point(|p| p.first_in_cluster + p.n_elements as u64 <= sl.ps);
         let mut tmp = Vec::new();
-        for page in &range.pages[first..] {
+        for page in &sl.range.pages[first..] {
             let p0 = page.first_in_cluster;
             let p1 = p0 + page.n_elements as u64;
-            if p0 >= pe {
+            if p0 >= sl.pe {
                 break;
             }
             tmp.clear();
-            self.with_page(col, &codec, page, span.cluster, |raw| decode_switch(raw, page.n_elements as usize, &mut tmp).map_err(|err| relocate(err, page)))?;
-            out.extend_from_slice(&tmp[(ps.max(p0) - p0) as usize..(pe.min(p1) - p0) as usize]);
+            self.with_page(sl.col, &codec, page, span.cluster, |raw| decode_switch(raw, page.n_elements as usize, &mut tmp).map_err(|err| relocate(err, page)))?;
+            out.extend_from_slice(&tmp[(sl.ps.max(p0) - p0) as usize..(sl.pe.min(p1) - p0) as usize]);
         }
         Ok(())
     }
