@@ -24,6 +24,7 @@ Errors from the library raise :class:`RNTupleError` with its message (what is wr
 
 from ._rntuple import RNTupleError, default_write_options, normalize_type
 from ._rntuple import merge as _merge
+from ._rntuple import skim as _skim
 from ._reading import File, RNTuple, open, parse_size
 from ._writing import FillContext, ParallelWriter, Writer, infer_schema, root_type_of_arrow, root_type_of_form, write
 
@@ -44,6 +45,7 @@ __all__ = [
     "parse_size",
     "root_type_of_arrow",
     "root_type_of_form",
+    "skim",
     "write",
 ]
 
@@ -60,10 +62,43 @@ def merge(output, inputs, ntuple=None, compression=505) -> dict:
     inputs = [str(p) for p in inputs]
     if not inputs:
         raise ValueError("merge: no input files")
-    if ntuple is None:
-        with open(inputs[0]) as f:
-            names = f.keys()
-        if len(names) != 1:
-            raise ValueError(f"merge: {inputs[0]} holds {len(names)} RNTuples ({', '.join(names)}); pass ntuple=")
-        ntuple = names[0]
+    ntuple = _only_ntuple(inputs[0], ntuple, "merge")
     return _merge(str(output), inputs, ntuple, compression)
+
+
+def _only_ntuple(path, ntuple, what):
+    if ntuple is not None:
+        return ntuple
+    with open(path) as f:
+        names = f.keys()
+    if len(names) != 1:
+        raise ValueError(f"{what}: {path} holds {len(names)} RNTuples ({', '.join(names)}); pass ntuple=")
+    return names[0]
+
+
+def skim(input, output, ntuple=None, fields=None, entry_start=None, entry_stop=None, compression=505,
+         reencode=False) -> dict:
+    """Writes some top-level ``fields`` (default all; a str or a list of names) and/or the entries
+    ``[entry_start, entry_stop)`` of the RNTuple ``ntuple`` of ``input`` into the new file ``output``.
+
+    When the entries are whole clusters (no range at all counts), the kept fields' compressed pages are copied as
+    stored (projected fields such as RNTupleImporter's ``Muon_pt`` bring the collection they read from); otherwise,
+    or with ``reencode=True``, the entries are read and written again with ``compression`` (which always applies to
+    the output's metadata). Fields of user classes can only be copied. Returns a dict: method ("copied pages" or
+    "re-encoded"), why_not_copied, fields, entry_start, entry_stop, entries, clusters, pages_copied,
+    page_bytes_copied, file_bytes.
+
+    >>> rntuple.skim("nano.root", "muons.root", fields=["nMuon", "Muon_pt"])  # doctest: +SKIP
+    {'method': 'copied pages', 'why_not_copied': None, 'fields': ['_collection0', 'Muon_pt', 'nMuon'], ...}
+    >>> rntuple.skim("nano.root", "first100.root", entry_stop=100)["method"]  # doctest: +SKIP
+    're-encoded'
+    """
+    ntuple = _only_ntuple(str(input), ntuple, "skim")
+    if isinstance(fields, str):
+        fields = [fields]
+    elif fields is not None:
+        fields = [str(f) for f in fields]
+    for name, v in (("entry_start", entry_start), ("entry_stop", entry_stop)):
+        if v is not None and (not isinstance(v, (int,)) or isinstance(v, bool) or v < 0):
+            raise ValueError(f"skim: {name} must be a non-negative integer, got {v!r}")
+    return _skim(str(input), str(output), ntuple, fields, entry_start, entry_stop, compression, reencode)

@@ -255,6 +255,44 @@ fn merge<'py>(py: Python<'py>, output: std::path::PathBuf, inputs: Vec<std::path
     Ok(d)
 }
 
+/// Skims the RNTuple `ntuple` of `input` into a new file `output` (see `rntuple::write::skim`);
+/// returns what was done as a dict. The GIL is released meanwhile.
+#[pyfunction]
+#[pyo3(signature = (input, output, ntuple, fields = None, entry_start = None, entry_stop = None, compression = 505, reencode = false))]
+#[allow(clippy::too_many_arguments)]
+fn skim<'py>(
+    py: Python<'py>,
+    input: std::path::PathBuf,
+    output: std::path::PathBuf,
+    ntuple: String,
+    fields: Option<Vec<String>>,
+    entry_start: Option<u64>,
+    entry_stop: Option<u64>,
+    compression: u32,
+    reencode: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    use rntuple::write::skim::Skim;
+    let opts = WriteOptions { compression, ..WriteOptions::default() };
+    let entries = match (entry_start, entry_stop) {
+        (None, None) => None,
+        (a, b) => Some((a.unwrap_or(0), b.unwrap_or(u64::MAX))),
+    };
+    let what = Skim { fields, entries, reencode };
+    let stats = py.allow_threads(|| rntuple::write::skim::skim(&input, &ntuple, &output, &what, opts)).map_err(err)?;
+    let d = PyDict::new(py);
+    d.set_item("method", stats.method.as_str())?;
+    d.set_item("why_not_copied", stats.reason)?;
+    d.set_item("fields", stats.fields)?;
+    d.set_item("entry_start", stats.range.0)?;
+    d.set_item("entry_stop", stats.range.1)?;
+    d.set_item("entries", stats.entries)?;
+    d.set_item("clusters", stats.clusters)?;
+    d.set_item("pages_copied", stats.pages)?;
+    d.set_item("page_bytes_copied", stats.page_bytes)?;
+    d.set_item("file_bytes", stats.file_bytes)?;
+    Ok(d)
+}
+
 /// Normalizes a ROOT type name as the writer stores it (`int` -> `std::int32_t`); raises if the
 /// type cannot be written.
 #[pyfunction]
@@ -612,6 +650,7 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_write_options, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_type, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
+    m.add_function(wrap_pyfunction!(skim, m)?)?;
     m.add("WRITE_OPTION_NAMES", OPTION_NAMES.to_vec())?;
     parallel::register(m)?;
     Ok(())

@@ -81,6 +81,31 @@ enum Cmd {
         #[arg(long, default_value_t = 505)]
         compression: u32,
     },
+    /// Writes some top-level fields and/or a range of entries of an RNTuple into a new file; copies
+    /// the compressed pages when the range is made of whole clusters, re-encodes otherwise; prints
+    /// one JSON object with what was done.
+    Skim {
+        /// The input ROOT file.
+        input: String,
+        /// The ROOT file to create.
+        output: String,
+        /// The RNTuple (may be omitted when the file holds exactly one).
+        #[arg(long)]
+        ntuple: Option<String>,
+        /// Top-level fields to keep, comma-separated (default: all).
+        #[arg(long)]
+        fields: Option<String>,
+        /// Entries to keep, START:STOP (either may be empty).
+        #[arg(long)]
+        entries: Option<String>,
+        /// Compression of the output's envelopes, and of its pages when re-encoded (copied pages
+        /// keep theirs).
+        #[arg(long, default_value_t = 505)]
+        compression: u32,
+        /// Re-encode even when the pages could be copied (to recompress them, say).
+        #[arg(long)]
+        reencode: bool,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -168,6 +193,9 @@ fn main() -> ExitCode {
         Cmd::Info { file, ntuple } => info(&file, ntuple.as_deref()),
         Cmd::Dump { file, ntuple, fields, entries } => dump(&file, ntuple.as_deref(), fields.as_deref(), entries.as_deref(), progress),
         Cmd::Merge { output, inputs, ntuple, compression } => merge(&output, &inputs, ntuple.as_deref(), compression, progress),
+        Cmd::Skim { input, output, ntuple, fields, entries, compression, reencode } => {
+            skim(&input, &output, ntuple.as_deref(), fields.as_deref(), entries.as_deref(), compression, reencode, progress)
+        }
         Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at } => {
             import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at)
         }
@@ -379,6 +407,37 @@ fn progress_bar(len: u64, what: &str, enabled: bool) -> indicatif::ProgressBar {
     let pb = indicatif::ProgressBar::with_draw_target(Some(len), indicatif::ProgressDrawTarget::stderr_with_hz(10)).with_style(style);
     pb.set_message(what.to_string());
     pb
+}
+
+#[allow(clippy::too_many_arguments)]
+fn skim(input: &str, output: &str, ntuple: Option<&str>, fields: Option<&str>, entries: Option<&str>, compression: u32, reencode: bool, progress: bool) -> Res {
+    use rntuple::write::skim::{skim_with_progress, Skim};
+    let f = RNTupleFile::open(input)?;
+    let name = pick_ntuple(&f, ntuple)?;
+    let n = f.reader(&name)?.num_entries();
+    let what = Skim {
+        fields: fields.map(|s| s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect()),
+        entries: entries.map(|e| parse_range(Some(e), n)).transpose()?,
+        reencode,
+    };
+    let opts = rntuple::write::WriteOptions { compression, ..Default::default() };
+    let t = Instant::now();
+    let pb = progress_bar(0, "entries", progress);
+    let stats = skim_with_progress(input, &name, output, &what, opts, |done, total| {
+        pb.set_length(total);
+        pb.set_position(done);
+    })?;
+    pb.finish_and_clear();
+    println!(
+        "{}",
+        serde_json::json!({
+            "input": input, "output": output, "ntuple": name, "method": stats.method.as_str(), "why_not_copied": stats.reason,
+            "fields": stats.fields, "entry_start": stats.range.0, "entry_stop": stats.range.1, "entries": stats.entries,
+            "clusters": stats.clusters, "pages_copied": stats.pages, "page_bytes_copied": stats.page_bytes,
+            "file_bytes": stats.file_bytes, "seconds": t.elapsed().as_secs_f64(),
+        })
+    );
+    Ok(())
 }
 
 fn merge(output: &str, inputs: &[String], ntuple: Option<&str>, compression: u32, progress: bool) -> Res {

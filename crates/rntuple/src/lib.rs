@@ -64,6 +64,7 @@ pub mod read {
 pub mod write {
     pub(crate) mod fill;
     pub mod merge;
+    pub mod skim;
     pub mod parallel;
     pub(crate) mod sink;
     pub mod typed;

@@ -103,12 +103,16 @@ pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl
         ..Default::default()
     };
     let n_columns = desc.columns.len();
+    let all_columns: Vec<usize> = (0..n_columns).collect();
     let total: u64 = readers.iter().map(|(_, r)| r.descriptor().clusters.len() as u64).sum();
     let mut ds = Dataset::create(output, desc, opts)?;
     let mut stats = MergeStats::default();
     for (path, r) in &readers {
         for c in &r.descriptor().clusters {
-            let mut sealed = copy_cluster(r, c, n_columns).map_err(|e| Error::Invalid(format!("merge: {path}, cluster {}: {e}", c.id)))?;
+            if c.columns.len() != n_columns {
+                return Err(Error::Invalid(format!("merge: {path}, cluster {}: {} column ranges for {n_columns} columns", c.id, c.columns.len())));
+            }
+            let mut sealed = copy_cluster(r, c, &all_columns).map_err(|e| Error::Invalid(format!("merge: {path}, cluster {}: {e}", c.id)))?;
             stats.pages += sealed.chunks.len() as u64;
             stats.page_bytes += sealed.chunks.iter().map(|b| b.len() as u64).sum::<u64>();
             stats.entries += sealed.n_entries;
@@ -126,17 +130,16 @@ pub fn merge(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, 
     merge_with_progress(inputs, name, output, opts, |_, _| {})
 }
 
-/// Reads the stored pages of one cluster into a relocatable cluster.
-fn copy_cluster(r: &Reader, c: &ClusterDescriptor, n_columns: usize) -> Result<SealedCluster> {
-    if c.columns.len() != n_columns {
-        return Err(Error::Invalid(format!("{} column ranges for {n_columns} columns", c.columns.len())));
-    }
+/// Reads the stored pages of the columns `columns` (input column ids, in output order) of one
+/// cluster into a relocatable cluster.
+pub(crate) fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<SealedCluster> {
     let mut out = SealedCluster { n_entries: c.n_entries, relative: true, ..Default::default() };
     let mut settings: Option<(u32, bool)> = None;
     // Same-page merging: page descriptors pointing at one stored page share one copy.
     let mut copied: HashMap<u64, usize> = HashMap::new();
     let max_key = r.anchor().max_key_size;
-    for (col, range) in c.columns.iter().enumerate() {
+    for &col in columns {
+        let range = c.columns.get(col).ok_or_else(|| Error::Invalid(format!("column {col} has no range in this cluster")))?;
         let range = range.as_ref().ok_or_else(|| Error::Invalid(format!("column {col} has no pages in this cluster (a deferred column): merging such RNTuples is not supported")))?;
         if range.suppressed {
             return Err(Error::Invalid(format!("column {col} is suppressed in this cluster (several column representations): merging such RNTuples is not supported")));
@@ -191,7 +194,7 @@ fn schema_key(d: &Descriptor) -> Vec<String> {
 }
 
 /// The dotted path of a field, for messages.
-fn field_path(d: &Descriptor, id: u32) -> String {
+pub(crate) fn field_path(d: &Descriptor, id: u32) -> String {
     let mut parts = Vec::new();
     let mut cur = Some(id);
     while let Some(i) = cur {

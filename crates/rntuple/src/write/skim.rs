@@ -1,0 +1,383 @@
+//! Skimming: a new file holding some top-level fields and/or a range of entries of an RNTuple.
+//!
+//! Two ways, chosen per skim:
+//! - **copying pages**: when the entry range is made of whole clusters (no range at all counts),
+//!   the kept fields' compressed pages are copied cluster by cluster without being decompressed,
+//!   as [`crate::write::merge`] does, under a schema cut down to the kept fields (field and column
+//!   ids renumbered). Pages keep their compression, encodings and checksums.
+//! - **re-encoding**: otherwise (a range that cuts a cluster, deferred or suppressed columns, or
+//!   when asked), the entries are read into Arrow batches, one input cluster at a time, and
+//!   written by this project's [`Writer`] with ROOT's default column types and the requested
+//!   compression. Fields whose type this writer cannot write (user classes, streamer fields) can
+//!   only be skimmed by copying pages.
+//!
+//! ```
+//! use rntuple::write::skim::{skim, Skim, SkimMethod};
+//! use rntuple::write::{WriteOptions, Writer};
+//! use rntuple::Value;
+//! let dir = std::env::temp_dir();
+//! let input = dir.join("rntuple-doc-skim-in.root");
+//! let mut w = Writer::create(&input, "Events", &[("x", "std::int32_t"), ("v", "std::vector<float>")], WriteOptions::default())?;
+//! for i in 0..10 {
+//!     w.fill(&Value::Record(vec![("x".into(), Value::Int(i)), ("v".into(), Value::List(vec![Value::F32(i as f32); i as usize]))]))?;
+//! }
+//! w.commit()?;
+//! // One field, all entries: pages are copied.
+//! let out = dir.join("rntuple-doc-skim-out.root");
+//! let s = skim(&input, "Events", &out, &Skim { fields: Some(vec!["x".into()]), ..Default::default() }, WriteOptions::default())?;
+//! assert_eq!((s.entries, s.method), (10, SkimMethod::CopiedPages));
+//! // Entries 3..6 cut the one cluster: re-encoded.
+//! let s = skim(&input, "Events", &out, &Skim { entries: Some((3, 6)), ..Default::default() }, WriteOptions::default())?;
+//! assert_eq!((s.entries, s.method), (3, SkimMethod::Reencoded));
+//! let r = rntuple::RNTupleFile::open(&out)?.reader("Events")?;
+//! assert_eq!(r.read_values(None, 0, 1)?[0].to_json().to_string(), r#"{"x":3,"v":[3.0,3.0,3.0]}"#);
+//! # Ok::<(), rntuple::Error>(())
+//! ```
+
+use crate::error::{Error, Result};
+use crate::format::descriptor::{ClusterDescriptor, Descriptor, FieldDescriptor, Role};
+use crate::logical::typename::{self, TypeExpr};
+use crate::read::file::RNTupleFile;
+use crate::read::reader::Reader;
+use crate::write::fill::ClusterOut;
+use crate::write::merge::{copy_cluster, field_path};
+use crate::write::sink::Dataset;
+use crate::write::writer::{WriteOptions, Writer};
+use std::path::Path;
+
+/// What to keep.
+#[derive(Debug, Clone, Default)]
+pub struct Skim {
+    /// Top-level fields to keep, written in the input's schema order (all when `None`).
+    pub fields: Option<Vec<String>>,
+    /// Entries `[start, stop)` to keep (all when `None`); `stop` is clamped to the entry count.
+    pub entries: Option<(u64, u64)>,
+    /// Re-encode even when the pages could be copied (to change the pages' compression, say).
+    pub reencode: bool,
+}
+
+/// How a skim wrote its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkimMethod {
+    /// Compressed pages copied as stored.
+    CopiedPages,
+    /// Entries read and written again.
+    Reencoded,
+}
+
+impl SkimMethod {
+    /// `"copied pages"` or `"re-encoded"`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SkimMethod::CopiedPages => "copied pages",
+            SkimMethod::Reencoded => "re-encoded",
+        }
+    }
+}
+
+/// What a skim did.
+#[derive(Debug, Clone)]
+pub struct SkimStats {
+    /// How the output was written.
+    pub method: SkimMethod,
+    /// Why pages could not be copied (re-encoding not asked for), if so.
+    pub reason: Option<String>,
+    /// The top-level fields kept, in schema order.
+    pub fields: Vec<String>,
+    /// First and end entry of the input kept.
+    pub range: (u64, u64),
+    /// Entries written.
+    pub entries: u64,
+    /// Clusters in the output.
+    pub clusters: u64,
+    /// Pages copied (0 when re-encoded).
+    pub pages: u64,
+    /// Page bytes copied (as stored, checksums included; 0 when re-encoded).
+    pub page_bytes: u64,
+    /// Size of the output file.
+    pub file_bytes: u64,
+}
+
+/// Skims the RNTuple `name` of `input` into a new file `output` (see the module docs);
+/// `progress` is called with (entries done, entries to do).
+pub fn skim_with_progress(input: impl AsRef<Path>, name: &str, output: impl AsRef<Path>, what: &Skim, opts: WriteOptions, mut progress: impl FnMut(u64, u64)) -> Result<SkimStats> {
+    let (input, output) = (input.as_ref(), output.as_ref());
+    let same = input == output || matches!((std::fs::canonicalize(input), std::fs::canonicalize(output)), (Ok(a), Ok(b)) if a == b);
+    if same {
+        return Err(Error::Invalid(format!("skim: the output {} is also the input", output.display())));
+    }
+    let f = RNTupleFile::open(input).map_err(|e| Error::Invalid(format!("skim: {}: {e}", input.display())))?;
+    let r = f.reader(name).map_err(|e| Error::Invalid(format!("skim: {}: {e}", input.display())))?;
+    let d = r.descriptor();
+    let tops = top_fields(d, what.fields.as_deref())?;
+    let n = r.num_entries();
+    let (start, stop) = match what.entries {
+        None => (0, n),
+        Some((a, b)) if a > b => return Err(Error::Invalid(format!("skim: the entry range {a}..{b} is reversed"))),
+        Some((a, b)) => (a.min(n), b.min(n)),
+    };
+    let names: Vec<String> = tops.iter().map(|&i| d.fields[i as usize].name.clone()).collect();
+    let clusters: Vec<&ClusterDescriptor> = d.clusters.iter().filter(|c| c.first_entry < stop && c.first_entry + c.n_entries > start).collect();
+    // Copied pages keep projected fields as projections: their source fields come along.
+    let copy_tops = with_projection_sources(d, &tops)?;
+    let why_not_copy = if what.reencode {
+        None
+    } else {
+        let sub = subset(d, &copy_tops)?;
+        Some(match uncopyable(d, &sub, &clusters, start, stop) {
+            None => {
+                let stats = copy_pages(&r, sub, &clusters, output, opts, &mut progress)?;
+                let fields = copy_tops.iter().map(|&i| d.fields[i as usize].name.clone()).collect();
+                return Ok(SkimStats { fields, range: (start, stop), ..stats });
+            }
+            Some(why) => why,
+        })
+    };
+    let mut stats = reencode(&r, &tops, &names, start, stop, output, opts, &mut progress).map_err(|e| match &why_not_copy {
+        Some(why) => Error::Invalid(format!("skim: pages cannot be copied ({why}), and re-encoding failed: {e}")),
+        None => Error::Invalid(format!("skim: re-encoding failed: {e}")),
+    })?;
+    stats.reason = why_not_copy;
+    stats.fields = names;
+    stats.range = (start, stop);
+    Ok(stats)
+}
+
+/// [`skim_with_progress`] without a progress callback.
+pub fn skim(input: impl AsRef<Path>, name: &str, output: impl AsRef<Path>, what: &Skim, opts: WriteOptions) -> Result<SkimStats> {
+    skim_with_progress(input, name, output, what, opts, |_, _| {})
+}
+
+/// The ids of the top-level fields to keep, in schema order; unknown names are an error listing
+/// the known ones. A projected field needs its source fields kept too.
+fn top_fields(d: &Descriptor, wanted: Option<&[String]>) -> Result<Vec<u32>> {
+    let all: Vec<&FieldDescriptor> = d.fields.iter().filter(|f| f.parent.is_none()).collect();
+    let Some(wanted) = wanted else { return Ok(all.iter().map(|f| f.id).collect()) };
+    if wanted.is_empty() {
+        return Err(Error::Invalid("skim: no fields selected".into()));
+    }
+    for w in wanted {
+        if !all.iter().any(|f| &f.name == w) {
+            let known: Vec<&str> = all.iter().map(|f| f.name.as_str()).collect();
+            return Err(Error::Invalid(format!("skim: no top-level field '{w}' (the fields are: {})", known.join(", "))));
+        }
+    }
+    Ok(all.iter().filter(|f| wanted.contains(&f.name)).map(|f| f.id).collect())
+}
+
+/// `tops` and the top-level fields the projected fields among them read from, in schema order.
+fn with_projection_sources(d: &Descriptor, tops: &[u32]) -> Result<Vec<u32>> {
+    let mut keep: Vec<u32> = tops.to_vec();
+    for a in &d.aliases {
+        if tops.contains(&top_of(d, a.field_id)?) {
+            let col = d.columns.get(a.physical as usize).ok_or_else(|| Error::Invalid(format!("skim: alias column of field {} names column {}, which does not exist", a.field_id, a.physical)))?;
+            let src = top_of(d, col.field_id)?;
+            if !keep.contains(&src) {
+                keep.push(src);
+            }
+        }
+    }
+    keep.sort_unstable();
+    Ok(keep)
+}
+
+/// The top-level ancestor of a field.
+fn top_of(d: &Descriptor, mut id: u32) -> Result<u32> {
+    for _ in 0..=d.fields.len() {
+        match d.fields.get(id as usize).map(|f| f.parent) {
+            Some(None) => return Ok(id),
+            Some(Some(p)) => id = p,
+            None => break,
+        }
+    }
+    Err(Error::Invalid(format!("skim: field {id} has no top-level ancestor")))
+}
+
+/// A schema cut down to some top-level fields, and the input column ids of its columns.
+struct Subset {
+    desc: Descriptor,
+    columns: Vec<usize>,
+}
+
+/// Keeps the fields under `tops` (in input order, so header fields stay before extension
+/// fields), renumbers fields and columns, and keeps the alias columns of kept projected fields.
+fn subset(d: &Descriptor, tops: &[u32]) -> Result<Subset> {
+    let mut field_map: Vec<Option<u32>> = vec![None; d.fields.len()];
+    let mut fields = Vec::new();
+    for f in &d.fields {
+        if tops.contains(&top_of(d, f.id)?) {
+            field_map[f.id as usize] = Some(fields.len() as u32);
+            fields.push(f.clone());
+        }
+    }
+    let fmap = |id: u32| field_map.get(id as usize).copied().flatten();
+    let mut column_map: Vec<Option<u32>> = vec![None; d.columns.len()];
+    let mut columns = Vec::new();
+    for c in &d.columns {
+        if let Some(nf) = fmap(c.field_id) {
+            column_map[c.id as usize] = Some(columns.len() as u32);
+            let mut c = c.clone();
+            c.id = columns.len() as u32;
+            c.field_id = nf;
+            columns.push(c);
+        }
+    }
+    // The input column id of each kept column, in output order.
+    let kept: Vec<usize> = d.columns.iter().filter(|c| fmap(c.field_id).is_some()).map(|c| c.id as usize).collect();
+    let mut aliases = Vec::new();
+    for a in &d.aliases {
+        let Some(nf) = fmap(a.field_id) else { continue };
+        let Some(np) = column_map.get(a.physical as usize).copied().flatten() else {
+            let src = d.columns.get(a.physical as usize).map(|c| field_path(d, c.field_id)).unwrap_or_default();
+            return Err(Error::Invalid(format!(
+                "skim: field '{}' is a projection of '{src}', which is not kept: select its top-level field too",
+                field_path(d, a.field_id)
+            )));
+        };
+        aliases.push(crate::format::descriptor::AliasColumn { physical: np, field_id: nf });
+    }
+    for f in fields.iter_mut() {
+        f.id = fmap(f.id).ok_or_else(|| Error::Invalid("internal: skim lost a field".into()))?;
+        f.parent = f.parent.map(|p| fmap(p).ok_or_else(|| Error::Invalid(format!("skim: field '{}' has a parent outside its tree", f.name)))).transpose()?;
+        f.children = f.children.iter().filter_map(|&c| fmap(c)).collect();
+        f.columns = f.columns.iter().filter_map(|&c| column_map.get(c as usize).copied().flatten()).collect();
+        if let Some(p) = f.projection_source {
+            f.projection_source = Some(fmap(p).ok_or_else(|| Error::Invalid(format!("skim: field '{}' is a projection of a field that is not kept: select it too", f.name)))?);
+        }
+    }
+    let n_header_fields = fields.iter().filter(|f| !f.from_extension).count();
+    let desc = Descriptor {
+        name: d.name.clone(),
+        description: d.description.clone(),
+        writer: format!("rntuple v{} (skim)", env!("CARGO_PKG_VERSION")),
+        fields,
+        columns,
+        aliases,
+        extra_type_info: d.extra_type_info.clone(),
+        n_header_fields,
+        ..Default::default()
+    };
+    Ok(Subset { desc, columns: kept })
+}
+
+/// Why the kept columns of these clusters cannot be copied as stored, if they cannot.
+fn uncopyable(d: &Descriptor, sub: &Subset, clusters: &[&ClusterDescriptor], start: u64, stop: u64) -> Option<String> {
+    if let (Some(first), Some(last)) = (clusters.first(), clusters.last()) {
+        if first.first_entry != start || last.first_entry + last.n_entries != stop {
+            return Some(format!(
+                "entries {start}..{stop} cut a cluster (the clusters kept span {}..{})",
+                first.first_entry,
+                last.first_entry + last.n_entries
+            ));
+        }
+    }
+    for &c in &sub.columns {
+        let col = &d.columns[c];
+        if col.first_element > 0 || col.suppressed_deferred {
+            return Some(format!("column {c} of '{}' is deferred (late model extension)", field_path(d, col.field_id)));
+        }
+    }
+    for cl in clusters {
+        let mut settings = None;
+        for &c in &sub.columns {
+            match cl.columns.get(c) {
+                Some(Some(range)) if !range.suppressed => {
+                    for p in &range.pages {
+                        let these = (range.compression, p.has_checksum);
+                        if *settings.get_or_insert(these) != these {
+                            return Some(format!("cluster {} mixes compression settings or page checksums", cl.id));
+                        }
+                    }
+                }
+                Some(Some(_)) => return Some(format!("column {c} is suppressed in cluster {} (several column representations)", cl.id)),
+                _ => return Some(format!("column {c} has no pages in cluster {}", cl.id)),
+            }
+        }
+    }
+    None
+}
+
+fn copy_pages(r: &Reader, sub: Subset, clusters: &[&ClusterDescriptor], output: &Path, opts: WriteOptions, progress: &mut impl FnMut(u64, u64)) -> Result<SkimStats> {
+    let total: u64 = clusters.iter().map(|c| c.n_entries).sum();
+    let mut ds = Dataset::create(output, sub.desc, opts)?;
+    let mut stats = SkimStats { method: SkimMethod::CopiedPages, reason: None, fields: Vec::new(), range: (0, 0), entries: 0, clusters: 0, pages: 0, page_bytes: 0, file_bytes: 0 };
+    for c in clusters {
+        let mut sealed = copy_cluster(r, c, &sub.columns).map_err(|e| Error::Invalid(format!("skim: cluster {}: {e}", c.id)))?;
+        stats.pages += sealed.chunks.len() as u64;
+        stats.page_bytes += sealed.chunks.iter().map(|b| b.len() as u64).sum::<u64>();
+        stats.entries += sealed.n_entries;
+        ds.cluster(&mut sealed)?;
+        stats.clusters += 1;
+        progress(stats.entries, total);
+    }
+    stats.file_bytes = ds.commit()?;
+    Ok(stats)
+}
+
+/// The type a field is written with when re-encoding: its type name (its alias, for
+/// `Double32_t`), or, for untyped records and collections (empty type names), the record of its
+/// members / the collection of its item.
+fn field_type(d: &Descriptor, id: u32, depth: usize) -> Result<TypeExpr> {
+    let f = d.fields.get(id as usize).ok_or_else(|| Error::Invalid(format!("no field {id}")))?;
+    if depth > 64 {
+        return Err(Error::Invalid(format!("field '{}' nests deeper than 64 levels", field_path(d, id))));
+    }
+    if f.role == Role::Streamer {
+        return Err(Error::Unsupported(format!("field '{}' is a streamer field ({}), which this writer cannot write", field_path(d, id), f.type_name)));
+    }
+    if !f.type_name.is_empty() {
+        let name = if f.type_alias.is_empty() { &f.type_name } else { &f.type_alias };
+        // A cardinality (a projection of a collection's offsets) is written as its integer.
+        let name = name.strip_prefix("ROOT::RNTupleCardinality<").and_then(|t| t.strip_suffix('>')).unwrap_or(name);
+        return typename::parse(name).map_err(|e| Error::Unsupported(format!("field '{}' of type '{name}': {e}", field_path(d, id))));
+    }
+    match f.role {
+        Role::Record => {
+            let members = f.children.iter().map(|&c| Ok((d.fields[c as usize].name.clone(), field_type(d, c, depth + 1)?))).collect::<Result<Vec<_>>>()?;
+            Ok(TypeExpr::Record(members))
+        }
+        Role::Collection if f.children.len() == 1 => Ok(TypeExpr::Collection("std::vector".into(), Box::new(field_type(d, f.children[0], depth + 1)?))),
+        _ => Err(Error::Unsupported(format!("field '{}' has no type name and is not an untyped record or collection", field_path(d, id)))),
+    }
+}
+
+/// Entries per read when re-encoding entry by entry.
+const VALUE_CHUNK: u64 = 10_000;
+
+#[allow(clippy::too_many_arguments)]
+fn reencode(r: &Reader, tops: &[u32], names: &[String], start: u64, stop: u64, output: &Path, opts: WriteOptions, progress: &mut impl FnMut(u64, u64)) -> Result<SkimStats> {
+    let d = r.descriptor();
+    let schema = tops.iter().zip(names).map(|(&id, n)| Ok((n.clone(), field_type(d, id, 0)?))).collect::<Result<Vec<_>>>()?;
+    let mut w = Writer::create_with_types(output, &d.name, &schema, opts)?;
+    let fields: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+    // One input cluster (or the part of it in range) at a time: memory bounded by a cluster.
+    let mut at = start;
+    while at < stop {
+        let end = d.clusters.iter().find(|c| c.first_entry <= at && at < c.first_entry + c.n_entries).map_or(stop, |c| (c.first_entry + c.n_entries).min(stop));
+        let end = if end <= at { stop } else { end };
+        let batch = r.read_batch(Some(&fields), at, end)?;
+        match w.append_batch(&batch) {
+            Ok(()) => {}
+            // What the columnar fill does not take (variants) goes entry by entry; a refused
+            // batch wrote nothing.
+            Err(Error::Unsupported(_)) => {
+                let mut k = at;
+                while k < end {
+                    let e = (k + VALUE_CHUNK).min(end);
+                    for v in r.read_values(Some(&fields), k, e)? {
+                        w.fill(&v)?;
+                    }
+                    k = e;
+                }
+            }
+            Err(e) => return Err(e),
+        }
+        at = end;
+        progress(at - start, stop - start);
+    }
+    w.commit_cluster()?;
+    let entries = w.num_entries();
+    let clusters = w.num_clusters();
+    let file_bytes = w.commit()?;
+    Ok(SkimStats { method: SkimMethod::Reencoded, reason: None, fields: Vec::new(), range: (start, stop), entries, clusters, pages: 0, page_bytes: 0, file_bytes })
+}
