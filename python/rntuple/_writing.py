@@ -1,8 +1,8 @@
 """Writing: ``rntuple.write``, :class:`Writer` and :class:`ParallelWriter` with :class:`FillContext`.
 
 Data go to the native writer as Arrow record batches through the Arrow C Data Interface (columnar, no
-per-element work in Python), except for schemas with ``std::variant`` fields and for lists of dicts, which go
-row by row in the JSON form of ``rntuple dump``.
+per-element work in Python), except for lists of dicts, and variants whose Arrow union members do not line up
+with the alternatives, which go row by row in the JSON form of ``rntuple dump``.
 """
 
 from __future__ import annotations
@@ -371,11 +371,25 @@ def _write_into(native, data: _Data, schema) -> int:
     if data.rows is None:
         data.check_names(schema)
     try:
-        if data.rows is not None or _has_variant(schema):
+        if data.rows is not None:
             for rows in data.iter_rows(schema):
                 native.fill_rows(rows)
         else:
-            for b in data.batches(schema):
+            batches = iter(data.batches(schema))
+            first = next(batches, None)
+            if first is not None:
+                try:
+                    native.append_arrow(first)
+                except RNTupleError:
+                    if not _has_variant(schema):
+                        raise
+                    # Arrow unions whose members do not line up with the variant's alternatives
+                    # (another order, uproot's valueless member): entry by entry, where each value
+                    # finds its alternative. A refused batch wrote nothing.
+                    for rows in data.iter_rows(schema):
+                        native.fill_rows(rows)
+                    return len(data)
+            for b in batches:
                 native.append_arrow(b)
     except RNTupleError as exc:
         raise _explain(exc, schema, data) from None

@@ -423,3 +423,25 @@ def test_float_specials_and_limits(tmp_path):
     back = rntuple.open(p)["T"].arrays().d.to_numpy()
     assert np.array_equal(back, np.array(vals), equal_nan=True)
     assert np.signbit(back[3])
+
+
+def test_variants_from_awkward_unions(tmp_path):
+    """Unions go through the columnar path: None inside a member is valueless; a schema whose alternatives are in
+    another order than the union's members falls back to entry-by-entry writing; both read back equal."""
+    data = ak.Array([{"u": 1.5}, {"u": "x"}, {"u": None}, {"u": -2.0}, {"u": "yz"}] * 1000)
+    p = tmp_path / "u.root"
+    rntuple.write(p, "T", data)
+    t = rntuple.open(p)["T"]
+    assert t.schema == {"u": "std::variant<double,std::string>"}
+    assert ak.to_list(t.arrays().u) == ak.to_list(data.u)
+    q = tmp_path / "u_reordered.root"
+    rntuple.write(q, "T", data, schema={"u": "std::variant<std::string,double>"})
+    t = rntuple.open(q)["T"]
+    assert t.schema == {"u": "std::variant<std::string,double>"}
+    assert ak.to_list(t.arrays().u) == ak.to_list(data.u)
+    # our own Arrow unions (a valueless `_valueless` member) written back through pyarrow
+    r = tmp_path / "u_arrow.root"
+    rntuple.write(r, "T", rntuple.open(p)["T"].to_arrow())
+    assert ak.to_list(rntuple.open(r)["T"].arrays().u) == ak.to_list(data.u)
+    with uproot.open(r) as f:
+        assert ak.to_list(f["T"].arrays().u)[:5] == [1.5, "x", None, -2.0, "yz"]

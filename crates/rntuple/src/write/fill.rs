@@ -1222,13 +1222,48 @@ buf_vec!(buf_i64, I64, i64);
 buf_vec!(buf_u64, U64, u64);
 buf_vec!(buf_f32, F32, f32);
 buf_vec!(buf_f64, F64, f64);
+buf_vec!(buf_switch, Switch, (u64, u32));
+
+/// How the members of an Arrow union map to a variant's alternatives: the members that are not
+/// of the Null type are the alternatives in order (`type_ids[k]` is alternative k's type id); a
+/// Null-typed member holds valueless entries (what the reader makes of them, `_valueless`).
+struct UnionAlternatives {
+    type_ids: Vec<i8>,
+    /// Per type id (as u8): `Some(Some(k))` alternative k, `Some(None)` valueless, `None` unknown.
+    by_id: [Option<Option<usize>>; 128],
+}
+
+impl UnionAlternatives {
+    fn of(&self, type_id: i8) -> Option<Option<usize>> {
+        usize::try_from(type_id).ok().and_then(|i| self.by_id.get(i).copied().flatten())
+    }
+}
+
+fn union_alternatives(fields: &arrow_schema::UnionFields, n_alt: usize, path: &str) -> Result<UnionAlternatives> {
+    let mut out = UnionAlternatives { type_ids: Vec::with_capacity(n_alt), by_id: [None; 128] };
+    for (tid, f) in fields.iter() {
+        let slot = usize::try_from(tid).ok().and_then(|i| out.by_id.get_mut(i)).ok_or_else(|| Error::Invalid(format!("field '{path}': negative union type id {tid}")))?;
+        if f.data_type() == &DataType::Null {
+            *slot = Some(None);
+        } else {
+            *slot = Some(Some(out.type_ids.len()));
+            out.type_ids.push(tid);
+        }
+    }
+    if out.type_ids.len() != n_alt {
+        return Err(Error::Invalid(format!("field '{path}': a union of {} members (besides Null ones) for a variant of {n_alt} alternatives", out.type_ids.len())));
+    }
+    Ok(out)
+}
 
 impl<O: ClusterOut> ClusterBuilder<O> {
     /// Appends the rows of an Arrow record batch (columnar fill): one column per top-level
     /// field, matched by name. Supported Arrow types: booleans, integers, floats (float64 into
     /// `Double32_t` too), strings, lists (vectors, RVecs, sets), fixed-size lists (`std::array`,
-    /// `std::bitset`), structs (pairs, tuples), maps, and nullable arrays for `std::optional` /
-    /// `std::unique_ptr`. Variants go through `fill`.
+    /// `std::bitset`), structs (pairs, tuples), maps, nullable arrays for `std::optional` /
+    /// `std::unique_ptr`, and unions (dense or sparse) for `std::variant`: the members not of the
+    /// Null type are the alternatives in order; entries in a Null member, or null in their
+    /// member, are valueless.
     pub fn append_batch(&mut self, batch: &RecordBatch) -> Result<()> {
         let mut cols: Vec<ArrayRef> = Vec::with_capacity(self.plans.len());
         for (name, _) in &self.plans {
@@ -1344,14 +1379,17 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 let base = self.counts[child.counter()];
                 match (kind, a.data_type()) {
                     (CollKind::Optional, _) | (CollKind::Seq, DataType::Struct(_)) => {
+                        // Logical nulls: a union has no validity bitmap, its absent entries are
+                        // those in its Null member.
+                        let nulls = a.logical_nulls();
                         let mut offsets = Vec::with_capacity(a.len() + 1);
                         offsets.push(0i64);
                         let mut k = 0i64;
                         for i in 0..a.len() {
-                            k += a.is_valid(i) as i64;
+                            k += nulls.as_ref().is_none_or(|n| n.is_valid(i)) as i64;
                             offsets.push(k);
                         }
-                        let values = match a.logical_nulls() {
+                        let values = match nulls {
                             Some(nulls) => arrow_select::filter::filter(a.as_ref(), &arrow_array::BooleanArray::new(nulls.into_inner(), None))?,
                             None => a.clone(),
                         };
@@ -1399,7 +1437,43 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 let v: Vec<bool> = values.as_boolean().iter().map(|x| x.unwrap_or(false)).collect();
                 self.extend_col(*col, &v, buf_bool)?;
             }
-            Plan::Variant { .. } => return Err(Error::Unsupported("variants from Arrow unions (use fill)".into())),
+            Plan::Variant { sw, children, .. } => {
+                let u = a.as_any().downcast_ref::<arrow_array::UnionArray>().ok_or_else(|| Error::Invalid("internal: unchecked Arrow type for a variant".into()))?;
+                let DataType::Union(fields, _) = a.data_type() else { return Err(Error::Invalid("internal: a union without union type".into())) };
+                let alts = union_alternatives(fields, children.len(), "variant")?;
+                // Per alternative: the rows of its child array, in entry order; per entry: the
+                // switch (index among the alternative's values in this cluster, tag = k + 1).
+                let mut rows: Vec<Vec<u32>> = vec![Vec::new(); children.len()];
+                let mut switch: Vec<(u64, u32)> = Vec::with_capacity(u.len());
+                // A null inside an alternative's array is valueless too (awkward's unions of
+                // options).
+                let child_nulls: Vec<Option<arrow_buffer::NullBuffer>> = alts.type_ids.iter().map(|&t| u.child(t).logical_nulls()).collect();
+                for i in 0..u.len() {
+                    match alts.of(u.type_id(i)) {
+                        Some(Some(k)) if child_nulls[k].as_ref().is_some_and(|n| n.is_null(u.value_offset(i))) => switch.push((0, 0)),
+                        Some(Some(k)) => {
+                            switch.push((self.counts[children[k].counter()] + rows[k].len() as u64, k as u32 + 1));
+                            rows[k].push(u.value_offset(i) as u32);
+                        }
+                        Some(None) => switch.push((0, 0)),
+                        None => return Err(Error::Invalid(format!("internal: union type id {} not checked", u.type_id(i)))),
+                    }
+                }
+                for (k, rows) in rows.iter().enumerate() {
+                    if rows.is_empty() {
+                        continue;
+                    }
+                    let child = u.child(alts.type_ids[k]);
+                    let consecutive = rows.windows(2).all(|w| w[1] == w[0] + 1);
+                    let values = if consecutive {
+                        child.slice(rows[0] as usize, rows.len())
+                    } else {
+                        arrow_select::take::take(child.as_ref(), &arrow_array::UInt32Array::from(rows.clone()), None)?
+                    };
+                    self.put_array(&children[k], &values)?;
+                }
+                self.extend_col(*sw, &switch, buf_switch)?;
+            }
             Plan::Wrapper { child, .. } => self.put_array(child, a)?,
         }
         self.counts[plan.counter()] += n;
@@ -1412,6 +1486,8 @@ impl<O: ClusterOut> ClusterBuilder<O> {
 /// record: 0 or 1 items per entry, as uproot writes it).
 fn takes_nulls(plan: &Plan, t: &DataType) -> bool {
     match plan {
+        // A union's nulls are the entries in its Null-typed member: valueless variants.
+        Plan::Variant { .. } => matches!(t, DataType::Union(..)),
         Plan::Collection { kind: CollKind::Optional, .. } => true,
         Plan::Collection { kind: CollKind::Seq, child, .. } => matches!(**child, Plan::Record { .. }) && matches!(t, DataType::Struct(_)),
         _ => false,
@@ -1480,7 +1556,27 @@ fn check_array(plan: &Plan, a: &dyn Array, path: &str) -> Result<()> {
             DataType::FixedSizeList(f, k) if *k as u64 == *n && f.data_type() == &DataType::Boolean => Ok(()),
             _ => bad(&format!("fixed-size list of {n} booleans")),
         },
-        Plan::Variant { .. } => Err(Error::Unsupported(format!("field '{path}': variants from Arrow unions (use fill)"))),
+        Plan::Variant { children, .. } => match t {
+            DataType::Union(fields, _) => {
+                let alts = union_alternatives(fields, children.len(), path)?;
+                let u = a.as_any().downcast_ref::<arrow_array::UnionArray>().ok_or_else(|| Error::Invalid(format!("field '{path}': a union type without a union array")))?;
+                for (k, &tid) in alts.type_ids.iter().enumerate() {
+                    check_array_nonnull(&children[k], u.child(tid).as_ref(), &format!("{path}._{k}"))?;
+                }
+                for i in 0..u.len() {
+                    let tid = u.type_id(i);
+                    if alts.of(tid).is_none() {
+                        return Err(Error::Invalid(format!("field '{path}': entry {i} has union type id {tid}, which the union's type does not list")));
+                    }
+                    let len = alts.type_ids.iter().position(|&x| x == tid).map_or(usize::MAX, |k| u.child(alts.type_ids[k]).len());
+                    if len != usize::MAX && u.value_offset(i) >= len {
+                        return Err(Error::Invalid(format!("field '{path}': entry {i} points beyond its alternative's {len} values")));
+                    }
+                }
+                Ok(())
+            }
+            _ => bad(&format!("union of {} alternatives", children.len())),
+        },
         Plan::Wrapper { child, .. } => check_array(child, a, path),
     }
 }

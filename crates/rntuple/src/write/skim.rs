@@ -341,9 +341,6 @@ fn field_type(d: &Descriptor, id: u32, depth: usize) -> Result<TypeExpr> {
     }
 }
 
-/// Entries per read when re-encoding entry by entry.
-const VALUE_CHUNK: u64 = 10_000;
-
 #[allow(clippy::too_many_arguments)]
 fn reencode(r: &Reader, tops: &[u32], names: &[String], start: u64, stop: u64, output: &Path, opts: WriteOptions, progress: &mut impl FnMut(u64, u64)) -> Result<SkimStats> {
     let d = r.descriptor();
@@ -356,22 +353,7 @@ fn reencode(r: &Reader, tops: &[u32], names: &[String], start: u64, stop: u64, o
         let end = d.clusters.iter().find(|c| c.first_entry <= at && at < c.first_entry + c.n_entries).map_or(stop, |c| (c.first_entry + c.n_entries).min(stop));
         let end = if end <= at { stop } else { end };
         let batch = r.read_batch(Some(&fields), at, end)?;
-        match w.append_batch(&batch) {
-            Ok(()) => {}
-            // What the columnar fill does not take (variants) goes entry by entry; a refused
-            // batch wrote nothing.
-            Err(Error::Unsupported(_)) => {
-                let mut k = at;
-                while k < end {
-                    let e = (k + VALUE_CHUNK).min(end);
-                    for v in r.read_values(Some(&fields), k, e)? {
-                        w.fill(&v)?;
-                    }
-                    k = e;
-                }
-            }
-            Err(e) => return Err(e),
-        }
+        w.append_batch(&batch)?;
         at = end;
         progress(at - start, stop - start);
     }
