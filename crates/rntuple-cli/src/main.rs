@@ -248,7 +248,8 @@ fn human(n: u64) -> String {
 fn info(path: &str, only: Option<&str>) -> Res {
     let f = RNTupleFile::open(path)?;
     let names = f.names();
-    println!("file: {path} (written by ROOT {})", f.root_file().root_version);
+    let v = f.root_file().root_version;
+    println!("file: {path} (ROOT file version {v}: {}.{:02}/{:02})", v / 10000, v / 100 % 100, v % 100);
     if names.is_empty() {
         println!("no RNTuple in this file");
     }
@@ -491,7 +492,7 @@ fn dump(path: &str, ntuple: Option<&str>, fields: Option<&str>, entries: Option<
                 write!(w, ",")?;
             }
             first = false;
-            write!(w, "\n")?;
+            writeln!(w)?;
             serde_json::to_writer(&mut w, &v.to_json())?;
         }
         pb.inc(e - s);

@@ -17,7 +17,7 @@ fn norm(v: &J) -> J {
         J::Object(m) => {
             let mut pairs: Vec<(String, J)> = Vec::new();
             flatten(m, &mut pairs);
-            pairs.sort_by(|a, b| (a.0.clone(), a.1.to_string()).cmp(&(b.0.clone(), b.1.to_string())));
+            pairs.sort_by_key(|a| (a.0.clone(), a.1.to_string()));
             J::Array(pairs.into_iter().map(|(k, v)| J::Array(vec![J::String(k), v])).collect())
         }
         J::Array(a) => J::Array(a.iter().map(norm).collect()),

@@ -85,7 +85,7 @@ fn our_files_merge_with_their_pages_copied() {
             ("id".into(), Value::UInt(i)),
             ("v".into(), Value::List((0..i % 7).map(|k| Value::F32((i * 3 + k) as f32 * 0.5)).collect())),
             ("s".into(), Value::String(format!("s{i}"))),
-            ("o".into(), if i % 3 == 0 { Value::Null } else { Value::Int(i as i64 % 1000) }),
+            ("o".into(), if i.is_multiple_of(3) { Value::Null } else { Value::Int(i as i64 % 1000) }),
         ])
     };
     let mut inputs = Vec::new();

@@ -41,7 +41,7 @@ fn hit(i: u64, k: u64) -> Hit {
 fn event(i: u64) -> Event {
     Event {
         id: i,
-        flag: i % 3 == 0,
+        flag: i.is_multiple_of(3),
         e: i as f64 * 1.25,
         small: (i % 200) as i8 - 100,
         wide: -(i as i64) * 1_000_000_007,
@@ -50,7 +50,7 @@ fn event(i: u64) -> Event {
         arr: [i as f32, 0.5, -(i as f32)],
         pair: (i as i32, "p".repeat((i % 3) as usize)),
         triple: (i % 2 == 1, (i % 60000) as u16, 0.25),
-        opt: (i % 2 == 0).then_some(i as f32 / 4.0),
+        opt: i.is_multiple_of(2).then_some(i as f32 / 4.0),
         hits: (0..i % 3).map(|k| hit(i, k)).collect(),
         vv: (0..i % 3).map(|k| (0..k).map(|m| (m + i) as u16).collect()).collect(),
         lead: hit(i, 7),

@@ -39,10 +39,10 @@ fn random_type(r: &mut Rng, depth: u32) -> String {
         5 => format!("std::pair<{},{}>", inner(r), inner(r)),
         6 => format!("std::tuple<{},{},{}>", inner(r), inner(r), inner(r)),
         7 => format!("std::map<std::int32_t,{}>", inner(r)),
-        8 => format!("std::set<std::int64_t>"),
+        8 => "std::set<std::int64_t>".to_string(),
         9 => "std::variant<std::int32_t,std::string,double>".to_string(),
         10 => format!("std::bitset<{}>", 1 + r.below(70)),
-        _ => format!("std::atomic<std::uint16_t>"),
+        _ => "std::atomic<std::uint16_t>".to_string(),
     }
 }
 

@@ -325,8 +325,11 @@ pub(crate) fn parse_schema(schema: &[(&str, &str)]) -> Result<Vec<(String, TypeE
     schema.iter().map(|(f, t)| Ok((f.to_string(), parse(t).map_err(|e| Error::Invalid(format!("field '{f}': {e}")))?))).collect()
 }
 
+/// What [`build_schema`] makes: the top-level fields' plans, the columns, the number of counters.
+type Schema = (Vec<(String, Plan)>, Vec<Column>, usize);
+
 /// Turns a schema into field descriptors (appended to `desc`), plans and columns.
-fn build_schema(desc: &mut Descriptor, schema: &[(String, TypeExpr)], compressed: bool) -> Result<(Vec<(String, Plan)>, Vec<Column>, usize)> {
+fn build_schema(desc: &mut Descriptor, schema: &[(String, TypeExpr)], compressed: bool) -> Result<Schema> {
     let mut cols = Vec::new();
     let mut plans: Vec<(String, Plan)> = Vec::new();
     let mut n_counters = 0usize;

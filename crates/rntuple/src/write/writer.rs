@@ -114,8 +114,6 @@ impl Default for WriteOptions {
     }
 }
 
-/// Values buffered for the current page of one column.
-
 /// The sequential writer.
 ///
 /// ```
