@@ -26,8 +26,9 @@ after each run):
     Timed: model + Recreate .. fill .. writer destruction; ROOT does not fsync, so its fsync is timed right
     after and added for the file target (equal work; also shown apart).
 
-Best of --repeat (default 3) runs, the repetitions interleaved over all configurations, after one untimed
-warm-up per compression. In a separate, untimed run per mode (T=16, N/5 entries per thread, /dev/null),
+Best of --repeat (default 3) runs, the repetitions interleaved over all configurations (ours: for each
+compression, target and T, every series back to back, another series first in each repetition), after one
+untimed warm-up per compression. In a separate, untimed run per mode (T=16, N/5 entries per thread, /dev/null),
 `strace -f -c -e trace=futex` counts futex system calls, as the paper does. `fio` measures the sequential
 write bandwidth of the same file system in the same run (1 job, rw=write, bs=1M, ioengine=psync,
 end_fsync=1, size = our largest uncompressed file; installed with apt-get when missing, else skipped).
@@ -882,9 +883,20 @@ def main() -> int:
             if la and la[0] > 1.5:
                 log("   warning: other processes are busy (load average > 1.5 on 2 vCPUs): timings will be noisy")
             failed_series = set()
-            for key, series, target, comp, t in configs:
+            # Interleaved: per (compression, target, T), every series of ours back to back, starting with another
+            # series each repetition, so that a slow phase of the machine (the kernel's writeback, a busy neighbour)
+            # hits the series that are compared with each other alike.
+            groups: dict[tuple, list] = {}
+            for cfg in configs:
+                if SERIES[cfg[1]][0] == "ours":
+                    groups.setdefault((cfg[3], cfg[2], cfg[4]), []).append(cfg)
+            ours_order = []
+            for g in groups.values():
+                k = rep % len(g)
+                ours_order += g[k:] + g[:k]
+            for key, series, target, comp, t in ours_order:
                 impl, args, _ = SERIES[series]
-                if impl != "ours" or not have_ours:
+                if not have_ours:
                     continue
                 if (series, target, comp) in failed_series and rep == 0:
                     keep(key, {"error": "skipped after a failure at a smaller T"})
