@@ -446,3 +446,66 @@ fn uncompressed_pages_are_streamed_unless_asked_to_buffer() {
     assert_eq!(seen[0].1, seen[2].1);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Arrow unions for a variant: a sparse union and a dense one with a null inside a member write
+/// the same values (nulls valueless); a union whose members do not match the alternatives, or
+/// whose offsets point beyond a member, is refused before anything is written.
+#[test]
+fn variants_from_arrow_unions() {
+    use arrow_array::{ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray, UnionArray};
+    use arrow_buffer::ScalarBuffer;
+    use arrow_schema::{DataType, Field, UnionFields};
+    use std::sync::Arc;
+    let dir = std::env::temp_dir().join(format!("rntuple-writer-unions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fields = UnionFields::new(vec![0, 1], vec![Field::new("a", DataType::Int32, true), Field::new("b", DataType::Utf8, true)]);
+    let batch = |u: UnionArray| RecordBatch::try_from_iter(vec![("v", Arc::new(u) as ArrayRef)]).unwrap();
+    // entries: 7, "x", valueless, 9, "yz"
+    let dense = UnionArray::try_new(
+        fields.clone(),
+        ScalarBuffer::from(vec![0i8, 1, 0, 0, 1]),
+        Some(ScalarBuffer::from(vec![0i32, 0, 1, 2, 1])),
+        vec![Arc::new(Int32Array::from(vec![Some(7), None, Some(9)])) as ArrayRef, Arc::new(StringArray::from(vec!["x", "yz"]))],
+    )
+    .unwrap();
+    let sparse = UnionArray::try_new(
+        fields.clone(),
+        ScalarBuffer::from(vec![0i8, 1, 0, 0, 1]),
+        None,
+        vec![
+            Arc::new(Int32Array::from(vec![Some(7), None, None, Some(9), None])) as ArrayRef,
+            Arc::new(StringArray::from(vec![None, Some("x"), None, None, Some("yz")])),
+        ],
+    )
+    .unwrap();
+    for (k, u) in [dense, sparse].into_iter().enumerate() {
+        let p = dir.join(format!("u{k}.root"));
+        let mut w = Writer::create(&p, "T", &[("v", "std::variant<std::int32_t,std::string>")], WriteOptions::default()).unwrap();
+        w.append_batch(&batch(u)).unwrap();
+        w.commit().unwrap();
+        let r = RNTupleFile::open(&p).unwrap().reader("T").unwrap();
+        let got: Vec<String> = r.read_values(None, 0, 5).unwrap().iter().map(|v| v.to_json()["v"].to_string()).collect();
+        assert_eq!(got, ["7", "\"x\"", "null", "9", "\"yz\""], "union {k}");
+    }
+    let p = dir.join("bad.root");
+    let mut w = Writer::create(&p, "T", &[("v", "std::variant<std::int32_t,std::string,double>")], WriteOptions::default()).unwrap();
+    let two = UnionArray::try_new(fields.clone(), ScalarBuffer::from(vec![0i8]), Some(ScalarBuffer::from(vec![0i32])), vec![
+        Arc::new(Int32Array::from(vec![1])) as ArrayRef,
+        Arc::new(StringArray::from(Vec::<&str>::new())),
+    ])
+    .unwrap();
+    let e = w.append_batch(&batch(two)).unwrap_err().to_string();
+    assert!(e.contains("a union of 2 members") && e.contains("3 alternatives"), "{e}");
+    let fields3 = UnionFields::new(vec![0, 1, 2], vec![Field::new("a", DataType::Int32, true), Field::new("b", DataType::Utf8, true), Field::new("c", DataType::Float64, true)]);
+    let wrong_type = UnionArray::try_new(fields3, ScalarBuffer::from(vec![2i8]), Some(ScalarBuffer::from(vec![0i32])), vec![
+        Arc::new(Int32Array::from(vec![1])) as ArrayRef,
+        Arc::new(Float64Array::from(vec![1.0])),
+        Arc::new(Float64Array::from(vec![2.0])),
+    ])
+    .unwrap();
+    let e = w.append_batch(&batch(wrong_type)).unwrap_err().to_string();
+    assert!(e.contains("v._1") && e.contains("utf8"), "{e}");
+    assert_eq!(w.num_entries(), 0, "refused batches write nothing");
+    w.commit().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1446,7 +1446,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 let alts = union_alternatives(fields, children.len(), "variant")?;
                 // Per alternative: the rows of its child array, in entry order; per entry: the
                 // switch (index among the alternative's values in this cluster, tag = k + 1).
-                let mut rows: Vec<Vec<u32>> = vec![Vec::new(); children.len()];
+                let mut rows: Vec<Vec<u64>> = vec![Vec::new(); children.len()];
                 let mut switch: Vec<(u64, u32)> = Vec::with_capacity(u.len());
                 // A null inside an alternative's array is valueless too (awkward's unions of
                 // options).
@@ -1456,7 +1456,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                         Some(Some(k)) if child_nulls[k].as_ref().is_some_and(|n| n.is_null(u.value_offset(i))) => switch.push((0, 0)),
                         Some(Some(k)) => {
                             switch.push((self.counts[children[k].counter()] + rows[k].len() as u64, k as u32 + 1));
-                            rows[k].push(u.value_offset(i) as u32);
+                            rows[k].push(u.value_offset(i) as u64);
                         }
                         Some(None) => switch.push((0, 0)),
                         None => return Err(Error::Invalid(format!("internal: union type id {} not checked", u.type_id(i)))),
@@ -1471,7 +1471,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                     let values = if consecutive {
                         child.slice(rows[0] as usize, rows.len())
                     } else {
-                        arrow_select::take::take(child.as_ref(), &arrow_array::UInt32Array::from(rows.clone()), None)?
+                        arrow_select::take::take(child.as_ref(), &arrow_array::UInt64Array::from(rows.clone()), None)?
                     };
                     self.put_array(&children[k], &values)?;
                 }
@@ -1566,14 +1566,15 @@ fn check_array(plan: &Plan, a: &dyn Array, path: &str) -> Result<()> {
                 for (k, &tid) in alts.type_ids.iter().enumerate() {
                     check_array_nonnull(&children[k], u.child(tid).as_ref(), &format!("{path}._{k}"))?;
                 }
+                let lens: Vec<usize> = alts.type_ids.iter().map(|&tid| u.child(tid).len()).collect();
                 for i in 0..u.len() {
                     let tid = u.type_id(i);
-                    if alts.of(tid).is_none() {
-                        return Err(Error::Invalid(format!("field '{path}': entry {i} has union type id {tid}, which the union's type does not list")));
-                    }
-                    let len = alts.type_ids.iter().position(|&x| x == tid).map_or(usize::MAX, |k| u.child(alts.type_ids[k]).len());
-                    if len != usize::MAX && u.value_offset(i) >= len {
-                        return Err(Error::Invalid(format!("field '{path}': entry {i} points beyond its alternative's {len} values")));
+                    match alts.of(tid) {
+                        None => return Err(Error::Invalid(format!("field '{path}': entry {i} has union type id {tid}, which the union's type does not list"))),
+                        Some(Some(k)) if u.value_offset(i) >= lens[k] => {
+                            return Err(Error::Invalid(format!("field '{path}': entry {i} points beyond the {} values of its alternative", lens[k])));
+                        }
+                        _ => {}
                     }
                 }
                 Ok(())
