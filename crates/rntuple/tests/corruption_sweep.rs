@@ -10,6 +10,22 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Skims every RNTuple in `bytes` twice, pages copied (all fields) and re-encoded (a range inside
+/// the entries), into `out`; returns how many skims succeeded.
+fn skim_both(bytes: Vec<u8>, out: &std::path::Path) -> usize {
+    use rntuple::write::skim::{skim_reader, Skim};
+    let Ok(f) = RNTupleFile::from_bytes(bytes) else { return 0 };
+    let mut ok = 0;
+    for name in f.names() {
+        let Ok(r) = f.reader(&name) else { continue };
+        let n = r.num_entries().min(2000);
+        for what in [Skim::default(), Skim { entries: Some((n / 3, n)), reencode: true, ..Default::default() }] {
+            ok += skim_reader(&r, out, &what, rntuple::write::WriteOptions::default(), |_, _| {}).is_ok() as usize;
+        }
+    }
+    ok
+}
+
 /// Tracks the largest single allocation request.
 struct Tracking;
 static LARGEST: AtomicUsize = AtomicUsize::new(0);
@@ -162,7 +178,8 @@ fn corrupted_files_never_panic_hang_or_overallocate() {
 }
 
 /// Damage inside the envelopes and pages of an uncompressed file, with the checksums
-/// recomputed afterwards, so the damage reaches the parsers and decoders behind them.
+/// recomputed afterwards, so the damage reaches the parsers and decoders behind them; each
+/// variant is also skimmed (pages copied, and re-encoded).
 #[test]
 fn corrupted_envelopes_with_valid_checksums() {
     let Some(td) = common::testdata() else { return };
@@ -194,6 +211,9 @@ fn corrupted_envelopes_with_valid_checksums() {
         }
         let mut rng = Rng(0xC0FFEE);
         let budget = (orig.len() << 17) + (16 << 20);
+        let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corruption_skim.root");
+        assert_eq!(skim_both(orig.clone(), &out), 2, "{name}: the original skims both ways");
+        let mut skimmed = 0;
         for i in 0..3000 {
             let (start, len, envelope) = regions[i % regions.len()];
             let body = if envelope { 8..len - 8 } else { 0..len };
@@ -227,13 +247,17 @@ fn corrupted_envelopes_with_valid_checksums() {
             }
             LARGEST.store(0, Ordering::Relaxed);
             let t = Instant::now();
-            let res = std::panic::catch_unwind(move || exercise(b));
+            let out2 = out.clone();
+            let res = std::panic::catch_unwind(move || (exercise(b.clone()), skim_both(b, &out2)));
             assert!(res.is_ok(), "{name}: {desc} panicked");
+            skimmed += res.map_or(0, |r| r.1);
             assert!(t.elapsed() < Duration::from_secs(20), "{name}: {desc} hung");
             let largest = LARGEST.load(Ordering::Relaxed);
             assert!(largest <= budget, "{name}: {desc} allocated {largest} bytes at once");
             total += 1;
         }
+        eprintln!("{name}: {skimmed} skims of damaged variants succeeded");
+        assert!(skimmed > 0, "{name}: no damaged variant got as far as a skim");
     }
     assert!(total >= 2900);
 }

@@ -100,7 +100,7 @@ pub struct SkimStats {
 
 /// Skims the RNTuple `name` of `input` into a new file `output` (see the module docs);
 /// `progress` is called with (entries done, entries to do).
-pub fn skim_with_progress(input: impl AsRef<Path>, name: &str, output: impl AsRef<Path>, what: &Skim, opts: WriteOptions, mut progress: impl FnMut(u64, u64)) -> Result<SkimStats> {
+pub fn skim_with_progress(input: impl AsRef<Path>, name: &str, output: impl AsRef<Path>, what: &Skim, opts: WriteOptions, progress: impl FnMut(u64, u64)) -> Result<SkimStats> {
     let (input, output) = (input.as_ref(), output.as_ref());
     let same = input == output || matches!((std::fs::canonicalize(input), std::fs::canonicalize(output)), (Ok(a), Ok(b)) if a == b);
     if same {
@@ -108,6 +108,12 @@ pub fn skim_with_progress(input: impl AsRef<Path>, name: &str, output: impl AsRe
     }
     let f = RNTupleFile::open(input).map_err(|e| Error::Invalid(format!("skim: {}: {e}", input.display())))?;
     let r = f.reader(name).map_err(|e| Error::Invalid(format!("skim: {}: {e}", input.display())))?;
+    skim_reader(&r, output, what, opts, progress)
+}
+
+/// [`skim_with_progress`] from an open reader (of a file or of bytes in memory).
+pub fn skim_reader(r: &Reader, output: impl AsRef<Path>, what: &Skim, opts: WriteOptions, mut progress: impl FnMut(u64, u64)) -> Result<SkimStats> {
+    let output = output.as_ref();
     let d = r.descriptor();
     let tops = top_fields(d, what.fields.as_deref())?;
     let n = r.num_entries();
@@ -126,14 +132,14 @@ pub fn skim_with_progress(input: impl AsRef<Path>, name: &str, output: impl AsRe
         let sub = subset(d, &copy_tops)?;
         Some(match uncopyable(d, &sub, &clusters, start, stop) {
             None => {
-                let stats = copy_pages(&r, sub, &clusters, output, opts, &mut progress)?;
+                let stats = copy_pages(r, sub, &clusters, output, opts, &mut progress)?;
                 let fields = copy_tops.iter().map(|&i| d.fields[i as usize].name.clone()).collect();
                 return Ok(SkimStats { fields, range: (start, stop), ..stats });
             }
             Some(why) => why,
         })
     };
-    let mut stats = reencode(&r, &tops, &names, start, stop, output, opts, &mut progress).map_err(|e| match &why_not_copy {
+    let mut stats = reencode(r, &tops, &names, start, stop, output, opts, &mut progress).map_err(|e| match &why_not_copy {
         Some(why) => Error::Invalid(format!("skim: pages cannot be copied ({why}), and re-encoding failed: {e}")),
         None => Error::Invalid(format!("skim: re-encoding failed: {e}")),
     })?;
