@@ -38,6 +38,12 @@ def test_legacy_info_refused(testdata, cli, sub, filename, name):
     _check_refusal(p, f"rntuple info {filename}")
     p = cli.run("info", path, "--ntuple", name)
     _check_refusal(p, f"rntuple info {filename} --ntuple {name}")
+    p = cli.run("info", path, "--ntuple", name, "--json")
+    _check_refusal(p, f"rntuple info {filename} --ntuple {name} --json")
+    import json
+
+    (nt,) = json.loads(p.stdout)["ntuples"]
+    assert nt["name"].endswith(name) and VERSION_MESSAGE.search(nt["error"]), nt
 
 
 @pytest.mark.parametrize("sub,filename,name", PARAMS)
