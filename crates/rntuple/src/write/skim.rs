@@ -155,7 +155,7 @@ pub fn skim(input: impl AsRef<Path>, name: &str, output: impl AsRef<Path>, what:
 }
 
 /// The ids of the top-level fields to keep, in schema order; unknown names are an error listing
-/// the known ones. A projected field needs its source fields kept too.
+/// the known ones.
 fn top_fields(d: &Descriptor, wanted: Option<&[String]>) -> Result<Vec<u32>> {
     let all: Vec<&FieldDescriptor> = d.fields.iter().filter(|f| f.parent.is_none()).collect();
     let Some(wanted) = wanted else { return Ok(all.iter().map(|f| f.id).collect()) };
@@ -356,7 +356,9 @@ fn reencode(r: &Reader, tops: &[u32], names: &[String], start: u64, stop: u64, o
     // One input cluster (or the part of it in range) at a time: memory bounded by a cluster.
     let mut at = start;
     while at < stop {
-        let end = d.clusters.iter().find(|c| c.first_entry <= at && at < c.first_entry + c.n_entries).map_or(stop, |c| (c.first_entry + c.n_entries).min(stop));
+        // Clusters are in entry order: the first one that ends after `at` holds it.
+        let k = d.clusters.partition_point(|c| c.first_entry + c.n_entries <= at);
+        let end = d.clusters.get(k).filter(|c| c.first_entry <= at).map_or(stop, |c| (c.first_entry + c.n_entries).min(stop));
         let end = if end <= at { stop } else { end };
         let batch = r.read_batch(Some(&fields), at, end)?;
         w.append_batch(&batch)?;
