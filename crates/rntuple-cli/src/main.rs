@@ -164,9 +164,9 @@ enum BenchCmd {
         /// instead of compressing a cluster's pages on all cores at its commit.
         #[arg(long)]
         no_implicit_mt: bool,
-        /// Sequential mode, compression 0: keep a cluster's pages and write them together
-        /// instead of writing each page as it fills (the separate-files mode always keeps them,
-        /// as the parallel writer's contexts do).
+        /// Sequential mode, compression 0 or `--no-implicit-mt`: keep a cluster's pages and write
+        /// them together instead of writing each page as it is sealed (the separate-files mode
+        /// always keeps them, as the parallel writer's contexts do).
         #[arg(long)]
         buffer_uncompressed: bool,
     },

@@ -607,11 +607,12 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     }
 
     /// Whether full pages stay in memory until their cluster is written (`WriteOptions::buffered`),
-    /// except for uncompressed pages streamed by the sequential writer
-    /// (`WriteOptions::stream_uncompressed_pages`; not with direct I/O, whose aligned writes
-    /// want whole clusters).
+    /// except for the pages the sequential writer streams (`WriteOptions::stream_uncompressed_pages`:
+    /// uncompressed pages, and with implicit MT off every page, compressed on the filling thread
+    /// as it fills; not with direct I/O, whose aligned writes want whole clusters).
     fn buffered(&self) -> bool {
-        let stream = self.opts.stream_uncompressed_pages && self.opts.compression.is_multiple_of(100) && !self.opts.use_direct_io && self.out.pages_as_they_fill();
+        let sealed_as_filled = self.opts.compression.is_multiple_of(100) || !self.opts.use_implicit_mt;
+        let stream = self.opts.stream_uncompressed_pages && sealed_as_filled && !self.opts.use_direct_io && self.out.pages_as_they_fill();
         self.opts.buffered && !stream
     }
 
