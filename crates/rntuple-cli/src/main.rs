@@ -1,6 +1,6 @@
 //! The `rntuple` command-line tool.
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use rntuple::format::anchor::AnchorStatus;
 use rntuple::primitives::column_type::ColumnType;
 use rntuple::{RNTupleFile, Reader};
@@ -35,15 +35,8 @@ enum Cmd {
     Dump {
         /// A ROOT file.
         file: String,
-        /// The RNTuple (may be omitted when the file holds exactly one).
-        #[arg(long)]
-        ntuple: Option<String>,
-        /// Comma-separated top-level fields (default: all).
-        #[arg(long)]
-        fields: Option<String>,
-        /// Entry range START:STOP (either side may be omitted).
-        #[arg(long)]
-        entries: Option<String>,
+        #[command(flatten)]
+        sel: Select,
     },
     /// Writes an RNTuple from entries in the JSON form of `dump` (a JSON array of objects).
     ImportJson {
@@ -92,15 +85,8 @@ enum Cmd {
         input: String,
         /// The ROOT file to create.
         output: String,
-        /// The RNTuple (may be omitted when the file holds exactly one).
-        #[arg(long)]
-        ntuple: Option<String>,
-        /// Top-level fields to keep, comma-separated (default: all).
-        #[arg(long)]
-        fields: Option<String>,
-        /// Entries to keep, START:STOP (either may be empty).
-        #[arg(long)]
-        entries: Option<String>,
+        #[command(flatten)]
+        sel: Select,
         /// Compression of the output's envelopes, and of its pages when re-encoded (copied pages
         /// keep theirs).
         #[arg(long, default_value_t = 505)]
@@ -114,6 +100,25 @@ enum Cmd {
         #[command(subcommand)]
         what: BenchCmd,
     },
+}
+
+/// Which RNTuple, fields and entries a command works on (`dump`, `skim`).
+#[derive(Args)]
+struct Select {
+    /// The RNTuple (may be omitted when the file holds exactly one).
+    #[arg(long)]
+    ntuple: Option<String>,
+    /// Comma-separated top-level fields (default: all).
+    #[arg(long)]
+    fields: Option<String>,
+    /// Entry range START:STOP (either side may be omitted).
+    #[arg(long)]
+    entries: Option<String>,
+}
+
+/// The names of a comma-separated `--fields` list (empty items dropped).
+fn field_list(s: &str) -> Vec<&str> {
+    s.split(',').map(str::trim).filter(|x| !x.is_empty()).collect()
 }
 
 #[derive(Subcommand)]
@@ -194,11 +199,9 @@ fn main() -> ExitCode {
     let progress = !cli.no_progress;
     let r = match cli.cmd {
         Cmd::Info { file, ntuple, json } => info(&file, ntuple.as_deref(), json),
-        Cmd::Dump { file, ntuple, fields, entries } => dump(&file, ntuple.as_deref(), fields.as_deref(), entries.as_deref(), progress),
+        Cmd::Dump { file, sel } => dump(&file, sel.ntuple.as_deref(), sel.fields.as_deref(), sel.entries.as_deref(), progress),
         Cmd::Merge { output, inputs, ntuple, compression } => merge(&output, &inputs, ntuple.as_deref(), compression, progress),
-        Cmd::Skim { input, output, ntuple, fields, entries, compression, reencode } => {
-            skim(&input, &output, ntuple.as_deref(), fields.as_deref(), entries.as_deref(), compression, reencode, progress)
-        }
+        Cmd::Skim { input, output, sel, compression, reencode } => skim(&input, &output, &sel, compression, reencode, progress),
         Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at } => {
             import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at)
         }
@@ -470,15 +473,14 @@ fn progress_bar(len: u64, what: &str, enabled: bool) -> indicatif::ProgressBar {
     pb
 }
 
-#[allow(clippy::too_many_arguments)]
-fn skim(input: &str, output: &str, ntuple: Option<&str>, fields: Option<&str>, entries: Option<&str>, compression: u32, reencode: bool, progress: bool) -> Res {
+fn skim(input: &str, output: &str, sel: &Select, compression: u32, reencode: bool, progress: bool) -> Res {
     use rntuple::write::skim::{skim_with_progress, Skim};
     let f = RNTupleFile::open(input)?;
-    let name = pick_ntuple(&f, ntuple)?;
+    let name = pick_ntuple(&f, sel.ntuple.as_deref())?;
     let n = f.reader(&name)?.num_entries();
     let what = Skim {
-        fields: fields.map(|s| s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect()),
-        entries: entries.map(|e| parse_range(Some(e), n)).transpose()?,
+        fields: sel.fields.as_deref().map(|s| field_list(s).into_iter().map(String::from).collect()),
+        entries: sel.entries.as_deref().map(|e| parse_range(Some(e), n)).transpose()?,
         reencode,
     };
     let opts = rntuple::write::WriteOptions { compression, ..Default::default() };
@@ -532,7 +534,7 @@ fn dump(path: &str, ntuple: Option<&str>, fields: Option<&str>, entries: Option<
     // Keys come in schema order whatever the order of --fields (DESIGN.md).
     let order: Vec<String> = r.fields().iter().map(|f| f.name.clone()).collect();
     let names: Option<Vec<&str>> = fields.map(|s| {
-        let mut v: Vec<&str> = s.split(',').filter(|x| !x.is_empty()).collect();
+        let mut v = field_list(s);
         v.sort_by_key(|n| order.iter().position(|o| o == n).unwrap_or(usize::MAX));
         v.dedup();
         v
@@ -569,7 +571,7 @@ fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>) -> Res {
     let f = RNTupleFile::open(path)?;
     let name = pick_ntuple(&f, ntuple)?;
     let r = f.reader(&name)?;
-    let names: Option<Vec<&str>> = fields.map(|s| s.split(',').filter(|x| !x.is_empty()).collect());
+    let names: Option<Vec<&str>> = fields.map(field_list);
     let n = r.num_entries();
     let t = Instant::now();
     let batch = r.read_batch(names.as_deref(), 0, n)?;
@@ -607,7 +609,7 @@ fn import_json(file: &str, ntuple: &str, schema: &str, input: &str, compression:
         std::fs::read_to_string(input).map_err(|e| format!("reading {input}: {e}"))?
     };
     let entries: Vec<serde_json::Value> = serde_json::from_str(&text).map_err(|e| format!("the input must be a JSON array of entries: {e}"))?;
-    let late: Vec<&str> = late.map(|l| l.split(',').filter(|x| !x.is_empty()).collect()).unwrap_or_default();
+    let late: Vec<&str> = late.map(field_list).unwrap_or_default();
     for l in &late {
         if !fields.iter().any(|(n, _)| n == l) {
             return Err(format!("--late-fields: '{l}' is not in the schema").into());

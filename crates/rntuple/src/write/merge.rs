@@ -112,11 +112,10 @@ pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl
             if c.columns.len() != n_columns {
                 return Err(Error::Invalid(format!("merge: {path}, cluster {}: {} column ranges for {n_columns} columns", c.id, c.columns.len())));
             }
-            let mut sealed = copy_cluster(r, c, &all_columns).map_err(|e| Error::Invalid(format!("merge: {path}, cluster {}: {e}", c.id)))?;
-            stats.pages += sealed.chunks.len() as u64;
-            stats.page_bytes += sealed.chunks.iter().map(|b| b.len() as u64).sum::<u64>();
-            stats.entries += sealed.n_entries;
-            ds.cluster(&mut sealed)?;
+            let copied = copy_cluster_into(&mut ds, r, c, &all_columns).map_err(|e| Error::Invalid(format!("merge: {path}, cluster {}: {e}", c.id)))?;
+            stats.pages += copied.pages;
+            stats.page_bytes += copied.page_bytes;
+            stats.entries += copied.entries;
             stats.clusters += 1;
             progress(stats.clusters, total);
         }
@@ -130,9 +129,27 @@ pub fn merge(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, 
     merge_with_progress(inputs, name, output, opts, |_, _| {})
 }
 
+/// What [`copy_cluster_into`] copied.
+pub(crate) struct Copied {
+    /// Pages (shared ones once).
+    pub pages: u64,
+    /// Page bytes as stored, checksums included.
+    pub page_bytes: u64,
+    /// Entries of the cluster.
+    pub entries: u64,
+}
+
+/// Copies the stored pages of `columns` of one cluster of `r` into `ds` as its next cluster.
+pub(crate) fn copy_cluster_into(ds: &mut Dataset, r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<Copied> {
+    let mut sealed = copy_cluster(r, c, columns)?;
+    let copied = Copied { pages: sealed.chunks.len() as u64, page_bytes: sealed.chunks.iter().map(|b| b.len() as u64).sum(), entries: sealed.n_entries };
+    ds.cluster(&mut sealed)?;
+    Ok(copied)
+}
+
 /// Reads the stored pages of the columns `columns` (input column ids, in output order) of one
 /// cluster into a relocatable cluster.
-pub(crate) fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<SealedCluster> {
+fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<SealedCluster> {
     let mut out = SealedCluster { n_entries: c.n_entries, relative: true, ..Default::default() };
     let mut settings: Option<(u32, bool)> = None;
     // Same-page merging: page descriptors pointing at one stored page share one copy.

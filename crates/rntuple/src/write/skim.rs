@@ -39,8 +39,7 @@ use crate::format::descriptor::{ClusterDescriptor, Descriptor, FieldDescriptor, 
 use crate::logical::typename::{self, TypeExpr};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
-use crate::write::fill::ClusterOut;
-use crate::write::merge::{copy_cluster, field_path};
+use crate::write::merge::{copy_cluster_into, field_path};
 use crate::write::sink::Dataset;
 use crate::write::writer::{WriteOptions, Writer};
 use std::path::Path;
@@ -308,11 +307,10 @@ fn copy_pages(r: &Reader, sub: Subset, clusters: &[&ClusterDescriptor], output: 
     let mut ds = Dataset::create(output, sub.desc, opts)?;
     let mut stats = SkimStats { method: SkimMethod::CopiedPages, reason: None, fields: Vec::new(), range: (0, 0), entries: 0, clusters: 0, pages: 0, page_bytes: 0, file_bytes: 0 };
     for c in clusters {
-        let mut sealed = copy_cluster(r, c, &sub.columns).map_err(|e| Error::Invalid(format!("skim: cluster {}: {e}", c.id)))?;
-        stats.pages += sealed.chunks.len() as u64;
-        stats.page_bytes += sealed.chunks.iter().map(|b| b.len() as u64).sum::<u64>();
-        stats.entries += sealed.n_entries;
-        ds.cluster(&mut sealed)?;
+        let copied = copy_cluster_into(&mut ds, r, c, &sub.columns).map_err(|e| Error::Invalid(format!("skim: cluster {}: {e}", c.id)))?;
+        stats.pages += copied.pages;
+        stats.page_bytes += copied.page_bytes;
+        stats.entries += copied.entries;
         stats.clusters += 1;
         progress(stats.entries, total);
     }
