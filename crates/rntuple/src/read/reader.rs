@@ -464,7 +464,12 @@ impl Reader {
         SCRATCH.with(|cell| {
             let mut guard = cell.borrow_mut();
             let (stored, unz) = &mut *guard;
-            if self.anchor.max_key_size > 0 && stored_len > self.anchor.max_key_size {
+            let chunked = self.anchor.max_key_size > 0 && stored_len > self.anchor.max_key_size;
+            // A source holding the bytes in memory (a mapped file) lends them; others copy.
+            if let Some(v) = if chunked { None } else { self.src.view(page.locator.offset, stored_len) } {
+                return self.unpack_page(v, size, len, page, &what, unz, f);
+            }
+            if chunked {
                 *stored = read_blob(&*self.src, page.locator.offset, stored_len, self.anchor.max_key_size, &what())?;
             } else {
                 if stored_len > self.src.len() {
@@ -477,26 +482,36 @@ impl Reader {
                 }
                 self.src.read_exact_at(page.locator.offset, stored)?;
             }
-            let data = &stored[..size as usize];
-            if page.has_checksum && self.verify_page_checksums {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(&stored[size as usize..size as usize + 8]);
-                let st = u64::from_le_bytes(a);
-                let comp = xxhash_rust::xxh3::xxh3_64(data);
-                if st != comp {
-                    return Err(Error::Checksum { what: what(), offset: page.locator.offset, stored: st, computed: comp });
-                }
-            }
-            self.stats.pages.fetch_add(1, Ordering::Relaxed);
-            self.stats.stored_bytes.fetch_add(size, Ordering::Relaxed);
-            self.stats.uncompressed_bytes.fetch_add(len, Ordering::Relaxed);
-            if size == len {
-                return f(data);
-            }
-            unz.resize(len as usize, 0);
-            compression::decompress_into(data, unz, &what(), page.locator.offset)?;
-            f(unz)
+            self.unpack_page(stored, size, len, page, &what, unz, f)
         })
+    }
+
+    /// Checks a stored page's checksum (`stored` = the page's `size` bytes, then its checksum if
+    /// it has one), decompresses it into `unz` when compressed and hands the `len` uncompressed
+    /// bytes to `f`.
+    #[allow(clippy::too_many_arguments)]
+    fn unpack_page<R>(&self, stored: &[u8], size: u64, len: u64, page: &PageDescriptor, what: &dyn Fn() -> String, unz: &mut Vec<u8>, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
+        let data = stored.get(..size as usize).ok_or_else(|| Error::corrupt(format!("{}: truncated", what()), page.locator.offset))?;
+        if page.has_checksum && self.verify_page_checksums {
+            let a: [u8; 8] = stored
+                .get(size as usize..size as usize + 8)
+                .and_then(|b| b.try_into().ok())
+                .ok_or_else(|| Error::corrupt(format!("{}: checksum missing", what()), page.locator.offset))?;
+            let st = u64::from_le_bytes(a);
+            let comp = xxhash_rust::xxh3::xxh3_64(data);
+            if st != comp {
+                return Err(Error::Checksum { what: what(), offset: page.locator.offset, stored: st, computed: comp });
+            }
+        }
+        self.stats.pages.fetch_add(1, Ordering::Relaxed);
+        self.stats.stored_bytes.fetch_add(size, Ordering::Relaxed);
+        self.stats.uncompressed_bytes.fetch_add(len, Ordering::Relaxed);
+        if size == len {
+            return f(data);
+        }
+        unz.resize(len as usize, 0);
+        compression::decompress_into(data, unz, &what(), page.locator.offset)?;
+        f(unz)
     }
 
     /// Where the data of column `k` of field `f` for a span lie in its cluster: `lead` elements

@@ -18,6 +18,14 @@ pub trait ReadAt: Send + Sync {
     /// Reads exactly `buf.len()` bytes at `offset` into `buf`.
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
 
+    /// The bytes `[offset, offset + len)` in place, without copying, when the source holds them
+    /// in memory; `None` when they must be read with
+    /// [`read_exact_at`](ReadAt::read_exact_at) or lie beyond the end.
+    fn view(&self, offset: u64, len: u64) -> Option<&[u8]> {
+        let _ = (offset, len);
+        None
+    }
+
     /// Reads `len` bytes at `offset`; `what` names the structure for the error message.
     fn read_vec(&self, offset: u64, len: u64, what: &str) -> Result<Vec<u8>> {
         let end = offset.checked_add(len).ok_or_else(|| Error::corrupt(format!("{what}: range overflows"), offset))?;
@@ -69,6 +77,11 @@ impl ReadAt for MemSource {
     fn len(&self) -> u64 {
         self.0.len() as u64
     }
+    fn view(&self, offset: u64, len: u64) -> Option<&[u8]> {
+        let start = usize::try_from(offset).ok()?;
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        self.0.get(start..end)
+    }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         let start = usize::try_from(offset).map_err(|_| Error::corrupt("offset beyond memory", offset))?;
         let end = start
@@ -77,5 +90,22 @@ impl ReadAt for MemSource {
             .ok_or_else(|| Error::corrupt(format!("read of {} bytes beyond end of data", buf.len()), offset))?;
         buf.copy_from_slice(&self.0[start..end]);
         Ok(())
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_lends_its_bytes_and_refuses_ranges_beyond_the_end() {
+        let m = MemSource(Arc::new((0u8..100).collect()));
+        assert_eq!(m.view(10, 3), Some(&[10u8, 11, 12][..]));
+        assert_eq!(m.view(100, 0), Some(&[][..]));
+        assert_eq!(m.view(98, 3), None);
+        assert_eq!(m.view(u64::MAX, 2), None);
+        let mut buf = [0u8; 3];
+        assert!(m.read_exact_at(98, &mut buf).is_err());
     }
 }
