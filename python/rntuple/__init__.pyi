@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator, Literal, Mapping, Sequence, Union, overload
+from typing import Any, BinaryIO, Iterator, Literal, Mapping, Sequence, Union, overload
 
 import awkward as ak
 import pyarrow as pa
@@ -21,8 +21,9 @@ class RNTupleError(Exception):
     """An error from the rntuple library (damaged or unsupported file, missing RNTuple or field, a value that
     does not fit its field, I/O); the message says what is wrong and where."""
 
-def open(path: _Path) -> File:
-    """Opens a ROOT file holding RNTuples (a context manager)."""
+def open(path: Union[_Path, bytes, bytearray, memoryview, BinaryIO]) -> File:
+    """Opens a ROOT file holding RNTuples (a context manager): a path, the file's bytes, or a binary
+    file object read whole into memory."""
 
 def parse_size(text: str) -> int:
     """Bytes in a size string such as ``"100 MB"`` or ``"1 GiB"``."""

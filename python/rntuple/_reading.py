@@ -32,8 +32,14 @@ def parse_size(text: str) -> int:
 def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     """Opens a ROOT file holding RNTuples.
 
+    ``path`` is a path (``str`` or ``os.PathLike``), or the file's content: ``bytes``, ``bytearray`` or
+    ``memoryview`` beginning with ROOT's magic ``b"root"``, or a binary file object (anything with
+    ``.read()``, such as ``io.BytesIO`` or an fsspec file), which is read whole into memory.
+
     >>> with rntuple.open("events.root") as f:
     ...     arrays = f["Events"].arrays(["nMuon", "Muon_pt"])
+    >>> with rntuple.open(pathlib.Path("events.root").read_bytes()) as f:
+    ...     n = f["Events"].num_entries
 
     Raises ``FileNotFoundError`` for a missing file and :class:`RNTupleError` for a file that is not a ROOT
     file or is damaged (the message says what is wrong and where).
@@ -41,11 +47,35 @@ def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     return File(path)
 
 
+def _contents(source):
+    """The bytes of an in-memory ROOT file or a binary file object, or None when `source` is a path."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        # bytes are also a valid path type; every ROOT file starts with b"root"
+        return data if data[:4] == b"root" else None
+    read = getattr(source, "read", None)
+    if callable(read) and not isinstance(source, (str, os.PathLike)):
+        data = read()
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"rntuple.open: {type(source).__name__}.read() returned {type(data).__name__}, not bytes "
+                            "(open the file in binary mode)")
+        return bytes(data)
+    return None
+
+
 class File:
     """An open ROOT file: a mapping from RNTuple names to :class:`RNTuple` readers; a context manager."""
 
     def __init__(self, path):
+        data = _contents(path)
+        if data is not None:
+            self._path = getattr(path, "name", None) if not isinstance(path, (bytes, bytearray, memoryview)) else None
+            self._path = str(self._path) if self._path is not None else "<memory>"
+            self._native = _rntuple.NativeFile.from_bytes(data)
+            return
         path = os.fspath(path)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
         if not os.path.exists(path):
             raise FileNotFoundError(f"no such file: {path!r}")
         self._path = path

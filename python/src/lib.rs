@@ -316,6 +316,13 @@ impl NativeFile {
         Ok(NativeFile { file: Arc::new(file) })
     }
 
+    /// A ROOT file's whole content, held in memory.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
+        let file = py.allow_threads(|| RNTupleFile::from_bytes(data)).map_err(err)?;
+        Ok(NativeFile { file: Arc::new(file) })
+    }
+
     /// Paths of the RNTuples in the file, in key order.
     fn names(&self) -> Vec<String> {
         self.file.names()

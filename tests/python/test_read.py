@@ -4,6 +4,7 @@ API (keys, schema, iterate, to_arrow, errors)."""
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import awkward as ak
@@ -168,6 +169,31 @@ def test_parse_size():
     assert rntuple.parse_size("4096") == 4096
     with pytest.raises(ValueError, match="cannot understand"):
         rntuple.parse_size("lots")
+
+
+def test_open_from_bytes_and_file_objects(cms, tmp_path):
+    import io
+
+    whole = rntuple.open(cms)["Events"].arrays()
+    data = cms.read_bytes()
+    for source in (data, bytearray(data), memoryview(data), io.BytesIO(data)):
+        with rntuple.open(source) as f:
+            assert f.keys() == ["Events"]
+            assert ak.array_equal(f["Events"].arrays(), whole)
+    with cms.open("rb") as fh:
+        f = rntuple.open(fh)
+        assert f.file_path == str(cms)
+        assert ak.array_equal(f["Events"].arrays(["Muon_pt"], entry_stop=50), whole[["Muon_pt"]][:50])
+    # bytes that are not a ROOT file's content are a path, as os.fspath takes them
+    assert rntuple.open(os.fsencode(cms)).keys() == ["Events"]
+    with pytest.raises(FileNotFoundError):
+        rntuple.open(b"/no/such/file.root")
+    # damaged content raises, it does not crash
+    with pytest.raises(rntuple.RNTupleError, match="."):
+        rntuple.open(data[:5000])["Events"].arrays()
+    with pytest.raises(TypeError, match="binary mode"):
+        with cms.open("r", encoding="latin-1") as fh:
+            rntuple.open(fh)
 
 
 def test_missing_file(tmp_path):
