@@ -23,7 +23,7 @@ class RNTupleError(Exception):
 
 def open(path: Union[_Path, bytes, bytearray, memoryview, BinaryIO]) -> File:
     """Opens a ROOT file holding RNTuples (a context manager): a path, the file's bytes, or a binary
-    file object read whole into memory."""
+    file object (read range by range when it can seek, whole when it cannot)."""
 
 def parse_size(text: str) -> int:
     """Bytes in a size string such as ``"100 MB"`` or ``"1 GiB"``."""

@@ -32,14 +32,16 @@ def parse_size(text: str) -> int:
 def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     """Opens a ROOT file holding RNTuples.
 
-    ``path`` is a path (``str`` or ``os.PathLike``), or the file's content: ``bytes``, ``bytearray`` or
-    ``memoryview`` beginning with ROOT's magic ``b"root"``, or a binary file object (anything with
-    ``.read()``, such as ``io.BytesIO`` or an fsspec file), which is read whole into memory.
+    ``path`` is a path (``str`` or ``os.PathLike``); the file's content (``bytes``, ``bytearray`` or
+    ``memoryview`` beginning with ROOT's magic ``b"root"``); or a binary file object. A seekable file
+    object (an open file, ``io.BytesIO``, an fsspec file over HTTP, XRootD or S3) is read range by range:
+    only the metadata and the pages of the fields you read are requested. A file object that cannot seek
+    is read whole into memory first.
 
     >>> with rntuple.open("events.root") as f:
     ...     arrays = f["Events"].arrays(["nMuon", "Muon_pt"])
-    >>> with rntuple.open(pathlib.Path("events.root").read_bytes()) as f:
-    ...     n = f["Events"].num_entries
+    >>> with fsspec.open("https://example.org/events.root", "rb") as remote:
+    ...     muon_pt = rntuple.open(remote)["Events"].arrays(["Muon_pt"])   # transfers Muon_pt's pages
 
     Raises ``FileNotFoundError`` for a missing file and :class:`RNTupleError` for a file that is not a ROOT
     file or is damaged (the message says what is wrong and where).
@@ -47,15 +49,27 @@ def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     return File(path)
 
 
+def _is_file_object(source) -> bool:
+    return callable(getattr(source, "read", None)) and not isinstance(source, (str, bytes, os.PathLike))
+
+
+def _seekable(source) -> bool:
+    try:
+        return bool(source.seekable()) if callable(getattr(source, "seekable", None)) else callable(
+            getattr(source, "seek", None))
+    except Exception:  # noqa: BLE001 - a file object that cannot say is treated as a stream
+        return False
+
+
 def _contents(source):
-    """The bytes of an in-memory ROOT file or a binary file object, or None when `source` is a path."""
+    """The bytes of an in-memory ROOT file or of a non-seekable binary stream, or None when `source` is a
+    path or a seekable file object."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         # bytes are also a valid path type; every ROOT file starts with b"root"
         return data if data[:4] == b"root" else None
-    read = getattr(source, "read", None)
-    if callable(read) and not isinstance(source, (str, os.PathLike)):
-        data = read()
+    if _is_file_object(source) and not _seekable(source):
+        data = source.read()
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"rntuple.open: {type(source).__name__}.read() returned {type(data).__name__}, not bytes "
                             "(open the file in binary mode)")
@@ -67,6 +81,16 @@ class File:
     """An open ROOT file: a mapping from RNTuple names to :class:`RNTuple` readers; a context manager."""
 
     def __init__(self, path):
+        if _is_file_object(path) and _seekable(path):
+            name = getattr(path, "name", None)
+            self._path = str(name) if name is not None else f"<{type(path).__name__}>"
+            probe = path.read(0) if callable(getattr(path, "read", None)) else b""
+            if not isinstance(probe, (bytes, bytearray)):
+                raise TypeError(f"rntuple.open: {type(path).__name__}.read() returned {type(probe).__name__}, not bytes "
+                                "(open the file in binary mode)")
+            self._file_object = path  # kept alive as long as the reader uses it
+            self._native = _rntuple.NativeFile.from_file_object(path)
+            return
         data = _contents(path)
         if data is not None:
             self._path = getattr(path, "name", None) if not isinstance(path, (bytes, bytearray, memoryview)) else None

@@ -19,6 +19,7 @@ use rntuple::{RNTupleFile, Reader, Value};
 use std::sync::{Arc, Mutex};
 
 mod parallel;
+mod source;
 
 create_exception!(
     _rntuple,
@@ -320,6 +321,14 @@ impl NativeFile {
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
         let file = py.allow_threads(|| RNTupleFile::from_bytes(data)).map_err(err)?;
+        Ok(NativeFile { file: Arc::new(file) })
+    }
+
+    /// A ROOT file read through a seekable binary Python file object, range by range.
+    #[staticmethod]
+    fn from_file_object(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let src: Arc<dyn rntuple::storage::source::ReadAt> = Arc::new(source::PyFileSource::new(obj)?);
+        let file = py.allow_threads(|| RNTupleFile::from_source(src)).map_err(err)?;
         Ok(NativeFile { file: Arc::new(file) })
     }
 

@@ -4,6 +4,7 @@ API (keys, schema, iterate, to_arrow, errors)."""
 
 from __future__ import annotations
 
+import io
 import os
 import warnings
 
@@ -184,6 +185,7 @@ def test_open_from_bytes_and_file_objects(cms, tmp_path):
         f = rntuple.open(fh)
         assert f.file_path == str(cms)
         assert ak.array_equal(f["Events"].arrays(["Muon_pt"], entry_stop=50), whole[["Muon_pt"]][:50])
+        assert ak.array_equal(f["Events"].arrays(), whole)
     # bytes that are not a ROOT file's content are a path, as os.fspath takes them
     assert rntuple.open(os.fsencode(cms)).keys() == ["Events"]
     with pytest.raises(FileNotFoundError):
@@ -194,6 +196,100 @@ def test_open_from_bytes_and_file_objects(cms, tmp_path):
     with pytest.raises(TypeError, match="binary mode"):
         with cms.open("r", encoding="latin-1") as fh:
             rntuple.open(fh)
+
+
+class _CountingFile(io.RawIOBase):
+    """A seekable binary file object over bytes that counts what is read, and can fail on demand."""
+
+    def __init__(self, data: bytes, fail_after: int | None = None):
+        self._data, self._pos, self.bytes_read, self.reads, self._fail_after = data, 0, 0, 0, fail_after
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def seek(self, offset, whence=0):
+        self._pos = offset if whence == 0 else (self._pos + offset if whence == 1 else len(self._data) + offset)
+        return self._pos
+
+    def read(self, n=-1):
+        if self._fail_after is not None and self.reads >= self._fail_after:
+            raise OSError("connection reset by peer (simulated)")
+        self.reads += 1
+        end = len(self._data) if n is None or n < 0 else min(len(self._data), self._pos + n)
+        out = self._data[self._pos:end]
+        self._pos = end
+        self.bytes_read += len(out)
+        return out
+
+
+class _Stream:
+    """A binary stream that cannot seek (a pipe): read whole."""
+
+    def __init__(self, data: bytes):
+        self._buf = io.BytesIO(data)
+
+    def read(self, n=-1):
+        return self._buf.read(n)
+
+    def seekable(self):
+        return False
+
+
+def test_file_object_reads_only_what_is_needed(testdata):
+    path = testdata / "rntuple" / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
+    if not path.exists():
+        skip_or_fail(f"{path} missing")
+    data = path.read_bytes()
+    ref = rntuple.open(path)["Events"]
+    src = _CountingFile(data)
+    t = rntuple.open(src)["Events"]
+    assert t.num_entries == ref.num_entries
+    before = src.bytes_read
+    got = t.arrays(["nMuon"])
+    assert ak.array_equal(got, ref.arrays(["nMuon"]))
+    # nMuon's pages are a small part of the file: only they are requested, not the Muon_* columns
+    assert 0 < src.bytes_read - before < len(data) // 4, (src.bytes_read - before, len(data))
+    # chunks read from several Rust threads through the one file object agree with the file read
+    whole = ak.concatenate(list(t.iterate(137, progress=False)))
+    assert ak.array_equal(whole, ref.arrays())
+    # several Python threads reading through the one file object at once
+    import threading
+
+    results = [None] * 4
+
+    def work(i):
+        results[i] = t.arrays(["Muon_pt", "nMuon"], entry_start=100 * i, entry_stop=100 * i + 400)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=120)
+    assert not any(th.is_alive() for th in threads)
+    for i, r in enumerate(results):
+        assert ak.array_equal(r, ref.arrays(["Muon_pt", "nMuon"], entry_start=100 * i, entry_stop=100 * i + 400))
+    # a stream that cannot seek is read whole, with the same values
+    assert ak.array_equal(rntuple.open(_Stream(data))["Events"].arrays(), ref.arrays())
+
+
+def test_failing_file_object_raises(testdata):
+    path = testdata / "rntuple" / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
+    if not path.exists():
+        skip_or_fail(f"{path} missing")
+    data = path.read_bytes()
+    opened = _CountingFile(data)
+    t = rntuple.open(opened)["Events"]
+    reads = opened.reads
+    failing = _CountingFile(data, fail_after=reads)  # opens, then fails on the first page
+    t = rntuple.open(failing)["Events"]
+    with pytest.raises(rntuple.RNTupleError, match="connection reset by peer"):
+        t.arrays()
+    # a file object that ends early (a truncated download) is an error naming the offset
+    with pytest.raises(rntuple.RNTupleError, match="offset"):
+        rntuple.open(_CountingFile(data[: len(data) // 2]))["Events"].arrays()
 
 
 def test_missing_file(tmp_path):

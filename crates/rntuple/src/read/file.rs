@@ -31,6 +31,28 @@ impl RNTupleFile {
         Ok(RNTupleFile { root: RootFile::open(src)? })
     }
 
+    /// Opens a ROOT file read through any byte source: a remote file, a file object of a host
+    /// language, a custom cache. Only the ranges the reads need are requested.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rntuple::storage::source::{MemSource, ReadAt};
+    /// use rntuple::write::writer::{Writer, WriteOptions};
+    /// let path = std::env::temp_dir().join("rntuple-doc-from-source.root");
+    /// let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+    /// w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::F32(1.5))]))?;
+    /// w.commit()?;
+    /// let src: Arc<dyn ReadAt> = Arc::new(MemSource(Arc::new(std::fs::read(&path)?)));
+    /// let f = rntuple::RNTupleFile::from_source(src)?;
+    /// assert_eq!(f.reader("Events")?.num_entries(), 1);
+    /// // Bytes that are not a ROOT file give an error naming what is wrong, never a panic.
+    /// assert!(rntuple::RNTupleFile::from_source(Arc::new(MemSource(Arc::new(b"junk".to_vec())))).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_source(src: Arc<dyn ReadAt>) -> Result<Self> {
+        Ok(RNTupleFile { root: RootFile::open(src)? })
+    }
+
     /// Opens a ROOT file held in memory.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self> {
         let src: Arc<dyn ReadAt> = Arc::new(MemSource(Arc::new(bytes)));

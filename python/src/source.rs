@@ -1,0 +1,66 @@
+//! A byte source over a Python binary file object (`seek` + `read`): an open local file,
+//! `io.BytesIO`, an fsspec file over HTTP, XRootD or S3. The reader asks only for the ranges it
+//! needs (anchor, envelopes, the pages of the chosen fields), so reading one field of a remote
+//! file transfers that field's pages, not the file.
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use rntuple::storage::source::ReadAt;
+use std::sync::Mutex;
+
+/// Reads through a Python file object. `seek` and `read` are one step under `lock`: Python may
+/// release the GIL inside `read`, and another reading thread must not move the position then.
+pub(crate) struct PyFileSource {
+    obj: Py<PyAny>,
+    len: u64,
+    name: String,
+    lock: Mutex<()>,
+}
+
+impl PyFileSource {
+    /// Wraps a seekable binary file object; its length is found by seeking to its end.
+    pub(crate) fn new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let len: u64 = obj.call_method1("seek", (0, 2))?.extract()?;
+        let name = obj.getattr("name").ok().and_then(|n| n.str().ok()).map(|s| s.to_string()).unwrap_or_else(|| format!("<{}>", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()));
+        Ok(PyFileSource { obj: obj.clone().unbind(), len, name, lock: Mutex::new(()) })
+    }
+
+    fn read_locked(&self, offset: u64, buf: &mut [u8]) -> rntuple::Result<()> {
+        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        Python::with_gil(|py| -> PyResult<Result<(), String>> {
+            let f = self.obj.bind(py);
+            f.call_method1("seek", (offset,))?;
+            let mut at = 0;
+            while at < buf.len() {
+                let chunk = f.call_method1("read", (buf.len() - at,))?;
+                let bytes = chunk.downcast::<PyBytes>().map_err(|_| pyo3::exceptions::PyTypeError::new_err("read() must return bytes (open the file in binary mode)"))?;
+                let b = bytes.as_bytes();
+                if b.is_empty() {
+                    return Ok(Err(format!("the file object ended after {} of {} bytes", at, buf.len())));
+                }
+                let n = b.len().min(buf.len() - at);
+                buf[at..at + n].copy_from_slice(&b[..n]);
+                at += n;
+            }
+            Ok(Ok(()))
+        })
+        .map_err(|e| e.to_string())
+        .and_then(|r| r)
+        .map_err(|why| rntuple::Error::Io {
+            context: format!("reading {} bytes at offset {offset} of {}", buf.len(), self.name),
+            source: std::io::Error::other(why),
+        })
+    }
+}
+
+impl ReadAt for PyFileSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> rntuple::Result<()> {
+        // Never wait for the lock while holding the GIL: the thread holding the lock may be
+        // waiting for the GIL. Take the GIL only to let go of it, then the lock, then the GIL.
+        Python::with_gil(|py| py.allow_threads(|| self.read_locked(offset, buf)))
+    }
+}
