@@ -2,13 +2,14 @@
 //!
 //! On a struct with named fields it implements `rntuple::write::Entry` (the members are an entry's
 //! top-level fields, in declaration order) and `rntuple::write::FieldValue` (an untyped record with
-//! those members, usable as a field, a vector item or an optional). Every member type must
-//! implement `FieldValue`. Written without `syn` to keep the build light: the struct is read from
+//! those members, usable as a field, a vector item or an optional) for writing, and
+//! `rntuple::read::FromEntry` and `rntuple::read::FromValue` (members matched by name) for
+//! reading. Every member type must implement `FieldValue` and `FromValue`. Written without `syn` to keep the build light: the struct is read from
 //! its tokens (attributes, visibility, name, braces of `name: Type` members).
 
 use proc_macro::{Delimiter, TokenStream, TokenTree};
 
-/// Implements `Entry` and `FieldValue` for a struct with named fields.
+/// Implements `Entry`, `FieldValue`, `FromEntry` and `FromValue` for a struct with named fields.
 #[proc_macro_derive(Record)]
 pub fn derive_record(input: TokenStream) -> TokenStream {
     match expand(input) {
@@ -55,7 +56,27 @@ fn expand(input: TokenStream) -> Result<String, String> {
     let list: Vec<String> = fields.iter().map(|(n, t)| format!("({:?}.to_string(), <{t} as ::rntuple::write::FieldValue>::type_expr())", n.trim_start_matches("r#"))).collect();
     let list = list.join(", ");
     let members: String = fields.iter().map(|(n, _)| format!("r.member(&self.{n})?; ")).collect();
-    Ok(format!(
+    let names: Vec<String> = fields.iter().map(|(n, _)| format!("{:?}", n.trim_start_matches("r#"))).collect();
+    let names = names.join(", ");
+    let from: String = fields
+        .iter()
+        .map(|(n, t)| {
+            let key = format!("{:?}", n.trim_start_matches("r#"));
+            format!(
+                "{n}: <{t} as ::rntuple::read::FromValue>::from_value(::rntuple::read::typed::member(v, {key}, path)?, &::rntuple::read::typed::member_path(path, {key}))?, "
+            )
+        })
+        .collect();
+    let reading = format!(
+        "impl ::rntuple::read::FromValue for {name} {{
+            fn from_value(v: &::rntuple::Value, path: &str) -> ::rntuple::Result<Self> {{ Ok({name} {{ {from} }}) }}
+        }}
+        impl ::rntuple::read::FromEntry for {name} {{
+            fn field_names() -> ::std::vec::Vec<&'static str> {{ vec![{names}] }}
+            fn from_entry(v: &::rntuple::Value) -> ::rntuple::Result<Self> {{ <Self as ::rntuple::read::FromValue>::from_value(v, \"\") }}
+        }}"
+    );
+    Ok(reading + &format!(
         "impl ::rntuple::write::FieldValue for {name} {{
             fn type_expr() -> {te} {{ {te}::Record(vec![{list}]) }}
             fn put(&self, w: ::rntuple::write::FieldWriter<'_>) -> ::rntuple::Result<()> {{

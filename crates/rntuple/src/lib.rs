@@ -55,7 +55,9 @@ pub mod logical {
 pub mod read {
     pub mod file;
     pub mod reader;
+    pub mod typed;
     pub mod value;
+    pub use typed::{FromEntry, FromValue};
 }
 
 /// Event iteration: writing. [`write::Writer`] writes sequentially; [`write::ParallelWriter`]
@@ -79,7 +81,9 @@ pub use read::file::RNTupleFile;
 pub use read::reader::Reader;
 pub use read::value::Value;
 /// `#[derive(Record)]` on a struct with named fields implements [`write::Entry`] (its members are
-/// an entry's top-level fields) and [`write::FieldValue`] (an untyped record with those members).
+/// an entry's top-level fields) and [`write::FieldValue`] (an untyped record with those members)
+/// for writing, and [`read::FromEntry`] and [`read::FromValue`] (members matched by name) for
+/// reading.
 pub use rntuple_derive::Record;
 
 /// Re-exports of the Arrow crates used in the public API.

@@ -1,21 +1,21 @@
 //! Typed filling with `#[derive(Record)]`: every supported Rust type (primitives, String, Vec,
 //! arrays, Option, tuples, nested derived structs as untyped records and untyped collections),
 //! through the sequential and the parallel writer, read back equal to an independently built JSON
-//! form. The file also goes to `target/tmp/typed_derive.root` (with its expected values) for
+//! form, and read back typed (`read_typed`, `iter_typed`) equal to the values written. The file also goes to `target/tmp/typed_derive.root` (with its expected values) for
 //! tests/cross/test_typed_derive.py, where ROOT 6.40 and uproot read it.
 
 use rntuple::write::{ParallelWriter, WriteOptions, Writer};
 use rntuple::{RNTupleFile, Record};
 use serde_json::{json, Value as J};
 
-#[derive(Record, Clone)]
+#[derive(Record, Clone, Debug, PartialEq)]
 struct Hit {
     x: f32,
     y: f32,
     layer: u8,
 }
 
-#[derive(Record, Clone)]
+#[derive(Record, Clone, Debug, PartialEq)]
 struct Event {
     id: u64,
     flag: bool,
@@ -99,8 +99,15 @@ fn derived_structs_round_trip_sequential_and_parallel() {
         for (i, (g, e)) in got.iter().zip(&want).enumerate() {
             assert_eq!(g, e, "entry {i} (compression {compression})");
         }
-        let clusters = RNTupleFile::open(&path).expect("open").reader("Events").expect("reader").descriptor().clusters.len();
+        let r = RNTupleFile::open(&path).expect("open").reader("Events").expect("reader");
+        let clusters = r.descriptor().clusters.len();
         assert!(clusters > 1, "{clusters} clusters");
+        // The same struct reads the entries back (typed reading), whole and in batches across
+        // clusters, and a range in the middle.
+        assert!(r.read_typed::<Event>(0, n).expect("read typed") == events, "typed read (compression {compression})");
+        let it: Vec<Event> = r.iter_typed::<Event>(333).collect::<Result<_, _>>().expect("iter typed");
+        assert!(it == events);
+        assert!(r.read_typed::<Event>(777, 1234).expect("range") == events[777..1234]);
         if compression == 505 {
             std::fs::copy(&path, dir.join("typed_derive.root")).expect("copy");
             std::fs::write(dir.join("typed_derive.expected.json"), serde_json::to_string(&want).expect("json")).expect("write expected");
