@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Builds the reader's fuzz target and runs it briefly (FUZZ_SECONDS, default 60) on a seed
-# corpus made of the bundled test files. Installs cargo-fuzz when missing.
+# Builds the fuzz targets and runs each briefly: read_file (whole files; FUZZ_SECONDS, default 60,
+# seeded with the bundled test files), then the parsers one by one (FUZZ_SECONDS_EACH, default 20):
+# envelopes (header/footer/page list, seeded with the test files' envelopes), decompress (ROOT's
+# compression framing), type_names (C++ type names), decode_page (column decoding). Installs
+# cargo-fuzz when missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 SECONDS_TO_RUN="${FUZZ_SECONDS:-60}"
+SECONDS_EACH="${FUZZ_SECONDS_EACH:-20}"
 TESTDATA="${RNTUPLE_TESTDATA:-$(cd ../.. && pwd)/shared/testdata}"
 if ! command -v cargo-fuzz >/dev/null 2>&1; then
     echo "fuzz: installing cargo-fuzz"
@@ -26,10 +30,21 @@ if [ -d "$TESTDATA/rntuple" ]; then
 elif [ "${CI:-}" = "true" ]; then
     echo "fuzz: test data $TESTDATA missing under CI" >&2; exit 1
 fi
-"${FUZZ[@]}" build read_file
+"${FUZZ[@]}" build
+mkdir -p corpus/envelopes corpus/decompress corpus/type_names corpus/decode_page
+if [ -d "$TESTDATA/rntuple" ]; then
+    # The envelopes target takes payloads, not files: cut them out of the test files.
+    (cd .. && cargo run --quiet --release --example fuzz_seeds -- fuzz/corpus/envelopes "$TESTDATA"/rntuple/*.root "$TESTDATA"/v1-older/*.root)
+fi
+printf 'std::vector<std::pair<std::int32_t, ROOT::VecOps::RVec<float>>>' > corpus/type_names/seed_vector
+printf 'std::map<std::string, std::array<std::optional<std::variant<float, bool>>, 3>>' > corpus/type_names/seed_map
 # Leaks are not what this run looks for: besides libFuzzer's own check (-detect_leaks=0), AddressSanitizer's
 # check at process exit is turned off too. It can report the thread-local buffers of a reading thread
 # whose scope has ended but whose OS thread is still tearing down when the process exits (seen once in CI).
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     "${FUZZ[@]}" run read_file corpus/read_file -- -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -rss_limit_mb=4096 -timeout=20 -detect_leaks=0
-echo "fuzz: read_file ran ${SECONDS_TO_RUN}s without a crash"
+for target in envelopes decompress type_names decode_page; do
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        "${FUZZ[@]}" run "$target" "corpus/$target" -- -max_total_time="$SECONDS_EACH" -max_len=65536 -rss_limit_mb=4096 -timeout=20 -detect_leaks=0
+done
+echo "fuzz: read_file ran ${SECONDS_TO_RUN}s, envelopes, decompress, type_names and decode_page ${SECONDS_EACH}s each, without a crash"

@@ -235,7 +235,7 @@ pub fn parse_page_list(buf: &[u8], d: &mut Descriptor, group: usize) -> Result<(
     if hc != d.header_checksum {
         return Err(Error::Checksum { what: "page list's copy of the header checksum".into(), offset: 0, stored: hc, computed: d.header_checksum });
     }
-    let g = &d.cluster_groups[group];
+    let g = d.cluster_groups.get(group).ok_or_else(|| Error::Invalid(format!("page list of cluster group {group}, but the footer lists {}", d.cluster_groups.len())))?;
     let ls = c.list_frame("cluster summary list", 24)?;
     if ls.len() != g.n_clusters {
         return Err(c.err(format!("page list has {} clusters, its cluster group says {}", ls.len(), g.n_clusters)));
