@@ -10,6 +10,10 @@ Reading::
         table = events.to_arrow(["Muon_pt"])              # pyarrow.Table
         for chunk in events.iterate(step_size="100 MB"):  # awkward arrays of ~100 MB each
             ...
+    # many files as one dataset
+    for chunk in rntuple.iterate("skims/*.root:Events", fields=["Muon_pt"]):
+        ...
+    muons = rntuple.concatenate(["a.root", "b.root"], fields=["Muon_pt"], ntuple="Events")
 
 Writing::
 
@@ -25,6 +29,7 @@ Errors from the library raise :class:`RNTupleError` with its message (what is wr
 from ._rntuple import RNTupleError, default_write_options, normalize_type
 from ._rntuple import merge as _merge
 from ._rntuple import skim as _skim
+from ._dataset import concatenate, iterate
 from ._reading import File, RNTuple, open, parse_size
 from ._writing import FillContext, ParallelWriter, Writer, infer_schema, root_type_of_arrow, root_type_of_form, write
 
@@ -37,8 +42,10 @@ __all__ = [
     "RNTuple",
     "RNTupleError",
     "Writer",
+    "concatenate",
     "default_write_options",
     "infer_schema",
+    "iterate",
     "merge",
     "normalize_type",
     "open",

@@ -25,6 +25,17 @@ def open(path: Union[_Path, bytes, bytearray, memoryview, BinaryIO]) -> File:
     """Opens a ROOT file holding RNTuples (a context manager): a path, the file's bytes, or a binary
     file object (read range by range when it can seek, whole when it cannot)."""
 
+_Sources = Union[_Path, Sequence[_Path], Mapping[_Path, str]]
+
+def iterate(sources: _Sources, step_size: Union[int, str] = "100 MB", fields: _Fields = None,
+            ntuple: str | None = None, library: Literal["ak", "pa"] = "ak",
+            progress: bool | None = None) -> Iterator[Any]:
+    """Chunks of the RNTuples of many files (paths, globs, "file.root:Events"), in order."""
+
+def concatenate(sources: _Sources, fields: _Fields = None, ntuple: str | None = None,
+                library: Literal["ak", "pa"] = "ak") -> Any:
+    """The RNTuples of many files as one awkward array or pyarrow table."""
+
 def parse_size(text: str) -> int:
     """Bytes in a size string such as ``"100 MB"`` or ``"1 GiB"``."""
 
