@@ -28,6 +28,7 @@ demo: build
 	@$(BIN) bench read $(DEMO_FILE) --ntuple Events > /tmp/rntuple-demo-read.json
 	@python3 bench/demo_summary.py /tmp/rntuple-demo-write.json /tmp/rntuple-demo-read.json
 	@$(BIN) info $(DEMO_FILE) | head -6
+	$(BIN) check $(DEMO_FILE)
 	@echo "== skim: eventId of the first cluster (one thread's $(DEMO_ENTRIES) entries: pages copied), then entries 10:20 (re-encoded) =="
 	$(BIN) skim $(DEMO_FILE) /tmp/rntuple-demo-skim.root --fields eventId --entries 0:$(DEMO_ENTRIES)
 	$(BIN) skim $(DEMO_FILE) /tmp/rntuple-demo-skim.root --entries 10:20

@@ -31,6 +31,18 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Reads every page of every field, cluster by cluster (checksums, decompression, decoding),
+    /// and reports each damaged field and cluster; exits non-zero when anything is damaged.
+    Check {
+        /// A ROOT file.
+        file: String,
+        /// Only this RNTuple.
+        #[arg(long)]
+        ntuple: Option<String>,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Entries as a JSON array, one object per entry.
     Dump {
         /// A ROOT file.
@@ -199,6 +211,7 @@ fn main() -> ExitCode {
     let progress = !cli.no_progress;
     let r = match cli.cmd {
         Cmd::Info { file, ntuple, json } => info(&file, ntuple.as_deref(), json),
+        Cmd::Check { file, ntuple, json } => check(&file, ntuple.as_deref(), json, progress),
         Cmd::Dump { file, sel } => dump(&file, sel.ntuple.as_deref(), sel.fields.as_deref(), sel.entries.as_deref(), progress),
         Cmd::Merge { output, inputs, ntuple, compression } => merge(&output, &inputs, ntuple.as_deref(), compression, progress),
         Cmd::Skim { input, output, sel, compression, reencode } => skim(&input, &output, &sel, compression, reencode, progress),
@@ -471,6 +484,77 @@ fn progress_bar(len: u64, what: &str, enabled: bool) -> indicatif::ProgressBar {
     let pb = indicatif::ProgressBar::with_draw_target(Some(len), indicatif::ProgressDrawTarget::stderr_with_hz(10)).with_style(style);
     pb.set_message(what.to_string());
     pb
+}
+
+fn check(path: &str, only: Option<&str>, json: bool, progress: bool) -> Res {
+    let f = RNTupleFile::open(path)?;
+    let names: Vec<String> = match only {
+        Some(n) => vec![n.to_string()],
+        None => f.names(),
+    };
+    if names.is_empty() {
+        return Err("the file holds no RNTuple".into());
+    }
+    if !json {
+        println!("file: {path}");
+    }
+    let (mut damaged, mut out) = (0usize, Vec::new());
+    for name in &names {
+        let r = match f.reader(name) {
+            Ok(r) => r,
+            Err(e) => {
+                damaged += 1;
+                if json {
+                    out.push(serde_json::json!({"name": name, "error": e.to_string()}));
+                } else {
+                    println!("RNTuple '{name}': cannot be read: {e}");
+                }
+                continue;
+            }
+        };
+        let pb = progress_bar(0, "checked", progress);
+        let rep = r.check(|done, total| {
+            pb.set_length(total);
+            pb.set_position(done);
+        });
+        pb.finish_and_clear();
+        damaged += rep.problems.len();
+        if json {
+            let problems: Vec<serde_json::Value> = rep
+                .problems
+                .iter()
+                .map(|p| serde_json::json!({"field": p.field, "cluster": p.cluster, "first_entry": p.entries.0, "end_entry": p.entries.1, "error": p.error}))
+                .collect();
+            let skipped: serde_json::Map<String, serde_json::Value> = rep.skipped_fields.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
+            out.push(serde_json::json!({"name": name, "entries": rep.entries, "clusters": rep.clusters, "fields": rep.fields, "pages": rep.pages,
+                "stored_bytes": rep.stored_bytes, "uncompressed_bytes": rep.uncompressed_bytes, "skipped_fields": skipped, "problems": problems}));
+        } else {
+            let verdict = if rep.problems.is_empty() { "OK".to_string() } else { format!("{} damaged (field, cluster) pairs", rep.problems.len()) };
+            let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+            println!(
+                "RNTuple '{name}': {}, {}, {}, {} ({} stored, {} uncompressed): {verdict}",
+                n(rep.entries as usize, "entry", "entries"),
+                n(rep.clusters, "cluster", "clusters"),
+                n(rep.fields, "field", "fields"),
+                n(rep.pages as usize, "page", "pages"),
+                human(rep.stored_bytes),
+                human(rep.uncompressed_bytes)
+            );
+            for (field, why) in &rep.skipped_fields {
+                println!("  not checked: field '{field}': {why}");
+            }
+            for p in &rep.problems {
+                println!("  cluster {} (entries {}..{}), field '{}': {}", p.cluster, p.entries.0, p.entries.1, p.field, p.error);
+            }
+        }
+    }
+    if json {
+        println!("{}", serde_json::json!({"file": path, "ok": damaged == 0, "ntuples": out}));
+    }
+    if damaged > 0 {
+        return Err(format!("{path}: {damaged} problem(s) found").into());
+    }
+    Ok(())
 }
 
 fn skim(input: &str, output: &str, sel: &Select, compression: u32, reencode: bool, progress: bool) -> Res {

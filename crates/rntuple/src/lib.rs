@@ -53,6 +53,7 @@ pub mod logical {
 }
 /// Event iteration: reading.
 pub mod read {
+    pub mod check;
     pub mod file;
     pub mod reader;
     pub mod typed;
