@@ -109,6 +109,8 @@ class RNTuple:
         """Entry boundaries of the clusters."""
     def storage_stats(self, fields: _Fields = None) -> dict[str, int]:
         """Clusters, pages, stored and uncompressed bytes of the chosen fields."""
+    def check(self) -> dict[str, Any]:
+        """Reads every page of every field; reports damaged (field, cluster) pairs instead of raising."""
     def arrays(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> ak.Array:
         """Reads into an awkward array laid out as uproot 5 does."""
     def to_arrow(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> pa.Table:

@@ -216,6 +216,19 @@ class RNTuple:
         c, p, s, u = self._native.storage_stats(None if fields is None else list(_names(fields)))
         return {"clusters": c, "pages": p, "stored_bytes": s, "uncompressed_bytes": u}
 
+    def check(self) -> dict:
+        """Reads every page of every field, cluster by cluster (checksums, decompression, decoding), as
+        ``rntuple check`` does; returns ``{"ok", "entries", "clusters", "fields", "pages", "stored_bytes",
+        "uncompressed_bytes", "skipped_fields", "problems"}``, each problem a dict (field, cluster,
+        first_entry, end_entry, error). Damage is reported, not raised, so that one bad page does not hide the
+        state of the rest.
+
+        >>> report = rntuple.open("events.root")["Events"].check()
+        >>> report["ok"], len(report["problems"])
+        (True, 0)
+        """
+        return self._native.check()
+
     def _range(self, entry_start, entry_stop) -> tuple[int, int]:
         n = self.num_entries
         start = 0 if entry_start is None else int(entry_start)

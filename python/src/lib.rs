@@ -394,6 +394,34 @@ impl NativeReader {
         self.reader.skipped_fields()
     }
 
+    /// Reads every page of every readable field, cluster by cluster (`Reader::check`), with the
+    /// GIL released; returns the report as a dict.
+    fn check<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.reader.clone();
+        let rep = py.allow_threads(|| r.check(|_, _| {}));
+        let d = PyDict::new(py);
+        d.set_item("entries", rep.entries)?;
+        d.set_item("clusters", rep.clusters)?;
+        d.set_item("fields", rep.fields)?;
+        d.set_item("pages", rep.pages)?;
+        d.set_item("stored_bytes", rep.stored_bytes)?;
+        d.set_item("uncompressed_bytes", rep.uncompressed_bytes)?;
+        d.set_item("skipped_fields", rep.skipped_fields.into_iter().collect::<std::collections::HashMap<_, _>>())?;
+        let problems = PyList::empty(py);
+        for p in rep.problems {
+            let e = PyDict::new(py);
+            e.set_item("field", p.field)?;
+            e.set_item("cluster", p.cluster)?;
+            e.set_item("first_entry", p.entries.0)?;
+            e.set_item("end_entry", p.entries.1)?;
+            e.set_item("error", p.error)?;
+            problems.append(e)?;
+        }
+        d.set_item("ok", problems.is_empty())?;
+        d.set_item("problems", problems)?;
+        Ok(d)
+    }
+
     /// Every field record as a dict (id, name, type, alias, role, parent, children, repetition,
     /// projection source, flags, kind, readable, columns of representation 0 as
     /// (column type id, bits on storage)).

@@ -292,6 +292,31 @@ def test_failing_file_object_raises(testdata):
         rntuple.open(_CountingFile(data[: len(data) // 2]))["Events"].arrays()
 
 
+def test_check_reports_damage_without_raising(cms, tmp_path):
+    rep = rntuple.open(cms)["Events"].check()
+    assert rep["ok"] is True and rep["problems"] == []
+    assert (rep["entries"], rep["clusters"], rep["fields"]) == (1000, 1, 7)
+    assert rep["pages"] > 0 and rep["stored_bytes"] > 0
+    # damage one page: the one field that reads it (and the projections of its collection) report it
+    p = tmp_path / "many.root"
+    rntuple.write(p, "Events", ak.Array({"x": np.arange(20000, dtype=np.float64), "n": np.arange(20000, dtype=np.int32)}),
+                  approx_zipped_cluster_size=20000, max_unzipped_page_size=4096, compression=0)
+    t = rntuple.open(p)["Events"]
+    assert t.check()["ok"]
+    data = bytearray(p.read_bytes())
+    # uncompressed doubles: find the bytes of x = 12345.0 and flip one
+    at = data.find(np.float64(12345.0).tobytes())
+    assert at > 0
+    data[at + 7] ^= 0x01
+    bad = tmp_path / "bad.root"
+    bad.write_bytes(bytes(data))
+    rep = rntuple.open(bad)["Events"].check()
+    assert rep["ok"] is False
+    assert [pr["field"] for pr in rep["problems"]] == ["x"]
+    pr = rep["problems"][0]
+    assert pr["first_entry"] <= 12345 < pr["end_entry"] and "checksum" in pr["error"]
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(FileNotFoundError):
         rntuple.open(tmp_path / "nope.root")
