@@ -7,6 +7,7 @@ Reading::
         events = f["Events"]
         print(events.num_entries, events.schema)
         muons = events.arrays(["nMuon", "Muon_pt"])      # awkward.Array, laid out as uproot does
+        pt = events["Muon_pt"].array(entry_stop=100)      # one field, TTree-style
         table = events.to_arrow(["Muon_pt"])              # pyarrow.Table
         for chunk in events.iterate(step_size="100 MB"):  # awkward arrays of ~100 MB each
             ...
@@ -30,12 +31,13 @@ from ._rntuple import RNTupleError, default_write_options, normalize_type
 from ._rntuple import merge as _merge
 from ._rntuple import skim as _skim
 from ._dataset import concatenate, iterate
-from ._reading import File, RNTuple, open, parse_size
+from ._reading import Field, File, RNTuple, open, parse_size
 from ._writing import FillContext, ParallelWriter, Writer, infer_schema, root_type_of_arrow, root_type_of_form, write
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Field",
     "File",
     "FillContext",
     "ParallelWriter",

@@ -109,6 +109,10 @@ class RNTuple:
         """Entry boundaries of the clusters."""
     def storage_stats(self, fields: _Fields = None) -> dict[str, int]:
         """Clusters, pages, stored and uncompressed bytes of the chosen fields."""
+    def __getitem__(self, field: str) -> Field:
+        """A top-level field, read TTree-style: ``events["Muon_pt"].array()``."""
+    def __contains__(self, field: object) -> bool: ...
+    def __iter__(self) -> Iterator[str]: ...
     def check(self) -> dict[str, Any]:
         """Reads every page of every field; reports damaged (field, cluster) pairs instead of raising."""
     def arrays(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> ak.Array:
@@ -207,3 +211,18 @@ def write(path: _Path, ntuple_name: _Data, data: None = None, schema: _Schema | 
 def merge(output: _Path, inputs: Sequence[_Path], ntuple: str | None = None, compression: int = 505) -> dict[str, int]:
     """Merges the RNTuple ``ntuple`` of ``inputs`` (one schema) into the new file ``output`` by copying their
     compressed pages; returns entries, clusters, pages, page_bytes, file_bytes."""
+
+class Field:
+    """One top-level field of an RNTuple (``events["Muon_pt"]``)."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def typename(self) -> str: ...
+    @property
+    def num_entries(self) -> int: ...
+    def __len__(self) -> int: ...
+    def array(self, entry_start: int | None = None, entry_stop: int | None = None,
+              library: Literal["ak", "pa", "np"] = "ak") -> Any:
+        """The field's values as an awkward, pyarrow or numpy array."""
+    def iterate(self, step_size: Union[int, str] = "100 MB", entry_start: int | None = None,
+                entry_stop: int | None = None, progress: bool | None = None) -> Iterator[ak.Array]: ...

@@ -216,6 +216,21 @@ class RNTuple:
         c, p, s, u = self._native.storage_stats(None if fields is None else list(_names(fields)))
         return {"clusters": c, "pages": p, "stored_bytes": s, "uncompressed_bytes": u}
 
+    def __getitem__(self, field: str) -> "Field":
+        """A top-level field, read TTree-style: ``events["Muon_pt"].array()``."""
+        if field not in self.schema:
+            skipped = self.skipped_fields
+            if field in skipped:
+                raise RNTupleError(f"field '{field}' cannot be read: {skipped[field]}")
+            raise KeyError(f"no field {field!r} in RNTuple {self.name!r} (fields: {', '.join(self.fields)})")
+        return Field(self, field)
+
+    def __contains__(self, field) -> bool:
+        return field in self.schema
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fields)
+
     def check(self) -> dict:
         """Reads every page of every field, cluster by cluster (checksums, decompression, decoding), as
         ``rntuple check`` does; returns ``{"ok", "entries", "clusters", "fields", "pages", "stored_bytes",
@@ -330,6 +345,61 @@ class RNTuple:
 
     def __repr__(self) -> str:
         return f"<rntuple.RNTuple {self.name!r} in {self._path!r}: {self.num_entries} entries, {len(self._top)} fields>"
+
+
+class Field:
+    """One top-level field of an RNTuple, as uproot's TBranch-like access: ``events["Muon_pt"].array()``."""
+
+    def __init__(self, ntuple: RNTuple, name: str):
+        self._ntuple = ntuple
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        """The field's name."""
+        return self._name
+
+    @property
+    def typename(self) -> str:
+        """The field's ROOT type name."""
+        return self._ntuple.schema[self._name]
+
+    @property
+    def num_entries(self) -> int:
+        """Entries of the RNTuple."""
+        return self._ntuple.num_entries
+
+    def __len__(self) -> int:
+        return self._ntuple.num_entries
+
+    def array(self, entry_start: int | None = None, entry_stop: int | None = None, library: str = "ak"):
+        """The field's values for entries ``entry_start:entry_stop``: an awkward array (``library="ak"``, the
+        layout uproot gives), a pyarrow array (``"pa"``) or, for fields of fixed-size numbers, a numpy array
+        (``"np"``).
+
+        >>> pt = rntuple.open("events.root")["Events"]["Muon_pt"].array(entry_stop=1000)
+        """
+        if library in ("ak", "awkward"):
+            return self._ntuple.arrays([self._name], entry_start, entry_stop)[self._name]
+        if library in ("pa", "pyarrow"):
+            return self._ntuple.to_arrow([self._name], entry_start, entry_stop).column(0).combine_chunks()
+        if library in ("np", "numpy"):
+            a = self._ntuple.arrays([self._name], entry_start, entry_stop)[self._name]
+            try:
+                return ak.to_numpy(a)
+            except ValueError as e:
+                raise ValueError(f"field '{self._name}' ({self.typename}) has no numpy form ({e}); use library='ak'") \
+                    from None
+        raise ValueError(f"library must be 'ak', 'pa' or 'np', got {library!r}")
+
+    def iterate(self, step_size="100 MB", entry_start: int | None = None, entry_stop: int | None = None,
+                progress: bool | None = None) -> Iterator:
+        """Chunks of the field's values as awkward arrays (see :meth:`RNTuple.iterate`)."""
+        for chunk in self._ntuple.iterate(step_size, [self._name], entry_start, entry_stop, progress=progress):
+            yield chunk[self._name]
+
+    def __repr__(self) -> str:
+        return f"<rntuple.Field {self._name!r} ({self.typename}) of {self._ntuple.name!r}>"
 
 
 def _names(fields):

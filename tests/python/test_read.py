@@ -120,6 +120,26 @@ def test_file_api(cms):
     assert "Events" in repr(t) and "1000 entries" in repr(t)
 
 
+def test_field_access_ttree_style(cms):
+    t = rntuple.open(cms)["Events"]
+    assert "Muon_pt" in t and "nope" not in t
+    assert list(t) == t.fields
+    f = t["Muon_pt"]
+    assert f.name == "Muon_pt" and f.typename == "ROOT::VecOps::RVec<float>" and len(f) == 1000
+    assert "Muon_pt" in repr(f)
+    ref = uproot.open(cms)["Events"].arrays(["Muon_pt", "nMuon"])
+    assert ak.array_equal(f.array(), ref.Muon_pt, check_parameters=False)
+    assert ak.array_equal(f.array(entry_start=10, entry_stop=20), ref.Muon_pt[10:20], check_parameters=False)
+    assert f.array(library="pa").to_pylist()[:5] == ref.Muon_pt[:5].to_list()
+    n = t["nMuon"].array(library="np")
+    assert isinstance(n, np.ndarray) and n.tolist() == ref.nMuon.to_list()
+    with pytest.raises(ValueError, match="no numpy form"):
+        f.array(library="np")
+    assert ak.array_equal(ak.concatenate(list(f.iterate(300, progress=False))), ref.Muon_pt, check_parameters=False)
+    with pytest.raises(KeyError, match="no field 'nope'"):
+        t["nope"]
+
+
 def test_field_selection(cms):
     t = rntuple.open(cms)["Events"]
     a = t.arrays(["Muon_pt", "nMuon"], entry_start=10, entry_stop=20)
