@@ -59,11 +59,14 @@ __all__ = [
 ]
 
 
-def merge(output, inputs, ntuple=None, compression=505) -> dict:
+def merge(output, inputs, ntuple=None, compression=505, mode="strict") -> dict:
     """Merges the RNTuple ``ntuple`` of every file in ``inputs`` (all of one schema) into the new file ``output`` by
     copying their compressed pages: nothing is decompressed, each input cluster becomes an output cluster, in order.
     ``ntuple`` may be omitted when the first input holds exactly one RNTuple. ``compression`` applies to the output's
-    metadata (pages keep theirs). Returns a dict: entries, clusters, pages, page_bytes, file_bytes.
+    metadata (pages keep theirs). ``mode="filter"`` (ROOT's ``rntuple.MergingMode=Filter``): the output has the first
+    input's fields, found by name in the others, which may order them differently and have more (dropped); the
+    default ``"strict"`` wants the same schema everywhere. Returns a dict: entries, clusters, pages, page_bytes,
+    file_bytes.
 
     >>> rntuple.merge("all.root", ["part1.root", "part2.root"], "Events")  # doctest: +SKIP
     {'entries': 2000, 'clusters': 2, 'pages': 8, 'page_bytes': 10520, 'file_bytes': 12034}
@@ -72,7 +75,7 @@ def merge(output, inputs, ntuple=None, compression=505) -> dict:
     if not inputs:
         raise ValueError("merge: no input files")
     ntuple = _only_ntuple(inputs[0], ntuple, "merge")
-    return _merge(str(output), inputs, ntuple, compression)
+    return _merge(str(output), inputs, ntuple, compression, mode)
 
 
 def _only_ntuple(path, ntuple, what):

@@ -208,7 +208,8 @@ def write(path: _Path, ntuple_name: str, data: _Data, schema: _Schema | None = N
 def write(path: _Path, ntuple_name: _Data, data: None = None, schema: _Schema | None = None, *,
           name: str | None = None, **options: Any) -> int: ...
 
-def merge(output: _Path, inputs: Sequence[_Path], ntuple: str | None = None, compression: int = 505) -> dict[str, int]:
+def merge(output: _Path, inputs: Sequence[_Path], ntuple: str | None = None, compression: int = 505,
+          mode: Literal["strict", "filter"] = "strict") -> dict[str, int]:
     """Merges the RNTuple ``ntuple`` of ``inputs`` (one schema) into the new file ``output`` by copying their
     compressed pages; returns entries, clusters, pages, page_bytes, file_bytes."""
 

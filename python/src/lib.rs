@@ -243,10 +243,11 @@ fn default_write_options(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 /// Merges the RNTuple `ntuple` of `inputs` (same schema) into a new file `output` by copying
 /// their compressed pages; returns what was copied as a dict. The GIL is released meanwhile.
 #[pyfunction]
-#[pyo3(signature = (output, inputs, ntuple, compression = 505))]
-fn merge<'py>(py: Python<'py>, output: std::path::PathBuf, inputs: Vec<std::path::PathBuf>, ntuple: String, compression: u32) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (output, inputs, ntuple, compression = 505, mode = "strict"))]
+fn merge<'py>(py: Python<'py>, output: std::path::PathBuf, inputs: Vec<std::path::PathBuf>, ntuple: String, compression: u32, mode: &str) -> PyResult<Bound<'py, PyDict>> {
     let opts = WriteOptions { compression, ..WriteOptions::default() };
-    let stats = py.allow_threads(|| rntuple::write::merge::merge(&inputs, &ntuple, &output, opts)).map_err(err)?;
+    let mode: rntuple::write::merge::MergeMode = mode.parse().map_err(|e: rntuple::Error| PyValueError::new_err(e.to_string()))?;
+    let stats = py.allow_threads(|| rntuple::write::merge::merge_with_mode(&inputs, &ntuple, &output, mode, opts, |_, _| {})).map_err(err)?;
     let d = PyDict::new(py);
     d.set_item("entries", stats.entries)?;
     d.set_item("clusters", stats.clusters)?;

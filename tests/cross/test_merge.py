@@ -139,3 +139,30 @@ def test_schema_mismatch_is_refused(cli, testdata, tmp_path):
     assert p.returncode != 0
     err = p.stderr.decode()
     assert "another schema" in err, err
+
+
+def test_filter_mode_merges_a_skim_with_its_full_file(cli, testdata, tmp_path):
+    """ROOT's Filter merging mode: the output has the first input's fields (here a skim of the NanoAOD file:
+    projected fields and the untyped collection they read), found by name in the second (the full file, 969
+    fields in another order). ROOT 6.40 and uproot read the output as the skim's entries twice."""
+    nano = testdata / "rntuple/cmsopendata2015_ttbar_19980_NANOAOD_RNTupleImporter_rntuple_v1-0-0-1.root"
+    skim = tmp_path / "muons.root"
+    p = cli.run("skim", nano, skim, "--fields", "nMuon,Muon_pt,Muon_charge,run,event")
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    out = tmp_path / "filtered.root"
+    strict = cli.run("merge", out, skim, nano)
+    assert strict.returncode != 0 and b"another schema" in strict.stderr
+    p = cli.run("merge", out, skim, nano, "--mode", "filter")
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    stats = json.loads(p.stdout)
+    assert stats["mode"] == "filter"
+    skim_oracle, out_oracle = root_read([("Events", skim), ("Events", out)], tmp_path)
+    assert len(out_oracle) == 2 * len(skim_oracle) == stats["entries"]
+    for i, (g, w) in enumerate(zip(out_oracle, skim_oracle + skim_oracle)):
+        assert repr(g) == repr(w), f"entry {i}: {g!r} != {w!r}"
+    with uproot.open(out) as f, uproot.open(skim) as s:
+        got, one = f["Events"].arrays(), s["Events"].arrays()
+    assert _nan_safe(ak.to_list(got)) == _nan_safe(ak.to_list(ak.concatenate([one, one])))
+    # the other way round, the full file first, the skim lacks most fields: refused naming one
+    p = cli.run("merge", tmp_path / "bad.root", nano, skim, "--mode", "filter")
+    assert p.returncode != 0 and b"no field '" in p.stderr

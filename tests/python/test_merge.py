@@ -52,6 +52,26 @@ def test_merge_refuses_other_schemas(tmp_path):
         rntuple.merge(tmp_path / "c.root", [])
 
 
+def test_filter_mode_keeps_the_first_inputs_fields(tmp_path):
+    a, b = tmp_path / "a.root", tmp_path / "b.root"
+    rntuple.write(a, "Events", {"x": np.arange(3, dtype=np.float32), "n": np.arange(3, dtype=np.int16)})
+    rntuple.write(b, "Events", ak.Array({"tag": ["p", "q"], "n": np.array([7, 8], dtype=np.int16),
+                                         "x": np.array([0.5, 1.5], dtype=np.float32)}))
+    with pytest.raises(rntuple.RNTupleError, match="another schema"):
+        rntuple.merge(tmp_path / "c.root", [a, b], "Events")
+    stats = rntuple.merge(tmp_path / "c.root", [a, b], "Events", mode="filter")
+    assert stats["entries"] == 5
+    got = rntuple.open(tmp_path / "c.root")["Events"].arrays()
+    assert got.fields == ["x", "n"]
+    assert got.x.to_list() == [0.0, 1.0, 2.0, 0.5, 1.5] and got.n.to_list() == [0, 1, 2, 7, 8]
+    e = tmp_path / "e.root"
+    rntuple.write(e, "Events", {"n": np.arange(2, dtype=np.int16)})
+    with pytest.raises(rntuple.RNTupleError, match="no field 'x'"):
+        rntuple.merge(tmp_path / "d.root", [a, e], "Events", mode="filter")
+    with pytest.raises(ValueError, match="'strict' or 'filter'"):
+        rntuple.merge(tmp_path / "d.root", [a, b], "Events", mode="union")
+
+
 def test_small_keys_and_initial_page_size_options(tmp_path):
     data = _part(0, 20_000)
     p = tmp_path / "small_keys.root"

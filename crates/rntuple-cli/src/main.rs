@@ -88,6 +88,10 @@ enum Cmd {
         /// Compression of the output's header, footer and page list (pages keep theirs).
         #[arg(long, default_value_t = 505)]
         compression: u32,
+        /// strict: every input has the same schema; filter: the first input's fields, found by
+        /// name in the others (which may order them differently and have more, dropped).
+        #[arg(long, default_value = "strict", value_parser = ["strict", "filter"])]
+        mode: String,
     },
     /// Writes some top-level fields and/or a range of entries of an RNTuple into a new file; copies
     /// the compressed pages when the range is made of whole clusters, re-encodes otherwise; prints
@@ -213,7 +217,7 @@ fn main() -> ExitCode {
         Cmd::Info { file, ntuple, json } => info(&file, ntuple.as_deref(), json),
         Cmd::Check { file, ntuple, json } => check(&file, ntuple.as_deref(), json, progress),
         Cmd::Dump { file, sel } => dump(&file, sel.ntuple.as_deref(), sel.fields.as_deref(), sel.entries.as_deref(), progress),
-        Cmd::Merge { output, inputs, ntuple, compression } => merge(&output, &inputs, ntuple.as_deref(), compression, progress),
+        Cmd::Merge { output, inputs, ntuple, compression, mode } => merge(&output, &inputs, ntuple.as_deref(), compression, &mode, progress),
         Cmd::Skim { input, output, sel, compression, reencode } => skim(&input, &output, &sel, compression, reencode, progress),
         Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at } => {
             import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at)
@@ -587,13 +591,14 @@ fn skim(input: &str, output: &str, sel: &Select, compression: u32, reencode: boo
     Ok(())
 }
 
-fn merge(output: &str, inputs: &[String], ntuple: Option<&str>, compression: u32, progress: bool) -> Res {
+fn merge(output: &str, inputs: &[String], ntuple: Option<&str>, compression: u32, mode: &str, progress: bool) -> Res {
+    let mode: rntuple::write::merge::MergeMode = mode.parse()?;
     let first = inputs.first().ok_or("merge: no input files")?;
     let name = pick_ntuple(&RNTupleFile::open(first)?, ntuple)?;
     let opts = rntuple::write::WriteOptions { compression, ..Default::default() };
     let t = Instant::now();
     let pb = progress_bar(0, "clusters", progress);
-    let stats = rntuple::write::merge::merge_with_progress(inputs, &name, output, opts, |done, total| {
+    let stats = rntuple::write::merge::merge_with_mode(inputs, &name, output, mode, opts, |done, total| {
         pb.set_length(total);
         pb.set_position(done);
     })?;
@@ -602,7 +607,7 @@ fn merge(output: &str, inputs: &[String], ntuple: Option<&str>, compression: u32
     println!(
         "{}",
         serde_json::json!({
-            "output": output, "ntuple": name, "inputs": inputs.len(), "entries": stats.entries, "clusters": stats.clusters,
+            "output": output, "ntuple": name, "inputs": inputs.len(), "mode": format!("{mode:?}").to_lowercase(), "entries": stats.entries, "clusters": stats.clusters,
             "pages": stats.pages, "page_bytes": stats.page_bytes, "file_bytes": stats.file_bytes, "seconds": secs,
             "mb_per_second": stats.page_bytes as f64 / 1e6 / secs,
         })

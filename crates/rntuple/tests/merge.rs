@@ -141,3 +141,59 @@ fn schema_mismatch_and_bad_inputs_are_refused() {
     let none: [&Path; 0] = [];
     assert!(merge(&none, "Events", &out, WriteOptions::default()).unwrap_err().to_string().contains("no input"));
 }
+
+/// Writes `rows` (JSON objects) with the schema `fields` into `path`.
+fn write_rows(path: &Path, fields: &[(&str, &str)], rows: &[J], opts: WriteOptions) {
+    let mut w = Writer::create(path, "Events", fields, opts).expect("create");
+    for r in rows {
+        w.fill(&Value::from_json(r)).expect("fill");
+    }
+    w.commit().expect("commit");
+}
+
+#[test]
+fn filter_mode_keeps_the_first_inputs_fields_found_by_name() {
+    use rntuple::write::merge::{merge_with_mode, MergeMode};
+    let a = tmp("filter_a.root");
+    let b = tmp("filter_b.root");
+    let a_rows: Vec<J> = (0..300).map(|i| serde_json::json!({"x": i, "p": [i as f32 * 0.5, format!("a{i}")], "v": vec![i; (i % 3) as usize]})).collect();
+    let b_rows: Vec<J> = (0..500)
+        .map(|i| serde_json::json!({"extra": format!("dropped {i}"), "v": vec![-i; (i % 4) as usize], "x": 1000 + i, "p": [-(i as f32), format!("b{i}")], "more": [1.5, 2.5]}))
+        .collect();
+    let small = WriteOptions { approx_zipped_cluster_size: 2000, compression: 404, ..Default::default() };
+    write_rows(&a, &[("x", "std::int32_t"), ("p", "std::pair<float,std::string>"), ("v", "std::vector<std::int64_t>")], &a_rows, small.clone());
+    write_rows(
+        &b,
+        &[("extra", "std::string"), ("v", "std::vector<std::int64_t>"), ("x", "std::int32_t"), ("p", "std::pair<float,std::string>"), ("more", "std::vector<double>")],
+        &b_rows,
+        WriteOptions { compression: 505, ..small.clone() },
+    );
+    let out = tmp("filter_out.root");
+    // Strict refuses the different schemas.
+    let e = merge_with_mode(&[&a, &b], "Events", &out, MergeMode::Strict, WriteOptions::default(), |_, _| {}).expect_err("strict").to_string();
+    assert!(e.contains("another schema"), "{e}");
+    let stats = merge_with_mode(&[&a, &b], "Events", &out, MergeMode::Filter, WriteOptions::default(), |_, _| {}).expect("filter merge");
+    assert_eq!(stats.entries, 800);
+    let f = RNTupleFile::open(&out).expect("open");
+    let r = f.reader("Events").expect("reader");
+    assert_eq!(r.fields().iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["x", "p", "v"]);
+    let got = json(&r, 0, 800);
+    let want: Vec<J> = a_rows.iter().cloned().chain(b_rows.iter().map(|row| serde_json::json!({"x": row["x"], "p": row["p"], "v": row["v"]}))).collect();
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.to_string(), w.to_string(), "entry {i}");
+    }
+
+    // A field the first input has and another lacks, or has with another type, is refused by name.
+    let c = tmp("filter_c.root");
+    write_rows(&c, &[("x", "std::int32_t"), ("v", "std::vector<std::int64_t>")], &[serde_json::json!({"x": 1, "v": []})], WriteOptions::default());
+    let e = merge_with_mode(&[&a, &c], "Events", &out, MergeMode::Filter, WriteOptions::default(), |_, _| {}).expect_err("missing p").to_string();
+    assert!(e.contains("no field 'p'") && e.contains("filter_c.root"), "{e}");
+    let d = tmp("filter_d.root");
+    write_rows(&d, &[("x", "std::int64_t"), ("p", "std::pair<float,std::string>"), ("v", "std::vector<std::int64_t>")], &[serde_json::json!({"x": 1, "p": [1.0, "s"], "v": []})], WriteOptions::default());
+    let e = merge_with_mode(&[&a, &d], "Events", &out, MergeMode::Filter, WriteOptions::default(), |_, _| {}).expect_err("x type").to_string();
+    assert!(e.contains("field 'x'") && e.contains("std::int64_t") && e.contains("std::int32_t"), "{e}");
+    for p in [a, b, c, d, out] {
+        std::fs::remove_file(p).ok();
+    }
+}

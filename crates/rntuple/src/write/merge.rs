@@ -51,11 +51,60 @@ pub struct MergeStats {
     pub file_bytes: u64,
 }
 
+/// How the schemas of the inputs must relate (ROOT's `rntuple.MergingMode`, without `Union`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MergeMode {
+    /// Every input has the same schema (fields, types and columns, in the same order).
+    #[default]
+    Strict,
+    /// The output has the first input's fields; every other input must have each of them, with
+    /// the same type and columns, in any order; fields that only other inputs have are dropped.
+    Filter,
+}
+
+impl std::str::FromStr for MergeMode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "strict" => Ok(MergeMode::Strict),
+            "filter" => Ok(MergeMode::Filter),
+            other => Err(Error::Invalid(format!("merge mode '{other}': expected 'strict' or 'filter'"))),
+        }
+    }
+}
+
 /// Merges the RNTuple `name` of every input, in order, into a new file `output`. The inputs
 /// must have the same schema (fields, types and columns); the output's envelopes are compressed
 /// with `opts.compression`, its pages keep the compression of their input. `progress` is called
 /// after each cluster with (clusters done, clusters in all inputs).
-pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, opts: WriteOptions, mut progress: impl FnMut(u64, u64)) -> Result<MergeStats> {
+pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, opts: WriteOptions, progress: impl FnMut(u64, u64)) -> Result<MergeStats> {
+    merge_with_mode(inputs, name, output, MergeMode::Strict, opts, progress)
+}
+
+/// [`merge_with_progress`] with a choice of how the inputs' schemas must relate
+/// ([`MergeMode::Filter`]: the first input's fields, found by name in the others).
+///
+/// ```
+/// use rntuple::write::{merge::{merge_with_mode, MergeMode}, WriteOptions, Writer};
+/// use rntuple::Value;
+/// let dir = std::env::temp_dir();
+/// let a = dir.join("rntuple-doc-filter-a.root");
+/// let b = dir.join("rntuple-doc-filter-b.root");
+/// let mut w = Writer::create(&a, "Events", &[("x", "std::int32_t")], WriteOptions::default())?;
+/// w.fill(&Value::Record(vec![("x".into(), Value::Int(1))]))?;
+/// w.commit()?;
+/// // b has another field first, and x later.
+/// let mut w = Writer::create(&b, "Events", &[("tag", "std::string"), ("x", "std::int32_t")], WriteOptions::default())?;
+/// w.fill(&Value::Record(vec![("tag".into(), Value::String("b".into())), ("x".into(), Value::Int(2))]))?;
+/// w.commit()?;
+/// let out = dir.join("rntuple-doc-filter-out.root");
+/// merge_with_mode(&[&a, &b], "Events", &out, MergeMode::Filter, WriteOptions::default(), |_, _| {})?;
+/// let r = rntuple::RNTupleFile::open(&out)?.reader("Events")?;
+/// let rows: Vec<String> = r.read_values(None, 0, 2)?.iter().map(|v| v.to_json().to_string()).collect();
+/// assert_eq!(rows, [r#"{"x":1}"#, r#"{"x":2}"#]);
+/// # Ok::<(), rntuple::Error>(())
+/// ```
+pub fn merge_with_mode(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, mode: MergeMode, opts: WriteOptions, mut progress: impl FnMut(u64, u64)) -> Result<MergeStats> {
     if inputs.is_empty() {
         return Err(Error::Invalid("merge: no input files".into()));
     }
@@ -75,9 +124,20 @@ pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl
     }
     let first = readers[0].1.descriptor();
     let key = schema_key(first);
+    // Per input, its column ids in the order of the output's columns.
+    let mut column_maps: Vec<Vec<usize>> = vec![(0..first.columns.len()).collect()];
     for (path, r) in &readers[1..] {
-        if let Some(diff) = first_difference(&key, &schema_key(r.descriptor())) {
-            return Err(Error::Invalid(format!("merge: {path} has another schema than {}: {diff}", readers[0].0)));
+        match mode {
+            MergeMode::Strict => {
+                if let Some(diff) = first_difference(&key, &schema_key(r.descriptor())) {
+                    return Err(Error::Invalid(format!("merge: {path} has another schema than {}: {diff}", readers[0].0)));
+                }
+                column_maps.push((0..first.columns.len()).collect());
+            }
+            MergeMode::Filter => {
+                let map = filter_columns(first, r.descriptor()).map_err(|why| Error::Invalid(format!("merge (filter): {path}: {why} (the first input {} has it)", readers[0].0)))?;
+                column_maps.push(map);
+            }
         }
     }
     if let Some(c) = first.columns.iter().find(|c| c.first_element > 0) {
@@ -102,17 +162,16 @@ pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl
         n_header_fields: first.n_header_fields,
         ..Default::default()
     };
-    let n_columns = desc.columns.len();
-    let all_columns: Vec<usize> = (0..n_columns).collect();
     let total: u64 = readers.iter().map(|(_, r)| r.descriptor().clusters.len() as u64).sum();
     let mut ds = Dataset::create(output, desc, opts)?;
     let mut stats = MergeStats::default();
-    for (path, r) in &readers {
+    for ((path, r), columns) in readers.iter().zip(&column_maps) {
+        let n_columns = r.descriptor().columns.len();
         for c in &r.descriptor().clusters {
             if c.columns.len() != n_columns {
                 return Err(Error::Invalid(format!("merge: {path}, cluster {}: {} column ranges for {n_columns} columns", c.id, c.columns.len())));
             }
-            let copied = copy_cluster_into(&mut ds, r, c, &all_columns).map_err(|e| Error::Invalid(format!("merge: {path}, cluster {}: {e}", c.id)))?;
+            let copied = copy_cluster_into(&mut ds, r, c, columns).map_err(|e| Error::Invalid(format!("merge: {path}, cluster {}: {e}", c.id)))?;
             stats.pages += copied.pages;
             stats.page_bytes += copied.page_bytes;
             stats.entries += copied.entries;
@@ -185,6 +244,45 @@ fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<
     out.compression = compression;
     out.checksums = checksums;
     Ok(out)
+}
+
+/// For [`MergeMode::Filter`]: the column ids of `input` that hold the data of `out`'s columns,
+/// in `out`'s column order, found through the fields' paths; a field `input` lacks, or has with
+/// another type or other columns, is the error.
+fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::result::Result<Vec<usize>, String> {
+    let by_path: HashMap<String, u32> = input.fields.iter().map(|f| (field_path(input, f.id), f.id)).collect();
+    let describe = |d: &Descriptor, id: u32| {
+        let f = &d.fields[id as usize];
+        format!("'{}' (alias '{}', version {}/{}), role {:?}, repetition {:?}", f.type_name, f.type_alias, f.type_version, f.field_version, f.role, f.repetition)
+    };
+    // Every field that holds data (projected fields only alias the output's own columns), with
+    // its type: also the records and collections whose columns are their members'.
+    for f in out.fields.iter().filter(|f| f.projection_source.is_none()) {
+        let path = field_path(out, f.id);
+        let &fid = by_path.get(&path).ok_or_else(|| format!("no field '{path}'"))?;
+        let (want, got) = (describe(out, f.id), describe(input, fid));
+        if want != got {
+            return Err(format!("field '{path}' is {got}, not {want}"));
+        }
+    }
+    let mut map = Vec::with_capacity(out.columns.len());
+    for c in &out.columns {
+        let path = field_path(out, c.field_id);
+        let &fid = by_path.get(&path).ok_or_else(|| format!("no field '{path}'"))?;
+        let k = out.fields[c.field_id as usize].columns.iter().position(|&x| x == c.id).ok_or_else(|| format!("column {} is not listed by field '{path}'", c.id))?;
+        let &ic = input.fields[fid as usize].columns.get(k).ok_or_else(|| format!("field '{path}' has fewer columns"))?;
+        let col = input.columns.get(ic as usize).ok_or_else(|| format!("field '{path}' lists a column {ic} that does not exist"))?;
+        let same = (col.column_type, col.bits_on_storage, col.representation, col.flags, col.value_range, col.first_element)
+            == (c.column_type, c.bits_on_storage, c.representation, c.flags, c.value_range, c.first_element);
+        if !same {
+            return Err(format!(
+                "column {k} of field '{path}' is type {} ({} bits), representation {}, flags {}, first element {}, not type {} ({} bits), representation {}, flags {}, first element {}",
+                col.column_type, col.bits_on_storage, col.representation, col.flags, col.first_element, c.column_type, c.bits_on_storage, c.representation, c.flags, c.first_element
+            ));
+        }
+        map.push(ic as usize);
+    }
+    Ok(map)
 }
 
 /// Everything of a schema that must agree between merged RNTuples, one line per item.
