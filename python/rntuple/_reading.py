@@ -8,6 +8,7 @@ import sys
 from typing import Iterator, Sequence
 
 import awkward as ak
+import numpy as np
 import pyarrow as pa
 
 from . import _rntuple
@@ -374,8 +375,9 @@ class Field:
 
     def array(self, entry_start: int | None = None, entry_stop: int | None = None, library: str = "ak"):
         """The field's values for entries ``entry_start:entry_stop``: an awkward array (``library="ak"``, the
-        layout uproot gives), a pyarrow array (``"pa"``) or, for fields of fixed-size numbers, a numpy array
-        (``"np"``).
+        layout uproot gives), a pyarrow array (``"pa"``) or a numpy array (``"np"``: numbers and fixed-size
+        arrays of them as numeric arrays; a collection of numbers, as uproot does, as an object array of one
+        numpy array per entry).
 
         >>> pt = rntuple.open("events.root")["Events"]["Muon_pt"].array(entry_stop=1000)
         """
@@ -388,8 +390,17 @@ class Field:
             try:
                 return ak.to_numpy(a)
             except ValueError as e:
-                raise ValueError(f"field '{self._name}' ({self.typename}) has no numpy form ({e}); use library='ak'") \
+                why = e
+            # As uproot: a collection of numbers becomes an object array of one numpy array per entry.
+            try:
+                content = ak.to_numpy(ak.flatten(a, axis=1))
+            except (ValueError, TypeError):
+                raise ValueError(f"field '{self._name}' ({self.typename}) has no numpy form ({why}); use library='ak'") \
                     from None
+            out = np.empty(len(a), dtype=object)
+            bounds = np.cumsum(ak.to_numpy(ak.num(a, axis=1)))
+            out[:] = np.split(content, bounds[:-1]) if len(a) else []
+            return out
         raise ValueError(f"library must be 'ak', 'pa' or 'np', got {library!r}")
 
     def iterate(self, step_size="100 MB", entry_start: int | None = None, entry_stop: int | None = None,

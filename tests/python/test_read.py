@@ -133,11 +133,24 @@ def test_field_access_ttree_style(cms):
     assert f.array(library="pa").to_pylist()[:5] == ref.Muon_pt[:5].to_list()
     n = t["nMuon"].array(library="np")
     assert isinstance(n, np.ndarray) and n.tolist() == ref.nMuon.to_list()
-    with pytest.raises(ValueError, match="no numpy form"):
-        f.array(library="np")
+    jagged = f.array(library="np", entry_stop=50)
+    assert jagged.dtype == object and len(jagged) == 50
+    assert all(isinstance(x, np.ndarray) and x.dtype == np.float32 for x in jagged)
+    assert [x.tolist() for x in jagged] == ref.Muon_pt[:50].to_list()
+    assert len(f.array(library="np", entry_start=5, entry_stop=5)) == 0
+    recs = t["_collection0"].array(library="np", entry_stop=20)
+    assert recs[3].dtype.names == ("Muon_pt", "Muon_eta", "Muon_phi", "Muon_mass", "Muon_charge")
+    assert recs[3]["Muon_pt"].tolist() == ref.Muon_pt[3].to_list()
     assert ak.array_equal(ak.concatenate(list(f.iterate(300, progress=False))), ref.Muon_pt, check_parameters=False)
     with pytest.raises(KeyError, match="no field 'nope'"):
         t["nope"]
+
+
+def test_field_without_numpy_form(tmp_path):
+    p = tmp_path / "vv.root"
+    rntuple.write(p, "T", [{"vv": [[1.0], [2.0, 3.0]]}, {"vv": []}], schema={"vv": "std::vector<std::vector<float>>"})
+    with pytest.raises(ValueError, match="no numpy form"):
+        rntuple.open(p)["T"]["vv"].array(library="np")
 
 
 def test_field_selection(cms):
