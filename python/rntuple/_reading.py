@@ -86,7 +86,7 @@ class File:
             name = getattr(path, "name", None)
             self._path = str(name) if name is not None else f"<{type(path).__name__}>"
             probe = path.read(0) if callable(getattr(path, "read", None)) else b""
-            if not isinstance(probe, (bytes, bytearray)):
+            if not isinstance(probe, (bytes, bytearray, memoryview)):
                 raise TypeError(f"rntuple.open: {type(path).__name__}.read() returned {type(probe).__name__}, not bytes "
                                 "(open the file in binary mode)")
             self._file_object = path  # kept alive as long as the reader uses it

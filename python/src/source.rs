@@ -33,13 +33,27 @@ impl PyFileSource {
             let mut at = 0;
             while at < buf.len() {
                 let chunk = f.call_method1("read", (buf.len() - at,))?;
-                let bytes = chunk.downcast::<PyBytes>().map_err(|_| pyo3::exceptions::PyTypeError::new_err("read() must return bytes (open the file in binary mode)"))?;
+                // bytes as they are; bytearray, memoryview and other buffers through bytes() (one
+                // more copy; the abi3 build has no direct buffer access on Python 3.9).
+                let owned;
+                let bytes = match chunk.downcast::<PyBytes>() {
+                    Ok(b) => b,
+                    Err(_) => {
+                        owned = py.get_type::<PyBytes>().call1((&chunk,)).map_err(|_| {
+                            pyo3::exceptions::PyTypeError::new_err(format!(
+                                "read() returned {}, not bytes (open the file in binary mode)",
+                                chunk.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                            ))
+                        })?;
+                        owned.downcast::<PyBytes>().map_err(|_| pyo3::exceptions::PyTypeError::new_err("bytes() did not give bytes"))?
+                    }
+                };
                 let b = bytes.as_bytes();
-                if b.is_empty() {
-                    return Ok(Err(format!("the file object ended after {} of {} bytes", at, buf.len())));
-                }
                 let n = b.len().min(buf.len() - at);
                 buf[at..at + n].copy_from_slice(&b[..n]);
+                if n == 0 {
+                    return Ok(Err(format!("the file object ended after {} of {} bytes", at, buf.len())));
+                }
                 at += n;
             }
             Ok(Ok(()))

@@ -258,6 +258,14 @@ class _CountingFile(io.RawIOBase):
         return out
 
 
+class _ByteArrayFile(_CountingFile):
+    """A file object whose read() returns bytearray or memoryview (some remote-file libraries do)."""
+
+    def read(self, n=-1):
+        out = super().read(n)
+        return bytearray(out) if self.reads % 2 else memoryview(out)
+
+
 class _Stream:
     """A binary stream that cannot seek (a pipe): read whole."""
 
@@ -304,6 +312,8 @@ def test_file_object_reads_only_what_is_needed(testdata):
     assert not any(th.is_alive() for th in threads)
     for i, r in enumerate(results):
         assert ak.array_equal(r, ref.arrays(["Muon_pt", "nMuon"], entry_start=100 * i, entry_stop=100 * i + 400))
+    # read() returning bytearray or memoryview works the same
+    assert ak.array_equal(rntuple.open(_ByteArrayFile(data))["Events"].arrays(), ref.arrays())
     # a stream that cannot seek is read whole, with the same values
     assert ak.array_equal(rntuple.open(_Stream(data))["Events"].arrays(), ref.arrays())
 
