@@ -419,7 +419,8 @@ class Writer:
     ``approx_zipped_cluster_size``, ``max_unzipped_cluster_size``, ``max_unzipped_page_size``,
     ``enable_page_checksums``, ``use_implicit_mt``, ``imt_threads``, ``page_buffer_budget``, ``buffered``,
     ``stream_uncompressed_pages``,
-    ``use_direct_io``, ``preallocate``. The file is complete after :meth:`commit` (also called when the
+    ``use_direct_io``, ``preallocate``, ``update_existing_file`` (add the RNTuple to an existing ROOT file, whose
+    histograms, TTrees and other RNTuples stay, instead of creating the file). The file is complete after :meth:`commit` (also called when the
     ``with`` block ends, even on an exception; a failing commit raises).
     """
 

@@ -181,6 +181,7 @@ const OPTION_NAMES: &[&str] =
     "stream_uncompressed_pages",
     "use_direct_io",
     "preallocate",
+    "update_existing_file",
     "write_outside_lock",
 ];
 
@@ -206,6 +207,7 @@ pub(crate) fn write_options(opts: Option<&Bound<'_, PyDict>>) -> PyResult<WriteO
             "stream_uncompressed_pages" => o.stream_uncompressed_pages = v.extract().map_err(|_| bad("a bool"))?,
             "use_direct_io" => o.use_direct_io = v.extract().map_err(|_| bad("a bool"))?,
             "preallocate" => o.preallocate = v.extract().map_err(|_| bad("a bool"))?,
+            "update_existing_file" => o.update_existing_file = v.extract().map_err(|_| bad("a bool"))?,
             "write_outside_lock" => o.write_outside_lock = v.extract().map_err(|_| bad("a bool"))?,
             _ => return Err(PyTypeError::new_err(format!("unknown write option '{k}' (known: {})", OPTION_NAMES.join(", ")))),
         }
@@ -236,6 +238,7 @@ fn default_write_options(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("stream_uncompressed_pages", o.stream_uncompressed_pages)?;
     d.set_item("use_direct_io", o.use_direct_io)?;
     d.set_item("preallocate", o.preallocate)?;
+    d.set_item("update_existing_file", o.update_existing_file)?;
     d.set_item("write_outside_lock", o.write_outside_lock)?;
     Ok(d)
 }

@@ -146,20 +146,7 @@ impl RootFile {
 
     /// Reads a key header at `offset` and its (decompressed) payload.
     pub fn read_key(&self, offset: u64, what: &str) -> Result<(KeyHeader, Vec<u8>)> {
-        let avail = self.src.len().saturating_sub(offset).min(1024 + 64);
-        let head = self.src.read_vec(offset, avail, what)?;
-        let (key, _) = parse_key_header(&head, offset)?;
-        if key.nbytes < key.key_len as i32 {
-            return Err(Error::corrupt(format!("{what}: key size {} smaller than its header {}", key.nbytes, key.key_len), offset));
-        }
-        let stored = (key.nbytes - key.key_len as i32) as u64;
-        let data = self.src.read_vec(offset + key.key_len as u64, stored, what)?;
-        let payload = if stored < key.obj_len as u64 {
-            compression::decompress(&data, key.obj_len as usize, what, offset + key.key_len as u64)?
-        } else {
-            data
-        };
-        Ok((key, payload))
+        read_key_at(&*self.src, offset, what)
     }
 
     fn walk_dir(&mut self, seek_keys: u64, prefix: String, depth: usize) -> Result<()> {
@@ -288,9 +275,115 @@ pub fn read_blob(src: &dyn ReadAt, offset: u64, size: u64, max_key_size: u64, wh
 }
 
 /// Parses a directory record (TDirectory streamer) and returns fSeekKeys.
+/// Reads a key header at `offset` of `src` and its (decompressed) payload.
+fn read_key_at(src: &dyn ReadAt, offset: u64, what: &str) -> Result<(KeyHeader, Vec<u8>)> {
+    let avail = src.len().saturating_sub(offset).min(1024 + 64);
+    let head = src.read_vec(offset, avail, what)?;
+    let (key, _) = parse_key_header(&head, offset)?;
+    if key.nbytes < key.key_len as i32 {
+        return Err(Error::corrupt(format!("{what}: key size {} smaller than its header {}", key.nbytes, key.key_len), offset));
+    }
+    let stored = (key.nbytes - key.key_len as i32) as u64;
+    let data = src.read_vec(offset + key.key_len as u64, stored, what)?;
+    let payload = if stored < key.obj_len as u64 {
+        compression::decompress(&data, key.obj_len as usize, what, offset + key.key_len as u64)?
+    } else {
+        data
+    };
+    Ok((key, payload))
+}
+
+/// What adding keys to an existing file's top directory needs to know about it (see
+/// [`crate::storage::tfile_write::RootFileWriter::open_update`]).
+#[derive(Debug, Clone)]
+pub struct TopDirectory {
+    /// The file header's `fEND`: where new keys go.
+    pub end: u64,
+    /// `fNbytesName` (TFile key header + name + title): where the directory record starts after `fBEGIN`.
+    pub nbytes_name: u64,
+    /// Bytes available for the directory record in the TFile key.
+    pub dir_record_space: u64,
+    /// The file's compression settings (`fCompress`).
+    pub compression: u32,
+    /// The StreamerInfo record (`fSeekInfo`, `fNbytesInfo`), kept as it is.
+    pub seek_info: u64,
+    /// See `seek_info`.
+    pub nbytes_info: u32,
+    /// The file's UUID (version and 16 bytes) as stored in the header.
+    pub uuid: [u8; 18],
+    /// The TFile key's name (the file name when it was created).
+    pub name: String,
+    /// The directory's creation time (ROOT's packed date).
+    pub ctime: u32,
+    /// The header bytes of every key of the top directory, in order (for the new keys list).
+    pub key_headers: Vec<Vec<u8>>,
+    /// (class name, name) of those keys.
+    pub keys: Vec<(String, String)>,
+}
+
+/// Reads the header, the top directory record and its keys list of a ROOT file, for adding keys.
+pub fn top_directory(src: &dyn ReadAt) -> Result<TopDirectory> {
+    let len = src.len();
+    let hdr = src.read_vec(0, len.min(100), "file header")?;
+    if hdr.len() < 4 || &hdr[0..4] != b"root" {
+        return Err(Error::corrupt("not a ROOT file (the first 4 bytes are not 'root')", 0));
+    }
+    let mut r = Be { b: &hdr, pos: 4, base: 0 };
+    let version = r.u32("file version")?;
+    let begin = r.u32("fBEGIN")? as u64;
+    let big = version >= 1_000_000;
+    let end = if big { r.u64("fEND")? } else { r.u32("fEND")? as u64 };
+    let _seek_free = if big { r.u64("fSeekFree")? } else { r.u32("fSeekFree")? as u64 };
+    let _nbytes_free = r.u32("fNbytesFree")?;
+    let _nfree = r.u32("nfree")?;
+    let nbytes_name = r.u32("fNbytesName")? as u64;
+    let _units = r.take(1, "fUnits")?;
+    let compression = r.u32("fCompress")?;
+    let seek_info = if big { r.u64("fSeekInfo")? } else { r.u32("fSeekInfo")? as u64 };
+    let nbytes_info = r.u32("fNbytesInfo")?;
+    let mut uuid = [0u8; 18];
+    uuid.copy_from_slice(r.take(18, "fUUID")?);
+    if end > len {
+        return Err(Error::corrupt(format!("fEND {end} lies beyond the end of the file ({len} bytes)"), 4));
+    }
+    // The TFile key: name, title, then the directory record.
+    let head = src.read_vec(begin, len.saturating_sub(begin).min(1024), "top directory key")?;
+    let (tkey, _) = parse_key_header(&head, begin)?;
+    if tkey.nbytes < 0 || (tkey.nbytes as u64) < nbytes_name {
+        return Err(Error::corrupt(format!("top directory key of {} bytes, but fNbytesName says {nbytes_name}", tkey.nbytes), begin));
+    }
+    let dir_record_space = tkey.nbytes as u64 - nbytes_name;
+    let dir = src.read_vec(begin + nbytes_name, dir_record_space.min(128), "top directory record")?;
+    let mut d = Be { b: &dir, pos: 0, base: begin + nbytes_name };
+    let (ctime, seek_keys) = dir_record(&mut d)?;
+    let mut key_headers = Vec::new();
+    let mut keys = Vec::new();
+    if seek_keys != 0 {
+        let (kl, payload) = read_key_at(src, seek_keys, "keys list")?;
+        let base = seek_keys + kl.key_len as u64;
+        let mut r = Be { b: &payload, pos: 0, base };
+        let n = r.u32("number of keys")?;
+        if n as usize > payload.len() / 26 {
+            return Err(Error::corrupt(format!("keys list claims {n} keys in {} bytes", payload.len()), base));
+        }
+        for _ in 0..n {
+            let (k, used) = parse_key_header(&payload[r.pos..], base + r.pos as u64)?;
+            key_headers.push(payload[r.pos..r.pos + used].to_vec());
+            keys.push((k.class_name, k.name));
+            r.pos += used;
+        }
+    }
+    Ok(TopDirectory { end, nbytes_name, dir_record_space, compression, seek_info, nbytes_info, uuid, name: tkey.name, ctime, key_headers, keys })
+}
+
 fn parse_dir_record(r: &mut Be) -> Result<u64> {
+    dir_record(r).map(|(_, seek_keys)| seek_keys)
+}
+
+/// A directory record's creation time and the offset of its keys list.
+fn dir_record(r: &mut Be) -> Result<(u32, u64)> {
     let version = r.u16("directory version")?;
-    let _ctime = r.u32("directory ctime")?;
+    let ctime = r.u32("directory ctime")?;
     let _mtime = r.u32("directory mtime")?;
     let _nbytes_keys = r.u32("directory nbytesKeys")?;
     let _nbytes_name = r.u32("directory nbytesName")?;
@@ -298,7 +391,7 @@ fn parse_dir_record(r: &mut Be) -> Result<u64> {
     let _seek_dir = if big { r.u64("seekDir")? } else { r.u32("seekDir")? as u64 };
     let _seek_parent = if big { r.u64("seekParent")? } else { r.u32("seekParent")? as u64 };
     let seek_keys = if big { r.u64("seekKeys")? } else { r.u32("seekKeys")? as u64 };
-    Ok(seek_keys)
+    Ok((ctime, seek_keys))
 }
 
 #[cfg(test)]

@@ -110,6 +110,20 @@ pub struct RootFileWriter {
     /// (key header bytes) of top-level keys, for the keys list.
     top_keys: Vec<Vec<u8>>,
     nbytes_name: u64,
+    /// Set when keys are added to an existing file: what of it is kept.
+    existing: Option<Existing>,
+}
+
+/// What an updated file keeps of itself.
+struct Existing {
+    /// Its StreamerInfo record (`fSeekInfo`, `fNbytesInfo`) and compression setting.
+    seek_info: u64,
+    nbytes_info: u32,
+    file_compression: u32,
+    uuid: [u8; 18],
+    ctime: u32,
+    /// (class name, name) of the keys it had.
+    keys: Vec<(String, String)>,
 }
 
 impl RootFileWriter {
@@ -118,7 +132,7 @@ impl RootFileWriter {
         let p = path.as_ref();
         let file = File::create(p).map_err(|e| Error::io(format!("creating {}", p.display()), e))?;
         let file_name = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let mut w = RootFileWriter { file, path: p.display().to_string(), file_name, end: 0, compression, top_keys: Vec::new(), nbytes_name: 0 };
+        let mut w = RootFileWriter { file, path: p.display().to_string(), file_name, end: 0, compression, top_keys: Vec::new(), nbytes_name: 0, existing: None };
         // Header placeholder, then the TFile key with an empty directory record (filled at finish).
         w.write_at(0, &[0u8; BEGIN as usize])?;
         let (key, payload) = w.tfile_key(0)?;
@@ -126,6 +140,37 @@ impl RootFileWriter {
         w.write_at(BEGIN + key.len() as u64, &payload)?;
         w.end = BEGIN + (key.len() + payload.len()) as u64;
         Ok(w)
+    }
+
+    /// Opens an existing ROOT file to add keys to its top directory, as ROOT's UPDATE mode does:
+    /// new keys go after its end, and [`RootFileWriter::finish`] writes a new keys list (the old
+    /// keys and the new), a free-segments record and the directory record and file header that
+    /// point at them. Everything already in the file stays where it is, its StreamerInfo record
+    /// included. Until `finish` the file reads as it was (its header and keys list are untouched).
+    pub fn open_update(path: impl AsRef<Path>, compression: u32) -> Result<Self> {
+        let p = path.as_ref();
+        let file = std::fs::OpenOptions::new().read(true).write(true).open(p).map_err(|e| Error::io(format!("opening {} for update", p.display()), e))?;
+        let src = crate::storage::source::FileSource::open(p)?;
+        let top = crate::storage::tfile::top_directory(&src).map_err(|e| Error::Invalid(format!("{}: cannot add to this file: {e}", p.display())))?;
+        if top.dir_record_space < 60 {
+            return Err(Error::Unsupported(format!("{}: the top directory record has {} bytes of room, fewer than the 60 of its 64-bit form", p.display(), top.dir_record_space)));
+        }
+        let w = RootFileWriter {
+            file,
+            path: p.display().to_string(),
+            file_name: top.name.clone(),
+            end: top.end,
+            compression,
+            top_keys: top.key_headers,
+            nbytes_name: top.nbytes_name,
+            existing: Some(Existing { seek_info: top.seek_info, nbytes_info: top.nbytes_info, file_compression: top.compression, uuid: top.uuid, ctime: top.ctime, keys: top.keys }),
+        };
+        Ok(w)
+    }
+
+    /// Whether the file had a key of this class and name before it was opened for update.
+    pub fn had_key(&self, class: &str, name: &str) -> bool {
+        self.existing.as_ref().is_some_and(|e| e.keys.iter().any(|(c, n)| c == class && n == name))
     }
 
     /// The TFile key and its payload (name, title, directory record).
@@ -262,17 +307,32 @@ impl RootFileWriter {
         self.write_at(seek_keys + key.len() as u64, &payload)?;
         self.end = seek_keys + nbytes_keys as u64;
         // StreamerInfo record describing ROOT::RNTuple, compressed with the file's settings
-        // when that shrinks it.
-        let seek_info = self.end;
-        let si_key_len = 34 + tstring_len("TList") + tstring_len("StreamerInfo") + tstring_len("Doubly linked list");
-        let si = crate::storage::streamer_info::rntuple_streamer_info(si_key_len);
-        let mut si_z = Vec::new();
-        crate::format::compression::compress(&si, self.compression, &mut si_z)?;
-        let nbytes_info = (si_key_len + si_z.len()) as u32;
-        let key = key_header(nbytes_info, si.len() as u32, seek_info, BEGIN, "TList", "StreamerInfo", "Doubly linked list");
-        self.write_at(seek_info, &key)?;
-        self.write_at(seek_info + key.len() as u64, &si_z)?;
-        self.end = seek_info + nbytes_info as u64;
+        // when that shrinks it; an updated file keeps its own (ROOT and uproot read the anchor
+        // without it).
+        let (seek_info, nbytes_info) = match &self.existing {
+            Some(e) => (e.seek_info, e.nbytes_info),
+            None => {
+                let seek_info = self.end;
+                let si_key_len = 34 + tstring_len("TList") + tstring_len("StreamerInfo") + tstring_len("Doubly linked list");
+                let si = crate::storage::streamer_info::rntuple_streamer_info(si_key_len);
+                let mut si_z = Vec::new();
+                crate::format::compression::compress(&si, self.compression, &mut si_z)?;
+                let nbytes_info = (si_key_len + si_z.len()) as u32;
+                let key = key_header(nbytes_info, si.len() as u32, seek_info, BEGIN, "TList", "StreamerInfo", "Doubly linked list");
+                self.write_at(seek_info, &key)?;
+                self.write_at(seek_info + key.len() as u64, &si_z)?;
+                self.end = seek_info + nbytes_info as u64;
+                (seek_info, nbytes_info)
+            }
+        };
+        let (uuid, ctime, file_compression) = match &self.existing {
+            Some(e) => (e.uuid, Some(e.ctime), e.file_compression),
+            None => {
+                let mut u = [0u8; 18];
+                u[1] = 1;
+                (u, None, self.compression)
+            }
+        };
         // Free segments: one entry from the end of the file to beyond it (64-bit form).
         let seek_free = self.end;
         let fl_len = 34 + tstring_len("") + tstring_len(&name) + tstring_len("");
@@ -293,15 +353,14 @@ impl RootFileWriter {
         let mut dir = Vec::with_capacity(60);
         dir.extend_from_slice(&1005u16.to_be_bytes());
         let dt = datime();
-        dir.extend_from_slice(&dt.to_be_bytes());
+        dir.extend_from_slice(&ctime.unwrap_or(dt).to_be_bytes());
         dir.extend_from_slice(&dt.to_be_bytes());
         dir.extend_from_slice(&nbytes_keys.to_be_bytes());
         dir.extend_from_slice(&(self.nbytes_name as u32).to_be_bytes());
         dir.extend_from_slice(&BEGIN.to_be_bytes());
         dir.extend_from_slice(&0u64.to_be_bytes());
         dir.extend_from_slice(&seek_keys.to_be_bytes());
-        dir.extend_from_slice(&1u16.to_be_bytes());
-        dir.extend_from_slice(&[0u8; 16]);
+        dir.extend_from_slice(&uuid);
         self.write_at(BEGIN + self.nbytes_name, &dir)?;
         // File header: the small layout while every offset fits in 31 bits (as ROOT writes
         // small files), else the 64-bit layout (version + 1000000).
@@ -323,15 +382,14 @@ impl RootFileWriter {
         h.extend_from_slice(&1u32.to_be_bytes());
         h.extend_from_slice(&(self.nbytes_name as u32).to_be_bytes());
         h.push(if small { 4 } else { 8 });
-        h.extend_from_slice(&self.compression.to_be_bytes());
+        h.extend_from_slice(&file_compression.to_be_bytes());
         if small {
             h.extend_from_slice(&(seek_info as u32).to_be_bytes());
         } else {
             h.extend_from_slice(&seek_info.to_be_bytes());
         }
         h.extend_from_slice(&nbytes_info.to_be_bytes());
-        h.extend_from_slice(&1u16.to_be_bytes());
-        h.extend_from_slice(&[0u8; 16]);
+        h.extend_from_slice(&uuid);
         h.resize(BEGIN as usize, 0);
         self.write_at(0, &h)?;
         match self.file.sync_all() {

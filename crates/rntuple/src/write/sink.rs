@@ -54,7 +54,15 @@ impl Dataset {
         opts.validate()?;
         let (hb, sum) = serialize::header(&desc);
         desc.header_checksum = sum;
-        let mut file = RootFileWriter::create(path, opts.compression)?;
+        let mut file = if opts.update_existing_file {
+            let f = RootFileWriter::open_update(path, opts.compression)?;
+            if f.had_key("ROOT::RNTuple", &desc.name) {
+                return Err(Error::Invalid(format!("{} already holds an RNTuple '{}'", path.display(), desc.name)));
+            }
+            f
+        } else {
+            RootFileWriter::create(path, opts.compression)?
+        };
         let mut z = Vec::new();
         compression::compress(&hb, opts.compression, &mut z)?;
         let off = file.write_payload(&z, hb.len() as u64, opts.max_key_size)?;

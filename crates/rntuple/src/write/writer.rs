@@ -59,6 +59,10 @@ pub struct WriteOptions {
     pub use_direct_io: bool,
     /// Allocate each cluster's byte range with `fallocate` before writing it.
     pub preallocate: bool,
+    /// Add the RNTuple to an existing ROOT file (ROOT's UPDATE mode, as `RNTupleWriter::Append`)
+    /// instead of creating the file (off): its keys (histograms, TTrees, directories, other
+    /// RNTuples) stay; an RNTuple of the same name in its top directory is refused.
+    pub update_existing_file: bool,
     /// Parallel writer: write a cluster after releasing the lock, so that only the reservation
     /// of its range and the metadata happen under the lock (on by default: the lock is then held
     /// for microseconds per cluster, which is what lets many threads scale). Off: the write
@@ -112,6 +116,7 @@ impl Default for WriteOptions {
             stream_uncompressed_pages: true,
             use_direct_io: false,
             preallocate: false,
+            update_existing_file: false,
             write_outside_lock: true,
             max_key_size: 1 << 30,
         }
