@@ -297,6 +297,8 @@ fn read_key_at(src: &dyn ReadAt, offset: u64, what: &str) -> Result<(KeyHeader, 
 /// [`crate::storage::tfile_write::RootFileWriter::open_update`]).
 #[derive(Debug, Clone)]
 pub struct TopDirectory {
+    /// The file header's `fBEGIN` (where the TFile key is; 100 in every file ROOT writes).
+    pub begin: u64,
     /// The file header's `fEND`: where new keys go.
     pub end: u64,
     /// `fNbytesName` (TFile key header + name + title): where the directory record starts after `fBEGIN`.
@@ -373,7 +375,7 @@ pub fn top_directory(src: &dyn ReadAt) -> Result<TopDirectory> {
             r.pos += used;
         }
     }
-    Ok(TopDirectory { end, nbytes_name, dir_record_space, compression, seek_info, nbytes_info, uuid, name: tkey.name, ctime, key_headers, keys })
+    Ok(TopDirectory { begin, end, nbytes_name, dir_record_space, compression, seek_info, nbytes_info, uuid, name: tkey.name, ctime, key_headers, keys })
 }
 
 fn parse_dir_record(r: &mut Be) -> Result<u64> {

@@ -152,6 +152,9 @@ impl RootFileWriter {
         let file = std::fs::OpenOptions::new().read(true).write(true).open(p).map_err(|e| Error::io(format!("opening {} for update", p.display()), e))?;
         let src = crate::storage::source::FileSource::open(p)?;
         let top = crate::storage::tfile::top_directory(&src).map_err(|e| Error::Invalid(format!("{}: cannot add to this file: {e}", p.display())))?;
+        if top.begin != BEGIN {
+            return Err(Error::Unsupported(format!("{}: the top directory starts at {} (fBEGIN), not at {BEGIN} as in the files ROOT writes", p.display(), top.begin)));
+        }
         if top.dir_record_space < 60 {
             return Err(Error::Unsupported(format!("{}: the top directory record has {} bytes of room, fewer than the 60 of its 64-bit form", p.display(), top.dir_record_space)));
         }
