@@ -89,7 +89,6 @@ class File:
             if not isinstance(probe, (bytes, bytearray, memoryview)):
                 raise TypeError(f"rntuple.open: {type(path).__name__}.read() returned {type(probe).__name__}, not bytes "
                                 "(open the file in binary mode)")
-            self._file_object = path  # kept alive as long as the reader uses it
             self._native = _rntuple.NativeFile.from_file_object(path)
             return
         data = _contents(path)

@@ -465,7 +465,7 @@ impl Reader {
             let mut guard = cell.borrow_mut();
             let (stored, unz) = &mut *guard;
             let chunked = self.anchor.max_key_size > 0 && stored_len > self.anchor.max_key_size;
-            // A source holding the bytes in memory (a mapped file) lends them; others copy.
+            // A source holding the bytes in memory lends them; others copy into scratch.
             if let Some(v) = if chunked { None } else { self.src.view(page.locator.offset, stored_len) } {
                 return self.unpack_page(v, size, len, page, &what, unz, f);
             }

@@ -53,6 +53,12 @@ impl FileSource {
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let p = path.as_ref();
         let file = File::open(p).map_err(|e| Error::io(format!("opening {}", p.display()), e))?;
+        Self::from_file(file, p)
+    }
+
+    /// Reads through an already open handle (opened for reading) of the file at `path`.
+    pub fn from_file(file: File, path: impl AsRef<Path>) -> Result<Self> {
+        let p = path.as_ref();
         let len = file.metadata().map_err(|e| Error::io(format!("stat of {}", p.display()), e))?.len();
         Ok(FileSource { file, len, path: p.display().to_string() })
     }

@@ -120,14 +120,7 @@ const MAX_DIR_DEPTH: usize = 64;
 impl RootFile {
     /// Parses the file header and walks the directory tree.
     pub fn open(src: Arc<dyn ReadAt>) -> Result<Self> {
-        let len = src.len();
-        let hdr = src.read_vec(0, len.min(64), "file header")?;
-        if hdr.len() < 4 || &hdr[0..4] != b"root" {
-            return Err(Error::corrupt("not a ROOT file (the first 4 bytes are not 'root')", 0));
-        }
-        let mut r = Be { b: &hdr, pos: 4, base: 0 };
-        let version = r.u32("file version")?;
-        let begin = r.u32("fBEGIN")? as u64;
+        let (_, version, begin) = file_header(&*src)?;
         let mut f = RootFile { src, root_version: version % 1_000_000, ntuples: Vec::new(), keys: Vec::new() };
         // The TFile key at fBEGIN carries the top directory record after its name and title.
         let (key, payload) = f.read_key(begin, "top directory key")?;
@@ -275,6 +268,19 @@ pub fn read_blob(src: &dyn ReadAt, offset: u64, size: u64, max_key_size: u64, wh
 }
 
 /// Parses a directory record (TDirectory streamer) and returns fSeekKeys.
+/// The file header's bytes (up to the 100 that hold all its fields), after checking the magic,
+/// with its version and `fBEGIN` (the fields every reader needs).
+fn file_header(src: &dyn ReadAt) -> Result<(Vec<u8>, u32, u64)> {
+    let hdr = src.read_vec(0, src.len().min(100), "file header")?;
+    if hdr.len() < 4 || &hdr[0..4] != b"root" {
+        return Err(Error::corrupt("not a ROOT file (the first 4 bytes are not 'root')", 0));
+    }
+    let mut r = Be { b: &hdr, pos: 4, base: 0 };
+    let version = r.u32("file version")?;
+    let begin = r.u32("fBEGIN")? as u64;
+    Ok((hdr, version, begin))
+}
+
 /// Reads a key header at `offset` of `src` and its (decompressed) payload.
 fn read_key_at(src: &dyn ReadAt, offset: u64, what: &str) -> Result<(KeyHeader, Vec<u8>)> {
     let avail = src.len().saturating_sub(offset).min(1024 + 64);
@@ -326,13 +332,8 @@ pub struct TopDirectory {
 /// Reads the header, the top directory record and its keys list of a ROOT file, for adding keys.
 pub fn top_directory(src: &dyn ReadAt) -> Result<TopDirectory> {
     let len = src.len();
-    let hdr = src.read_vec(0, len.min(100), "file header")?;
-    if hdr.len() < 4 || &hdr[0..4] != b"root" {
-        return Err(Error::corrupt("not a ROOT file (the first 4 bytes are not 'root')", 0));
-    }
-    let mut r = Be { b: &hdr, pos: 4, base: 0 };
-    let version = r.u32("file version")?;
-    let begin = r.u32("fBEGIN")? as u64;
+    let (hdr, version, begin) = file_header(src)?;
+    let mut r = Be { b: &hdr, pos: 12, base: 0 };
     let big = version >= 1_000_000;
     let end = if big { r.u64("fEND")? } else { r.u32("fEND")? as u64 };
     let _seek_free = if big { r.u64("fSeekFree")? } else { r.u32("fSeekFree")? as u64 };

@@ -150,7 +150,8 @@ impl RootFileWriter {
     pub fn open_update(path: impl AsRef<Path>, compression: u32) -> Result<Self> {
         let p = path.as_ref();
         let file = std::fs::OpenOptions::new().read(true).write(true).open(p).map_err(|e| Error::io(format!("opening {} for update", p.display()), e))?;
-        let src = crate::storage::source::FileSource::open(p)?;
+        let dup = file.try_clone().map_err(|e| Error::io(format!("duplicating the handle of {}", p.display()), e))?;
+        let src = crate::storage::source::FileSource::from_file(dup, p)?;
         let top = crate::storage::tfile::top_directory(&src).map_err(|e| Error::Invalid(format!("{}: cannot add to this file: {e}", p.display())))?;
         if top.begin != BEGIN {
             return Err(Error::Unsupported(format!("{}: the top directory starts at {} (fBEGIN), not at {BEGIN} as in the files ROOT writes", p.display(), top.begin)));
@@ -293,6 +294,22 @@ impl RootFileWriter {
         Ok(())
     }
 
+    /// Appends the StreamerInfo record describing `ROOT::RNTuple`, compressed with the file's
+    /// settings when that shrinks it; returns its offset and size.
+    fn write_streamer_info(&mut self) -> Result<(u64, u32)> {
+        let seek_info = self.end;
+        let si_key_len = 34 + tstring_len("TList") + tstring_len("StreamerInfo") + tstring_len("Doubly linked list");
+        let si = crate::storage::streamer_info::rntuple_streamer_info(si_key_len);
+        let mut si_z = Vec::new();
+        crate::format::compression::compress(&si, self.compression, &mut si_z)?;
+        let nbytes_info = (si_key_len + si_z.len()) as u32;
+        let key = key_header(nbytes_info, si.len() as u32, seek_info, BEGIN, "TList", "StreamerInfo", "Doubly linked list");
+        self.write_at(seek_info, &key)?;
+        self.write_at(seek_info + key.len() as u64, &si_z)?;
+        self.end = seek_info + nbytes_info as u64;
+        Ok((seek_info, nbytes_info))
+    }
+
     /// Writes keys list, free segments, directory record and file header; flushes to disk.
     /// Returns the file size.
     pub fn finish(mut self) -> Result<u64> {
@@ -309,31 +326,16 @@ impl RootFileWriter {
         self.write_at(seek_keys, &key)?;
         self.write_at(seek_keys + key.len() as u64, &payload)?;
         self.end = seek_keys + nbytes_keys as u64;
-        // StreamerInfo record describing ROOT::RNTuple, compressed with the file's settings
-        // when that shrinks it; an updated file keeps its own (ROOT and uproot read the anchor
-        // without it).
-        let (seek_info, nbytes_info) = match &self.existing {
-            Some(e) => (e.seek_info, e.nbytes_info),
+        // A new file gets a StreamerInfo record describing ROOT::RNTuple; an updated file keeps
+        // its own (ROOT and uproot read the anchor without it), its UUID and creation time.
+        let (seek_info, nbytes_info, uuid, ctime, file_compression) = match &self.existing {
+            Some(e) => (e.seek_info, e.nbytes_info, e.uuid, Some(e.ctime), e.file_compression),
             None => {
-                let seek_info = self.end;
-                let si_key_len = 34 + tstring_len("TList") + tstring_len("StreamerInfo") + tstring_len("Doubly linked list");
-                let si = crate::storage::streamer_info::rntuple_streamer_info(si_key_len);
-                let mut si_z = Vec::new();
-                crate::format::compression::compress(&si, self.compression, &mut si_z)?;
-                let nbytes_info = (si_key_len + si_z.len()) as u32;
-                let key = key_header(nbytes_info, si.len() as u32, seek_info, BEGIN, "TList", "StreamerInfo", "Doubly linked list");
-                self.write_at(seek_info, &key)?;
-                self.write_at(seek_info + key.len() as u64, &si_z)?;
-                self.end = seek_info + nbytes_info as u64;
-                (seek_info, nbytes_info)
-            }
-        };
-        let (uuid, ctime, file_compression) = match &self.existing {
-            Some(e) => (e.uuid, Some(e.ctime), e.file_compression),
-            None => {
-                let mut u = [0u8; 18];
-                u[1] = 1;
-                (u, None, self.compression)
+                let (seek_info, nbytes_info) = self.write_streamer_info()?;
+                // UUID version 1, all zero.
+                let mut uuid = [0u8; 18];
+                uuid[1] = 1;
+                (seek_info, nbytes_info, uuid, None, self.compression)
             }
         };
         // Free segments: one entry from the end of the file to beyond it (64-bit form).

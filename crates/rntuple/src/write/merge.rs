@@ -256,7 +256,9 @@ fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::result::Result<V
         format!("'{}' (alias '{}', version {}/{}), role {:?}, repetition {:?}", f.type_name, f.type_alias, f.type_version, f.field_version, f.role, f.repetition)
     };
     // Every field that holds data (projected fields only alias the output's own columns), with
-    // its type: also the records and collections whose columns are their members'.
+    // its type: also the records and collections whose columns are their members'. Output
+    // field id -> input field id.
+    let mut fields: HashMap<u32, u32> = HashMap::new();
     for f in out.fields.iter().filter(|f| f.projection_source.is_none()) {
         let path = field_path(out, f.id);
         let &fid = by_path.get(&path).ok_or_else(|| format!("no field '{path}'"))?;
@@ -264,11 +266,12 @@ fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::result::Result<V
         if want != got {
             return Err(format!("field '{path}' is {got}, not {want}"));
         }
+        fields.insert(f.id, fid);
     }
     let mut map = Vec::with_capacity(out.columns.len());
     for c in &out.columns {
         let path = field_path(out, c.field_id);
-        let &fid = by_path.get(&path).ok_or_else(|| format!("no field '{path}'"))?;
+        let &fid = fields.get(&c.field_id).ok_or_else(|| format!("no field '{path}'"))?;
         let k = out.fields[c.field_id as usize].columns.iter().position(|&x| x == c.id).ok_or_else(|| format!("column {} is not listed by field '{path}'", c.id))?;
         let &ic = input.fields[fid as usize].columns.get(k).ok_or_else(|| format!("field '{path}' has fewer columns"))?;
         let col = input.columns.get(ic as usize).ok_or_else(|| format!("field '{path}' lists a column {ic} that does not exist"))?;
