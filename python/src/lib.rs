@@ -249,8 +249,8 @@ fn default_write_options(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 #[pyo3(signature = (output, inputs, ntuple, compression = 505, mode = "strict"))]
 fn merge<'py>(py: Python<'py>, output: std::path::PathBuf, inputs: Vec<std::path::PathBuf>, ntuple: String, compression: u32, mode: &str) -> PyResult<Bound<'py, PyDict>> {
     let opts = WriteOptions { compression, ..WriteOptions::default() };
-    let mode: rntuple::write::merge::MergeMode = mode.parse().map_err(|e: rntuple::Error| PyValueError::new_err(e.to_string()))?;
-    let stats = py.allow_threads(|| rntuple::write::merge::merge_with_mode(&inputs, &ntuple, &output, mode, opts, |_, _| {})).map_err(err)?;
+    let mode: rntuple::ops::merge::MergeMode = mode.parse().map_err(|e: rntuple::Error| PyValueError::new_err(e.to_string()))?;
+    let stats = py.allow_threads(|| rntuple::ops::merge::merge_with_mode(&inputs, &ntuple, &output, mode, opts, |_, _| {})).map_err(err)?;
     let d = PyDict::new(py);
     d.set_item("entries", stats.entries)?;
     d.set_item("clusters", stats.clusters)?;
@@ -260,7 +260,7 @@ fn merge<'py>(py: Python<'py>, output: std::path::PathBuf, inputs: Vec<std::path
     Ok(d)
 }
 
-/// Skims the RNTuple `ntuple` of `input` into a new file `output` (see `rntuple::write::skim`);
+/// Skims the RNTuple `ntuple` of `input` into a new file `output` (see `rntuple::ops::skim`);
 /// returns what was done as a dict. The GIL is released meanwhile.
 #[pyfunction]
 #[pyo3(signature = (input, output, ntuple, fields = None, entry_start = None, entry_stop = None, compression = 505, reencode = false))]
@@ -276,14 +276,14 @@ fn skim<'py>(
     compression: u32,
     reencode: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use rntuple::write::skim::Skim;
+    use rntuple::ops::skim::Skim;
     let opts = WriteOptions { compression, ..WriteOptions::default() };
     let entries = match (entry_start, entry_stop) {
         (None, None) => None,
         (a, b) => Some((a.unwrap_or(0), b.unwrap_or(u64::MAX))),
     };
     let what = Skim { fields, entries, reencode };
-    let stats = py.allow_threads(|| rntuple::write::skim::skim(&input, &ntuple, &output, &what, opts)).map_err(err)?;
+    let stats = py.allow_threads(|| rntuple::ops::skim::skim(&input, &ntuple, &output, &what, opts)).map_err(err)?;
     let d = PyDict::new(py);
     d.set_item("method", stats.method.as_str())?;
     d.set_item("why_not_copied", stats.reason)?;

@@ -562,7 +562,7 @@ fn check(path: &str, only: Option<&str>, json: bool, progress: bool) -> Res {
 }
 
 fn skim(input: &str, output: &str, sel: &Select, compression: u32, reencode: bool, progress: bool) -> Res {
-    use rntuple::write::skim::{skim_with_progress, Skim};
+    use rntuple::ops::skim::{skim_with_progress, Skim};
     let f = RNTupleFile::open(input)?;
     let name = pick_ntuple(&f, sel.ntuple.as_deref())?;
     let n = f.reader(&name)?.num_entries();
@@ -592,13 +592,13 @@ fn skim(input: &str, output: &str, sel: &Select, compression: u32, reencode: boo
 }
 
 fn merge(output: &str, inputs: &[String], ntuple: Option<&str>, compression: u32, mode: &str, progress: bool) -> Res {
-    let mode: rntuple::write::merge::MergeMode = mode.parse()?;
+    let mode: rntuple::ops::merge::MergeMode = mode.parse()?;
     let first = inputs.first().ok_or("merge: no input files")?;
     let name = pick_ntuple(&RNTupleFile::open(first)?, ntuple)?;
     let opts = rntuple::write::WriteOptions { compression, ..Default::default() };
     let t = Instant::now();
     let pb = progress_bar(0, "clusters", progress);
-    let stats = rntuple::write::merge::merge_with_mode(inputs, &name, output, mode, opts, |done, total| {
+    let stats = rntuple::ops::merge::merge_with_mode(inputs, &name, output, mode, opts, |done, total| {
         pb.set_length(total);
         pb.set_position(done);
     })?;

@@ -5,9 +5,19 @@ use std::fmt;
 /// Errors from reading or writing RNTuple data.
 ///
 /// Each variant carries enough context (envelope, field, column, page, byte offset) to find the
-/// offending bytes in the file.
+/// offending bytes in the file. An error raised while working on one of several inputs (merge,
+/// skim) is wrapped in [`Error::Context`], which keeps the original variant: use
+/// [`Error::root`] to ask what kind of error it is.
+///
+/// ```
+/// use rntuple::Error;
+/// let e = Error::corrupt("page list", 1234).context("input 'a.root'");
+/// assert!(matches!(e.root(), Error::Corrupt { .. }));
+/// assert_eq!(e.to_string(), "input 'a.root': corrupt file: page list (at byte offset 1234)");
+/// ```
 #[allow(missing_docs)]
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// An operating-system I/O error, with what was being done.
     Io { context: String, source: std::io::Error },
@@ -20,15 +30,23 @@ pub enum Error {
     Unsupported(String),
     /// The caller asked for something that does not exist (an RNTuple, a field).
     NotFound(String),
-    /// A value or an argument is invalid for the operation.
+    /// A value or an argument is invalid for the operation (a mistake of the caller).
     Invalid(String),
+    /// An invariant of this library did not hold: a bug, or a thread that panicked while holding
+    /// a lock. Never caused by the caller's input.
+    Internal(String),
+    /// Building Arrow arrays failed.
+    Arrow(arrow_schema::ArrowError),
+    /// Another error, with what was being done when it happened (which input, which file).
+    Context { context: String, source: Box<Error> },
 }
 
 /// Convenience alias.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    pub(crate) fn corrupt(what: impl Into<String>, offset: u64) -> Self {
+    /// A [`Error::Corrupt`] at an absolute file offset.
+    pub fn corrupt(what: impl Into<String>, offset: u64) -> Self {
         Error::Corrupt { what: what.into(), offset, envelope: None }
     }
     pub(crate) fn in_envelope(what: impl Into<String>, offset: u64, envelope: &'static str) -> Self {
@@ -36,6 +54,35 @@ impl Error {
     }
     pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io { context: context.into(), source }
+    }
+    pub(crate) fn internal(what: impl Into<String>) -> Self {
+        Error::Internal(what.into())
+    }
+
+    /// Wraps the error with what was being done; the variant stays visible through
+    /// [`Error::root`].
+    pub fn context(self, context: impl Into<String>) -> Self {
+        Error::Context { context: context.into(), source: Box::new(self) }
+    }
+
+    /// The error under every [`Error::Context`] wrapper.
+    pub fn root(&self) -> &Error {
+        match self {
+            Error::Context { source, .. } => source.root(),
+            e => e,
+        }
+    }
+}
+
+/// [`Error::context`] on results.
+pub trait ResultExt<T> {
+    /// Wraps an error with what was being done (computed only on error).
+    fn context_with(self, f: impl FnOnce() -> String) -> Result<T>;
+}
+
+impl<T> ResultExt<T> for Result<T> {
+    fn context_with(self, f: impl FnOnce() -> String) -> Result<T> {
+        self.map_err(|e| e.context(f()))
     }
 }
 
@@ -56,6 +103,9 @@ impl fmt::Display for Error {
             Error::Unsupported(s) => write!(f, "unsupported: {s}"),
             Error::NotFound(s) => write!(f, "not found: {s}"),
             Error::Invalid(s) => write!(f, "invalid: {s}"),
+            Error::Internal(s) => write!(f, "internal error (a bug of rntuple, please report it): {s}"),
+            Error::Arrow(e) => write!(f, "invalid: building Arrow arrays: {e}"),
+            Error::Context { context, source } => write!(f, "{context}: {source}"),
         }
     }
 }
@@ -64,6 +114,8 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Io { source, .. } => Some(source),
+            Error::Arrow(e) => Some(e),
+            Error::Context { source, .. } => Some(source.as_ref()),
             _ => None,
         }
     }
@@ -71,6 +123,12 @@ impl std::error::Error for Error {
 
 impl From<arrow_schema::ArrowError> for Error {
     fn from(e: arrow_schema::ArrowError) -> Self {
-        Error::Invalid(format!("building Arrow arrays: {e}"))
+        Error::Arrow(e)
+    }
+}
+
+impl<T> From<std::sync::PoisonError<T>> for Error {
+    fn from(_: std::sync::PoisonError<T>) -> Self {
+        Error::internal("a lock was poisoned by a thread that panicked while holding it")
     }
 }

@@ -9,7 +9,8 @@
 //! * [`primitives`]: column types and their page encodings;
 //! * [`logical`]: the field tree and how C++ types map to columns;
 //! * [`read`]: the reader, producing Apache Arrow arrays and dynamic values;
-//! * [`write`]: the sequential and the parallel writer.
+//! * [`write`]: the sequential and the parallel writer;
+//! * [`ops`]: merge and skim, which read one file and write another.
 //!
 //! ```no_run
 //! let f = rntuple::RNTupleFile::open("data.root")?;
@@ -20,67 +21,35 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod error;
-/// Storage layer: byte sources and the ROOT file container.
-pub mod storage {
-    pub mod key_plan;
-    pub mod source;
-    pub mod streamer_info;
-    pub mod tfile;
-    pub mod tfile_write;
+/// Declares an internal module: public (and documented as unstable) with the `unstable` feature,
+/// which the fuzz targets, the benchmarks and the integration tests enable; crate-private without.
+macro_rules! unstable_mod {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[cfg(feature = "unstable")]
+        pub mod $name;
+        $(#[$m])*
+        #[cfg(not(feature = "unstable"))]
+        #[allow(dead_code, unused_imports, unreachable_pub)]
+        pub(crate) mod $name;
+    };
 }
-/// Format layer: pure (de)serialization.
-pub mod format {
-    pub mod anchor;
-    pub mod checksum;
-    pub mod compression;
-    pub mod cursor;
-    pub mod descriptor;
-    pub mod envelope;
-    pub mod serialize;
-}
-/// Primitives: column types and encodings.
-pub mod primitives {
-    pub mod alloc;
-    pub mod column_type;
-    pub mod decode;
-    pub mod encode;
-}
-/// Logical layer: fields and types.
-pub mod logical {
-    pub mod kind;
-    pub mod typename;
-}
-/// Event iteration: reading.
-pub mod read {
-    pub mod check;
-    pub mod file;
-    pub mod reader;
-    pub mod typed;
-    pub mod value;
-    pub use typed::{FromEntry, FromValue};
-}
+pub(crate) use unstable_mod;
 
-/// Event iteration: writing. [`write::Writer`] writes sequentially; [`write::ParallelWriter`]
-/// lets many threads write one RNTuple into one file, each through its own
-/// [`write::FillContext`].
-pub mod write {
-    pub(crate) mod fill;
-    pub mod merge;
-    pub mod skim;
-    pub mod parallel;
-    pub(crate) mod sink;
-    pub mod typed;
-    pub mod writer;
-    pub use parallel::{ContextMetrics, FillContext, ParallelWriter};
-    pub use typed::{Entry, FieldValue, FieldWriter, RecordWriter, ScalarSlice};
-    pub use writer::{WriteOptions, Writer};
-}
+pub mod error;
+pub mod format;
+pub mod logical;
+pub mod ops;
+pub mod primitives;
+pub mod read;
+pub mod storage;
+pub mod value;
+pub mod write;
 
 pub use error::{Error, Result};
 pub use read::file::RNTupleFile;
 pub use read::reader::Reader;
-pub use read::value::Value;
+pub use value::Value;
 /// `#[derive(Record)]` on a struct with named fields implements [`write::Entry`] (its members are
 /// an entry's top-level fields) and [`write::FieldValue`] (an untyped record with those members)
 /// for writing, and [`read::FromEntry`] and [`read::FromValue`] (members matched by name) for

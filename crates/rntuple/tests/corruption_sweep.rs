@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// Skims every RNTuple in `bytes` twice, pages copied (all fields) and re-encoded (a range inside
 /// the entries), into `out`; returns how many skims succeeded.
 fn skim_both(bytes: Vec<u8>, out: &std::path::Path) -> usize {
-    use rntuple::write::skim::{skim_reader, Skim};
+    use rntuple::ops::skim::{skim_reader, Skim};
     let Ok(f) = RNTupleFile::from_bytes(bytes) else { return 0 };
     let mut ok = 0;
     for name in f.names() {

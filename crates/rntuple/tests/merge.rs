@@ -6,7 +6,7 @@
 
 mod common;
 
-use rntuple::write::merge::merge;
+use rntuple::ops::merge::merge;
 use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Value};
 use serde_json::Value as J;
@@ -153,7 +153,7 @@ fn write_rows(path: &Path, fields: &[(&str, &str)], rows: &[J], opts: WriteOptio
 
 #[test]
 fn filter_mode_keeps_the_first_inputs_fields_found_by_name() {
-    use rntuple::write::merge::{merge_with_mode, MergeMode};
+    use rntuple::ops::merge::{merge_with_mode, MergeMode};
     let a = tmp("filter_a.root");
     let b = tmp("filter_b.root");
     let a_rows: Vec<J> = (0..300).map(|i| serde_json::json!({"x": i, "p": [i as f32 * 0.5, format!("a{i}")], "v": vec![i; (i % 3) as usize]})).collect();

@@ -5,7 +5,7 @@
 
 mod common;
 
-use rntuple::write::skim::{skim, Skim, SkimMethod};
+use rntuple::ops::skim::{skim, Skim, SkimMethod};
 use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Reader, Value};
 use serde_json::Value as J;

@@ -194,7 +194,7 @@ fn zstd_into(src: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
         if c.as_ref().map(|(l, _)| *l) != Some(level) {
             *c = Some((level, zstd::bulk::Compressor::new(level).map_err(|e| Error::io("zstd compression", e))?));
         }
-        let Some((_, z)) = c.as_mut() else { return Err(Error::Invalid("internal: no zstd context".into())) };
+        let Some((_, z)) = c.as_mut() else { return Err(Error::internal("no zstd context")) };
         let at = out.len();
         out.reserve(zstd::zstd_safe::compress_bound(src.len()));
         let mut cur = std::io::Cursor::new(std::mem::take(out));
@@ -203,7 +203,7 @@ fn zstd_into(src: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
         *out = cur.into_inner();
         let n = r.map_err(|e| Error::io("zstd compression", e))?;
         if out.len() != at + n {
-            return Err(Error::Invalid(format!("internal: zstd wrote {n} bytes but the buffer holds {}", out.len() - at)));
+            return Err(Error::Internal(format!("zstd wrote {n} bytes but the buffer holds {}", out.len() - at)));
         }
         Ok(())
     })

@@ -341,7 +341,7 @@ impl Reader {
         }
         results
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(Error::Invalid("a reading thread panicked".into()))))
+            .map(|r| r.unwrap_or_else(|| Err(Error::internal("a reading thread panicked"))))
             .collect()
     }
 
@@ -630,7 +630,7 @@ impl Reader {
             } else {
                 let results: Vec<Result<()>> = std::thread::scope(|sc| {
                     let handles: Vec<_> = groups.into_iter().map(|(p, d)| sc.spawn(move || work(p, d))).collect();
-                    handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("a decoding thread panicked".into())))).collect()
+                    handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::internal("a decoding thread panicked")))).collect()
                 });
                 for r in results {
                     r?;

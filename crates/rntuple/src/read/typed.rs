@@ -37,7 +37,7 @@
 
 use crate::error::{Error, Result};
 use crate::read::reader::Reader;
-use crate::read::value::Value;
+use crate::value::Value;
 
 /// A Rust type that a field's value can be read into.
 pub trait FromValue: Sized {

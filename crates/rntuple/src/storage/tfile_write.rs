@@ -239,7 +239,7 @@ impl RootFileWriter {
     pub fn reserve_blob(&mut self, len: u64, obj_len: u64, align: u64) -> Result<BlobSlot> {
         let seek = self.end;
         if align > 1 && !seek.is_multiple_of(align) {
-            return Err(Error::Invalid(format!("internal: key at offset {seek} is not aligned to {align} bytes")));
+            return Err(Error::Internal(format!("key at offset {seek} is not aligned to {align} bytes")));
         }
         let total = (BLOB_KEY_LEN + len).next_multiple_of(align.max(1));
         let nbytes = u32::try_from(total).map_err(|_| Error::Invalid(format!("a blob of {len} bytes is larger than a key can hold")))?;

@@ -12,7 +12,7 @@ use crate::logical::kind::Scalar;
 use crate::logical::typename::{parse, TypeExpr};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::encode::{encode_page, PageValues};
-use crate::read::value::Value;
+use crate::value::Value;
 use crate::write::writer::WriteOptions;
 use std::time::Instant;
 
@@ -244,7 +244,7 @@ impl SealedCluster {
             for p in &c.pages {
                 let offset = if self.relative {
                     let at = usize::try_from(p.position).ok().and_then(|i| chunk_offsets.get(i));
-                    *at.ok_or_else(|| Error::Invalid(format!("internal: page in chunk {} of a cluster placed as {} chunks", p.position, chunk_offsets.len())))?
+                    *at.ok_or_else(|| Error::Internal(format!("page in chunk {} of a cluster placed as {} chunks", p.position, chunk_offsets.len())))?
                 } else {
                     p.position
                 };
@@ -279,10 +279,10 @@ pub(crate) trait ClusterOut {
 /// An output that takes nothing: the template builder of the parallel writer.
 impl ClusterOut for () {
     fn cluster(&mut self, _: &mut SealedCluster) -> Result<()> {
-        Err(Error::Invalid("internal: the template builder cannot write".into()))
+        Err(Error::internal("the template builder cannot write"))
     }
     fn page(&mut self, _: &[u8]) -> Result<u64> {
-        Err(Error::Invalid("internal: the template builder cannot write".into()))
+        Err(Error::internal("the template builder cannot write"))
     }
 }
 
@@ -698,7 +698,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                         sc.spawn(|| loop {
                             let next = match queue.lock() {
                                 Ok(mut q) => q.next(),
-                                Err(_) => return Err(Error::Invalid("compression queue poisoned".into())),
+                                Err(_) => return Err(Error::internal("compression queue poisoned")),
                             };
                             match next {
                                 Some(job) => seal_job(job)?,
@@ -707,7 +707,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                         })
                     })
                     .collect();
-                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("a compression thread panicked".into())))).collect()
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::internal("a compression thread panicked")))).collect()
             });
             for r in results {
                 r?;
@@ -1106,7 +1106,7 @@ impl<O: ClusterOut> TypedCols for ClusterBuilder<O> {
                 | (S::F64(_), Buf::F64(_))
         );
         if !kind_ok {
-            return Err(Error::Invalid(format!("internal: values {v:?} for a column of another type")));
+            return Err(Error::Internal(format!("values {v:?} for a column of another type")));
         }
         match v {
             S::Bool(x) => self.extend_col(col, x, buf_bool),
@@ -1305,7 +1305,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         let mut rest = vals;
         while !rest.is_empty() {
             let c = &mut self.cols[col];
-            let v = get(&mut c.buf).ok_or_else(|| Error::Invalid("internal: column buffer of another type".into()))?;
+            let v = get(&mut c.buf).ok_or_else(|| Error::internal("column buffer of another type"))?;
             let room = per_page.saturating_sub(v.len()).max(1);
             let k = room.min(rest.len());
             v.extend_from_slice(&rest[..k]);
@@ -1358,7 +1358,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                         self.extend_col(col, &v, buf_f32)?
                     }
                     (Scalar::F64, DataType::Float64) => self.extend_col(col, a.as_primitive::<Float64Type>().values(), buf_f64)?,
-                    (s, t) => return Err(Error::Invalid(format!("internal: unchecked Arrow type {t} for {s:?}"))),
+                    (s, t) => return Err(Error::Internal(format!("unchecked Arrow type {t} for {s:?}"))),
                 }
             }
             Plan::String { idx, chars, .. } => {
@@ -1442,8 +1442,8 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 self.extend_col(*col, &v, buf_bool)?;
             }
             Plan::Variant { sw, children, .. } => {
-                let u = a.as_any().downcast_ref::<arrow_array::UnionArray>().ok_or_else(|| Error::Invalid("internal: unchecked Arrow type for a variant".into()))?;
-                let DataType::Union(fields, _) = a.data_type() else { return Err(Error::Invalid("internal: a union without union type".into())) };
+                let u = a.as_any().downcast_ref::<arrow_array::UnionArray>().ok_or_else(|| Error::internal("unchecked Arrow type for a variant"))?;
+                let DataType::Union(fields, _) = a.data_type() else { return Err(Error::internal("a union without union type")) };
                 let alts = union_alternatives(fields, children.len(), "variant")?;
                 // Per alternative: the rows of its child array, in entry order; per entry: the
                 // switch (index among the alternative's values in this cluster, tag = k + 1).
@@ -1460,7 +1460,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                             rows[k].push(u.value_offset(i) as u64);
                         }
                         Some(None) => switch.push((0, 0)),
-                        None => return Err(Error::Invalid(format!("internal: union type id {} not checked", u.type_id(i)))),
+                        None => return Err(Error::Internal(format!("union type id {} not checked", u.type_id(i)))),
                     }
                 }
                 for (k, rows) in rows.iter().enumerate() {

@@ -31,7 +31,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
-use crate::read::value::Value;
+use crate::value::Value;
 use crate::write::fill::{parse_schema, ClusterBuilder, ClusterOut, SealedCluster};
 use crate::storage::key_plan::KeyPlan;
 use crate::write::sink::{write_placement, Dataset, Placement, WriteTarget};
@@ -77,7 +77,7 @@ struct Shared {
 impl Shared {
     fn lock(&self, m: &mut ContextMetrics) -> Result<MutexGuard<'_, Dataset>> {
         let t = Instant::now();
-        let g = self.dataset.lock().map_err(|_| Error::Invalid("the parallel writer's lock is poisoned (a thread panicked while holding it)".into()))?;
+        let g = self.dataset.lock().map_err(|_| Error::internal("the parallel writer's lock is poisoned (a thread panicked while holding it)"))?;
         m.wait_seconds += t.elapsed().as_secs_f64();
         m.acquisitions += 1;
         Ok(g)
@@ -110,7 +110,7 @@ impl Shared {
                         ds.append(c, &[])?;
                         continue;
                     }
-                    let plan = plans.next().ok_or_else(|| Error::Invalid("internal: a cluster without a key plan".into()))?;
+                    let plan = plans.next().ok_or_else(|| Error::internal("a cluster without a key plan"))?;
                     let placement = ds.reserve(plan)?;
                     if !outside {
                         write_placement(&self.target, &placement, &c.chunks)?;
@@ -212,7 +212,7 @@ impl ParallelWriter {
     /// (finished or dropped) before: a live context is an error, and the call can be repeated
     /// once it ended. A context that failed to write its data makes the commit fail.
     pub fn commit(&self) -> Result<u64> {
-        let mut committed = self.committed.lock().map_err(|_| Error::Invalid("the parallel writer's state is poisoned".into()))?;
+        let mut committed = self.committed.lock().map_err(|_| Error::internal("the parallel writer's state is poisoned"))?;
         if *committed {
             return Err(Error::Invalid("the parallel writer was committed already".into()));
         }
@@ -224,7 +224,7 @@ impl ParallelWriter {
             *committed = true;
             return Err(Error::Invalid(format!("a fill context failed to write its clusters, the RNTuple is incomplete: {f}")));
         }
-        let mut ds = self.shared.dataset.lock().map_err(|_| Error::Invalid("the parallel writer's lock is poisoned".into()))?;
+        let mut ds = self.shared.dataset.lock().map_err(|_| Error::internal("the parallel writer's lock is poisoned"))?;
         *committed = true;
         ds.commit()
     }

@@ -119,14 +119,14 @@ impl Dataset {
     }
 
     fn own_target(&self) -> Result<&WriteTarget> {
-        self.own_target.as_ref().ok_or_else(|| Error::Invalid("internal: no write target".into()))
+        self.own_target.as_ref().ok_or_else(|| Error::internal("no write target"))
     }
 
     /// Step 3: appends a placed cluster's metadata (`offsets`: the file offset of each of its
     /// chunks, empty for a cluster whose pages were written one by one); returns its first entry.
     pub fn append(&mut self, c: &SealedCluster, offsets: &[u64]) -> Result<u64> {
         if c.columns.len() != self.col_first.len() {
-            return Err(Error::Invalid(format!("internal: a cluster of {} columns for a schema of {}", c.columns.len(), self.col_first.len())));
+            return Err(Error::Internal(format!("a cluster of {} columns for a schema of {}", c.columns.len(), self.col_first.len())));
         }
         let first = self.n_entries;
         let d = c.describe(self.clusters.len(), first, &self.col_first, offsets)?;
@@ -235,7 +235,7 @@ impl Placement {
 /// placement's payloads in order.
 pub fn write_placement<C: AsRef<[u8]>>(t: &WriteTarget, p: &Placement, payloads: &[C]) -> Result<()> {
     if p.plan.item_start.len() != payloads.len() {
-        return Err(Error::Invalid(format!("internal: {} payloads for a placement of {}", payloads.len(), p.plan.item_start.len())));
+        return Err(Error::Internal(format!("{} payloads for a placement of {}", payloads.len(), p.plan.item_start.len())));
     }
     if p.plan.is_single_key() && p.plan.chunk_keys.is_empty() {
         return write_slot(t, &p.slots[0], payloads);
@@ -255,7 +255,7 @@ pub fn write_placement<C: AsRef<[u8]>>(t: &WriteTarget, p: &Placement, payloads:
                 Piece::Data { item, start, len } => {
                     let b = payloads[*item].as_ref();
                     let range = usize::try_from(*start).ok().zip(usize::try_from(start + len).ok()).and_then(|(a, z)| b.get(a..z));
-                    pieces.push(range.ok_or_else(|| Error::Invalid(format!("internal: payload {item} has no bytes {start}..{}", start + len)))?);
+                    pieces.push(range.ok_or_else(|| Error::Internal(format!("payload {item} has no bytes {start}..{}", start + len)))?);
                 }
                 Piece::ChunkTable { .. } => pieces.push(tables.next().map(|t| t.as_slice()).unwrap_or(&[])),
             }
@@ -288,7 +288,7 @@ fn open_direct(path: &Path) -> Result<File> {
 pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]) -> Result<()> {
     let len = BLOB_KEY_LEN + chunks.iter().map(|c| c.as_ref().len() as u64).sum::<u64>();
     if len > slot.total {
-        return Err(Error::Invalid(format!("internal: {len} bytes for a slot of {}", slot.total)));
+        return Err(Error::Internal(format!("{len} bytes for a slot of {}", slot.total)));
     }
     if t.preallocate {
         preallocate(&t.file, slot.key_offset, slot.total);

@@ -3,7 +3,7 @@
 //! Two ways, chosen per skim:
 //! - **copying pages**: when the entry range is made of whole clusters (no range at all counts),
 //!   the kept fields' compressed pages are copied cluster by cluster without being decompressed,
-//!   as [`crate::write::merge`] does, under a schema cut down to the kept fields (field and column
+//!   as [`crate::ops::merge`] does, under a schema cut down to the kept fields (field and column
 //!   ids renumbered). Pages keep their compression, encodings and checksums.
 //! - **re-encoding**: otherwise (a range that cuts a cluster, deferred or suppressed columns, or
 //!   when asked), the entries are read into Arrow batches, one input cluster at a time, and
@@ -12,7 +12,7 @@
 //!   only be skimmed by copying pages.
 //!
 //! ```
-//! use rntuple::write::skim::{skim, Skim, SkimMethod};
+//! use rntuple::ops::skim::{skim, Skim, SkimMethod};
 //! use rntuple::write::{WriteOptions, Writer};
 //! use rntuple::Value;
 //! let dir = std::env::temp_dir();
@@ -39,7 +39,7 @@ use crate::format::descriptor::{ClusterDescriptor, Descriptor, FieldDescriptor, 
 use crate::logical::typename::{self, TypeExpr};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
-use crate::write::merge::{copy_cluster_into, field_path};
+use crate::ops::merge::{copy_cluster_into, field_path};
 use crate::write::sink::Dataset;
 use crate::write::writer::{WriteOptions, Writer};
 use std::path::Path;
@@ -105,8 +105,8 @@ pub fn skim_with_progress(input: impl AsRef<Path>, name: &str, output: impl AsRe
     if same {
         return Err(Error::Invalid(format!("skim: the output {} is also the input", output.display())));
     }
-    let f = RNTupleFile::open(input).map_err(|e| Error::Invalid(format!("skim: {}: {e}", input.display())))?;
-    let r = f.reader(name).map_err(|e| Error::Invalid(format!("skim: {}: {e}", input.display())))?;
+    let f = RNTupleFile::open(input).map_err(|e| e.context(format!("skim: {}", input.display())))?;
+    let r = f.reader(name).map_err(|e| e.context(format!("skim: {}", input.display())))?;
     skim_reader(&r, output, what, opts, progress)
 }
 
@@ -242,7 +242,7 @@ fn subset(d: &Descriptor, tops: &[u32]) -> Result<Subset> {
         aliases.push(crate::format::descriptor::AliasColumn { physical: np, field_id: nf });
     }
     for f in fields.iter_mut() {
-        f.id = fmap(f.id).ok_or_else(|| Error::Invalid("internal: skim lost a field".into()))?;
+        f.id = fmap(f.id).ok_or_else(|| Error::internal("skim lost a field"))?;
         f.parent = f.parent.map(|p| fmap(p).ok_or_else(|| Error::Invalid(format!("skim: field '{}' has a parent outside its tree", f.name)))).transpose()?;
         f.children = f.children.iter().filter_map(|&c| fmap(c)).collect();
         f.columns = f.columns.iter().filter_map(|&c| column_map.get(c as usize).copied().flatten()).collect();
@@ -307,7 +307,7 @@ fn copy_pages(r: &Reader, sub: Subset, clusters: &[&ClusterDescriptor], output: 
     let mut ds = Dataset::create(output, sub.desc, opts)?;
     let mut stats = SkimStats { method: SkimMethod::CopiedPages, reason: None, fields: Vec::new(), range: (0, 0), entries: 0, clusters: 0, pages: 0, page_bytes: 0, file_bytes: 0 };
     for c in clusters {
-        let copied = copy_cluster_into(&mut ds, r, c, &sub.columns).map_err(|e| Error::Invalid(format!("skim: cluster {}: {e}", c.id)))?;
+        let copied = copy_cluster_into(&mut ds, r, c, &sub.columns).map_err(|e| e.context(format!("skim: cluster {}", c.id)))?;
         stats.pages += copied.pages;
         stats.page_bytes += copied.page_bytes;
         stats.entries += copied.entries;

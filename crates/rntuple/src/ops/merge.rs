@@ -118,8 +118,8 @@ pub fn merge_with_mode(inputs: &[impl AsRef<Path>], name: &str, output: impl AsR
         if same {
             return Err(Error::Invalid(format!("merge: the output {} is also an input", output.display())));
         }
-        let f = RNTupleFile::open(p).map_err(|e| Error::Invalid(format!("merge: {}: {e}", p.display())))?;
-        let r = f.reader(name).map_err(|e| Error::Invalid(format!("merge: {}: {e}", p.display())))?;
+        let f = RNTupleFile::open(p).map_err(|e| e.context(format!("merge: {}", p.display())))?;
+        let r = f.reader(name).map_err(|e| e.context(format!("merge: {}", p.display())))?;
         readers.push((p.display().to_string(), r));
     }
     let first = readers[0].1.descriptor();
@@ -171,7 +171,7 @@ pub fn merge_with_mode(inputs: &[impl AsRef<Path>], name: &str, output: impl AsR
             if c.columns.len() != n_columns {
                 return Err(Error::Invalid(format!("merge: {path}, cluster {}: {} column ranges for {n_columns} columns", c.id, c.columns.len())));
             }
-            let copied = copy_cluster_into(&mut ds, r, c, columns).map_err(|e| Error::Invalid(format!("merge: {path}, cluster {}: {e}", c.id)))?;
+            let copied = copy_cluster_into(&mut ds, r, c, columns).map_err(|e| e.context(format!("merge: {path}, cluster {}", c.id)))?;
             stats.pages += copied.pages;
             stats.page_bytes += copied.page_bytes;
             stats.entries += copied.entries;

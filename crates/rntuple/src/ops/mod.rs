@@ -1,0 +1,6 @@
+//! Operations on whole datasets that read one file and write another: merging and skimming.
+//! They sit above both the reader and the writer (which do not know each other) and trade in the
+//! writer's currency, the relocatable sealed cluster.
+
+pub mod merge;
+pub mod skim;

@@ -1,0 +1,15 @@
+//! Primitives: column types and their page encodings.
+
+pub mod column_type;
+crate::unstable_mod! {
+    /// Fallible allocation bounded by what a file can back (internal).
+    alloc
+}
+crate::unstable_mod! {
+    /// Page decoding (internal).
+    decode
+}
+crate::unstable_mod! {
+    /// Page encoding (internal).
+    encode
+}
