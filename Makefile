@@ -1,8 +1,10 @@
 # The whole set-up on a fresh Debian machine with the Rust and Python toolchains installed.
 #   make demo  -- release build, `rntuple info` and a short `rntuple dump` of a bundled CMS file, then a
 #                 synthetic dataset written with all cores into one file and read back, with a summary
-#   make test  -- installs the test environment (.venv), builds, runs cargo tests, the fuzz smoke run
-#                 and the cross-implementation pytest suite (ROOT 6.40, uproot)
+#   make test  -- installs the test environment (.venv), runs `make lint`, builds, runs cargo tests, the fuzz
+#                 smoke run, the cross-implementation pytest suite (ROOT 6.40, uproot) and the Python package's tests
+#   make lint  -- rustfmt (--check) and clippy (-D warnings) on the workspace and on python/, ruff on the Python
+#                 code (python, tests, bench); changes nothing (`cargo fmt --all` and `cd python && cargo fmt` apply)
 
 SHELL := /bin/bash
 VENV ?= .venv
@@ -12,7 +14,7 @@ export RNTUPLE_TESTDATA
 BIN := target/release/rntuple
 CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
 
-.PHONY: demo test build venv cargo-test pytest fuzz-smoke bench-read bench-parallel-write tsan clean python
+.PHONY: demo test lint build venv cargo-test pytest fuzz-smoke bench-read bench-parallel-write tsan clean python
 
 build:
 	cargo build --release --workspace
@@ -57,7 +59,16 @@ pytest: venv build python
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross
 	$(PY) -m pytest -q tests/python
 
-test: venv build cargo-test fuzz-smoke pytest
+# Formatting (rustfmt.toml), clippy and ruff (ruff.toml; ruff is pinned in requirements-test.txt).
+lint: venv
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --release -- -D warnings
+	cd python && cargo fmt --check
+	cd python && CARGO_TARGET_DIR=$(abspath python/target) cargo clippy --all-targets --release -- -D warnings
+	$(VENV)/bin/ruff check python tests bench
+	$(PY) .ci/check_layout.py
+
+test: venv lint build cargo-test fuzz-smoke pytest
 
 bench-read: venv build
 	$(PY) bench/read_bench.py

@@ -414,7 +414,7 @@ def run_fio_one_file(threads: list[int], bytes_per_job: int, reps: int) -> dict:
             for kind in order:
                 for q in DATA.glob("pw_fio_*"):
                     q.unlink()
-                extra = ([f"--filename=pw_fio_one.bin", f"--offset_increment={size_mb}M"] if kind == "one" else [])
+                extra = (["--filename=pw_fio_one.bin", f"--offset_increment={size_mb}M"] if kind == "one" else [])
                 cmd = base + [f"--name=pw_fio_{kind}", f"--numjobs={t}"] + extra
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
                 if p.returncode != 0:
@@ -543,10 +543,10 @@ def print_pivot(rows: list[dict], settings: dict, what: str, fmt) -> None:
                     r = rs.get(t)
                     cells.append("n/a" if r is None or "error" in r else fmt(r))
                 lines.append(cells)
-            widths = [max(len(str(l[i])) for l in lines) for i in range(len(hdr))]
-            for j, l in enumerate(lines):
+            widths = [max(len(str(line[i])) for line in lines) for i in range(len(hdr))]
+            for j, line in enumerate(lines):
                 log("    " + "  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i])
-                                       for i, c in enumerate(l)))
+                                       for i, c in enumerate(line)))
                 if j == 0:
                     log("    " + "  ".join("-" * w for w in widths))
 
@@ -775,10 +775,10 @@ def plot(rows: list[dict], settings: dict, fio: dict, path: Path) -> str:
             ax.set_ylabel("stored MB/s (total)", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
-    handles, labels = {}, {}
+    labels = {}
     for ax in axes.flat:
-        for h, l in zip(*ax.get_legend_handles_labels()):
-            labels.setdefault(l, h)
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            labels.setdefault(label, h)
     fig.legend(list(labels.values()), list(labels.keys()), loc="lower center", ncol=5, fontsize=7, frameon=False)
     loads = [la[0] for la in settings.get("loadavg_per_repetition") or [] if la]
     busy = f"\nmachine busy during the run (load average up to {max(loads):.0f} on 2 vCPUs): noisy" \
@@ -868,7 +868,7 @@ def main() -> int:
         extra += [cflag, str(opts.cluster_bytes)]
         cluster_bytes = opts.cluster_bytes
     elif opts.cluster_bytes:
-        log(f"note: `rntuple bench write` has no cluster-size option: --cluster-bytes ignored, both writers use "
+        log("note: `rntuple bench write` has no cluster-size option: --cluster-bytes ignored, both writers use "
             "their default")
     if "--page-size" in help_text:
         extra += ["--page-size", str(PAGE_SIZE)]

@@ -419,7 +419,7 @@ def markdown(results) -> str:
                   "|---|---|---|---|---|---|---|---|---|"]
         for name, per in results["read"].items():
             for fs, r in per.items():
-                def rate(lib):
+                def rate(lib, r=r):
                     x = r.get(lib, {})
                     return x["entries"] / x["best"] / 1e6 if "best" in x else None
 

@@ -196,21 +196,21 @@ def worker_root(opts) -> None:
     for fs, fields in FIELDSETS.items():
         csv = ",".join(fields or [])
         out["decompress"][fs] = timed_runs(
-            lambda: json.loads(str(ROOT.rb_decompress_only(path, NTUPLE, csv))), opts.reps
+            lambda csv=csv: json.loads(str(ROOT.rb_decompress_only(path, NTUPLE, csv))), opts.reps
         )
     out["views"] = {}
     out["bulk"] = {}
     for fs, fields in FIELDSETS.items():
         all_fields = fields is None
         out["views"][fs] = timed_runs(
-            lambda: json.loads(str(ROOT.rb_views(path, NTUPLE, all_fields))), opts.reps
+            lambda all_fields=all_fields: json.loads(str(ROOT.rb_views(path, NTUPLE, all_fields))), opts.reps
         )
         # Bulk: try particles as RVec<float> (optimized RRVecField::ReadBulkImpl), else std::vector<float>.
         notes = []
         res = None
         for ptype in ("rvec", "vector"):
             res = timed_runs(
-                lambda: json.loads(str(ROOT.rb_bulk(path, NTUPLE, all_fields, opts.bulk_chunk, ptype))),
+                lambda all_fields=all_fields, ptype=ptype: json.loads(str(ROOT.rb_bulk(path, NTUPLE, all_fields, opts.bulk_chunk, ptype))),
                 opts.reps,
             )
             if "error" not in res:
@@ -245,7 +245,7 @@ def worker_uproot(opts) -> None:
         return r
 
     for fs, fields in FIELDSETS.items():
-        out["runs"][fs] = timed_runs(lambda: read(fields), opts.reps)
+        out["runs"][fs] = timed_runs(lambda fields=fields: read(fields), opts.reps)
     emit_result(out)
 
 
@@ -460,9 +460,9 @@ def print_table(rows: list[dict]) -> None:
             "-" if r.get("beyond_decompress") is None else f"{100 * r['beyond_decompress']:.1f}%",
             "ok" if r.get("sums_ok") else "MISMATCH",
         ])
-    widths = [max(len(str(l[i])) for l in lines) for i in range(len(hdr))]
-    for j, l in enumerate(lines):
-        cells = [str(c).ljust(widths[i]) if i < 2 else str(c).rjust(widths[i]) for i, c in enumerate(l)]
+    widths = [max(len(str(line[i])) for line in lines) for i in range(len(hdr))]
+    for j, line in enumerate(lines):
+        cells = [str(c).ljust(widths[i]) if i < 2 else str(c).rjust(widths[i]) for i, c in enumerate(line)]
         log("  " + "  ".join(cells))
         if j == 0:
             log("  " + "  ".join("-" * w for w in widths))
@@ -637,7 +637,7 @@ def main() -> int:
         meta = truth["page_stats"]
 
     # sums vs ground truth; byte counts from ours when ROOT's metadata is missing
-    for impl, per in results.items():
+    for per in results.values():
         for fs, r in per.items():
             if "error" in r:
                 continue
@@ -669,7 +669,6 @@ def main() -> int:
     log("        ROOT = RNTupleReader::Open through the end of the loop, summing every value, in compiled code;")
     log("        uproot = uproot.open + .arrays() to awkward (sums computed afterwards, untimed).")
     log("  vs X = X's time / this row's time (higher is faster). CPU s = user+sys of the process during a run.")
-    ours_all = results["ours"].get("all")
     for fs in FIELDSETS:
         o = results["ours"].get(fs)
         if o and "error" not in o:

@@ -136,7 +136,7 @@ def worker_root(opts) -> None:
     for comp in COMPRESSIONS:
         for target in TARGET_NAMES:
             path = target_path(impl, comp, target)
-            r = rb.timed_runs(lambda: json.loads(str(ROOT.rbw_write(path, opts.entries, comp, True))), opts.reps)
+            r = rb.timed_runs(lambda path=path, comp=comp: json.loads(str(ROOT.rbw_write(path, opts.entries, comp, True))), opts.reps)
             out["runs"][f"{comp}|{target}"] = r
             if target == "file" and "error" not in r:
                 out["page_stats"][str(comp)] = json.loads(str(ROOT.rbw_page_stats(path, NTUPLE)))
@@ -311,9 +311,9 @@ def print_table(rows: list[dict]) -> None:
             "-" if r.get("beyond_compression") is None else f"{100 * r['beyond_compression']:.1f}%",
             "-" if r.get("fsync_seconds") is None else f"{r['fsync_seconds']:.3f}",
         ])
-    widths = [max(len(str(l[i])) for l in lines) for i in range(len(hdr))]
-    for j, l in enumerate(lines):
-        cells = [str(c).ljust(widths[i]) if i in (0, 2) else str(c).rjust(widths[i]) for i, c in enumerate(l)]
+    widths = [max(len(str(line[i])) for line in lines) for i in range(len(hdr))]
+    for j, line in enumerate(lines):
+        cells = [str(c).ljust(widths[i]) if i in (0, 2) else str(c).rjust(widths[i]) for i, c in enumerate(line)]
         log("  " + "  ".join(cells))
         if j == 0:
             log("  " + "  ".join("-" * w for w in widths))

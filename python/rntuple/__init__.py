@@ -24,25 +24,45 @@ Writing::
     with rntuple.ParallelWriter("out.root", "Events", {"x": "float"}) as w:
         ...  # each thread: with w.fill_context() as ctx: ctx.extend(chunk)
 
-Errors from the library raise :class:`RNTupleError` with its message (what is wrong and where).
+Errors from the library raise :class:`RNTupleError` with its message (what is wrong and where), or rather one
+of its subclasses by kind: :class:`NotFoundError` (also a ``KeyError``: a missing RNTuple or field),
+:class:`CorruptFileError` (damaged bytes, checksum mismatches), :class:`UnsupportedError`,
+:class:`InvalidArgumentError` (also a ``ValueError``: a value that does not fit its field, bad options),
+:class:`InternalError` (a bug) and :class:`RNTupleIOError` (also an ``OSError``).
 """
 
-from ._rntuple import RNTupleError, default_write_options, normalize_type
-from ._rntuple import merge as _merge
-from ._rntuple import skim as _skim
 from ._dataset import concatenate, iterate
 from ._reading import Field, File, RNTuple, open, parse_size
+from ._rntuple import (
+    CorruptFileError,
+    InternalError,
+    InvalidArgumentError,
+    NotFoundError,
+    RNTupleError,
+    RNTupleIOError,
+    UnsupportedError,
+    default_write_options,
+    normalize_type,
+)
+from ._rntuple import merge as _merge
+from ._rntuple import skim as _skim
 from ._writing import FillContext, ParallelWriter, Writer, infer_schema, root_type_of_arrow, root_type_of_form, write
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CorruptFileError",
     "Field",
     "File",
     "FillContext",
+    "InternalError",
+    "InvalidArgumentError",
+    "NotFoundError",
     "ParallelWriter",
     "RNTuple",
     "RNTupleError",
+    "RNTupleIOError",
+    "UnsupportedError",
     "Writer",
     "concatenate",
     "default_write_options",
@@ -58,8 +78,11 @@ __all__ = [
     "write",
 ]
 
+# The default compression of merge and skim: the write options' default (ROOT's).
+_DEFAULT_COMPRESSION = default_write_options()["compression"]
 
-def merge(output, inputs, ntuple=None, compression=505, mode="strict") -> dict:
+
+def merge(output, inputs, ntuple=None, compression=_DEFAULT_COMPRESSION, mode="strict") -> dict:
     """Merges the RNTuple ``ntuple`` of every file in ``inputs`` (all of one schema) into the new file ``output`` by
     copying their compressed pages: nothing is decompressed, each input cluster becomes an output cluster, in order.
     ``ntuple`` may be omitted when the first input holds exactly one RNTuple. ``compression`` applies to the output's
@@ -88,8 +111,8 @@ def _only_ntuple(path, ntuple, what):
     return names[0]
 
 
-def skim(input, output, ntuple=None, fields=None, entry_start=None, entry_stop=None, compression=505,
-         reencode=False) -> dict:
+def skim(input, output, ntuple=None, fields=None, entry_start=None, entry_stop=None,
+         compression=_DEFAULT_COMPRESSION, reencode=False) -> dict:
     """Writes some top-level ``fields`` (default all; a str or a list of names) and/or the entries
     ``[entry_start, entry_stop)`` of the RNTuple ``ntuple`` of ``input`` into the new file ``output``.
 

@@ -19,7 +19,30 @@ _Data = Union[ak.Array, pa.Table, pa.RecordBatch, Mapping[str, Any], Sequence[Ma
 
 class RNTupleError(Exception):
     """An error from the rntuple library (damaged or unsupported file, missing RNTuple or field, a value that
-    does not fit its field, I/O); the message says what is wrong and where."""
+    does not fit its field, I/O); the message says what is wrong and where. The library raises one of the
+    subclasses below, by kind."""
+
+class NotFoundError(RNTupleError, KeyError):
+    """Something asked for does not exist: an RNTuple in a file, a field of an RNTuple. Also a ``KeyError`` (as
+    uproot's ``KeyInFileError``); ``str()`` gives the message without ``KeyError``'s quotes."""
+
+class CorruptFileError(RNTupleError):
+    """The file's bytes do not follow the format, or a checksum does not match (the message names the
+    structure and the byte offset)."""
+
+class UnsupportedError(RNTupleError):
+    """A format version, type or feature this implementation does not support."""
+
+class InvalidArgumentError(RNTupleError, ValueError):
+    """An argument or a value is invalid for the operation: a value that does not fit its field, write options
+    that do not fit together, a writer used after its commit. Also a ``ValueError``."""
+
+class InternalError(RNTupleError):
+    """An invariant of the library did not hold: a bug of rntuple (please report it)."""
+
+class RNTupleIOError(RNTupleError, OSError):
+    """An operating-system I/O error, or an error of a Python file object being read, with what was being
+    done. Also an ``OSError``."""
 
 def open(path: Union[_Path, bytes, bytearray, memoryview, BinaryIO]) -> File:
     """Opens a ROOT file holding RNTuples (a context manager): a path, the file's bytes, or a binary
@@ -135,10 +158,11 @@ class Writer:
 
     def __init__(self, path: _Path, ntuple_name: str = "Events", schema: _Schema | None = None, *,
                  compression: int = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
-                 max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
-                 imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ..., use_direct_io: bool = ...,
-                 preallocate: bool = ..., write_outside_lock: bool = ..., initial_unzipped_page_size: int = ...,
-                 max_key_size: int = ...) -> None: ...
+                 initial_unzipped_page_size: int = ..., max_unzipped_page_size: int = ...,
+                 enable_page_checksums: bool = ..., use_implicit_mt: bool = ..., imt_threads: int = ...,
+                 page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ...,
+                 use_direct_io: bool = ..., preallocate: bool = ..., update_existing_file: bool = ...,
+                 write_outside_lock: bool = ..., max_key_size: int = ...) -> None: ...
     @property
     def schema(self) -> dict[str, _FieldType] | None:
         """Field name -> ROOT type name."""
@@ -163,10 +187,11 @@ class ParallelWriter:
 
     def __init__(self, path: _Path, ntuple_name: str = "Events", schema: _Schema | None = None, *,
                  compression: int = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
-                 max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
-                 imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ..., use_direct_io: bool = ...,
-                 preallocate: bool = ..., write_outside_lock: bool = ..., initial_unzipped_page_size: int = ...,
-                 max_key_size: int = ...) -> None: ...
+                 initial_unzipped_page_size: int = ..., max_unzipped_page_size: int = ...,
+                 enable_page_checksums: bool = ..., use_implicit_mt: bool = ..., imt_threads: int = ...,
+                 page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ...,
+                 use_direct_io: bool = ..., preallocate: bool = ..., update_existing_file: bool = ...,
+                 write_outside_lock: bool = ..., max_key_size: int = ...) -> None: ...
     @property
     def schema(self) -> dict[str, _FieldType] | None:
         """Field name -> ROOT type name."""
@@ -208,10 +233,18 @@ def write(path: _Path, ntuple_name: str, data: _Data, schema: _Schema | None = N
 def write(path: _Path, ntuple_name: _Data, data: None = None, schema: _Schema | None = None, *,
           name: str | None = None, **options: Any) -> int: ...
 
-def merge(output: _Path, inputs: Sequence[_Path], ntuple: str | None = None, compression: int = 505,
+def merge(output: _Path, inputs: Sequence[_Path], ntuple: str | None = None, compression: int = ...,
           mode: Literal["strict", "filter"] = "strict") -> dict[str, int]:
     """Merges the RNTuple ``ntuple`` of ``inputs`` (one schema) into the new file ``output`` by copying their
     compressed pages; returns entries, clusters, pages, page_bytes, file_bytes."""
+
+def skim(input: _Path, output: _Path, ntuple: str | None = None, fields: _Fields = None,
+         entry_start: int | None = None, entry_stop: int | None = None, compression: int = ...,
+         reencode: bool = False) -> dict[str, Any]:
+    """Writes some top-level ``fields`` and/or the entries ``[entry_start, entry_stop)`` of the RNTuple ``ntuple``
+    of ``input`` into the new file ``output``, copying compressed pages when whole clusters are kept; returns
+    method, why_not_copied, fields, entry_start, entry_stop, entries, clusters, pages_copied, page_bytes_copied,
+    file_bytes."""
 
 class Field:
     """One top-level field of an RNTuple (``events["Muon_pt"]``)."""

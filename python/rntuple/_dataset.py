@@ -11,6 +11,7 @@ import awkward as ak
 import pyarrow as pa
 
 from ._reading import File, _names, _progress_bar
+from ._rntuple import NotFoundError
 
 _GLOB_CHARS = "*?["
 
@@ -73,11 +74,11 @@ def _check_fields(opened, fields):
     names = first.fields if fields is None else _names(fields)
     for n in names:
         if n not in first.schema:
-            raise KeyError(f"no field {n!r} in {first_path} (fields: {', '.join(first.fields)})")
+            raise NotFoundError(f"no field {n!r} in {first_path} (fields: {', '.join(first.fields)})")
     for path, t in opened[1:]:
         for n in names:
             if n not in t.schema:
-                raise KeyError(f"no field {n!r} in {path}, which {first_path} has")
+                raise NotFoundError(f"no field {n!r} in {path}, which {first_path} has")
             if t.schema[n] != first.schema[n]:
                 raise ValueError(f"field {n!r} is {first.schema[n]} in {first_path} but {t.schema[n]} in {path}")
     return names

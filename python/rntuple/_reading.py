@@ -13,8 +13,7 @@ import pyarrow as pa
 
 from . import _rntuple
 from ._convert import FieldTree, batch_to_layout
-
-RNTupleError = _rntuple.RNTupleError
+from ._rntuple import NotFoundError, UnsupportedError
 
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kKMGT]?i?B|[kKMGT])?\s*$")
 _UNITS = {"": 1, "B": 1, "kB": 1000, "KB": 1000, "k": 1000, "K": 1000, "MB": 1000**2, "M": 1000**2,
@@ -45,7 +44,8 @@ def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     ...     muon_pt = rntuple.open(remote)["Events"].arrays(["Muon_pt"])   # transfers Muon_pt's pages
 
     Raises ``FileNotFoundError`` for a missing file and :class:`RNTupleError` for a file that is not a ROOT
-    file or is damaged (the message says what is wrong and where).
+    file or is damaged (the message says what is wrong and where): :class:`CorruptFileError` for damaged
+    bytes, :class:`UnsupportedError` for a format version or feature this implementation does not read.
     """
     return File(path)
 
@@ -129,7 +129,7 @@ class File:
             raise TypeError(f"RNTuple names are strings, got {type(name).__name__}")
         name = name.split(";")[0]
         if name not in self.keys():
-            raise KeyError(f"no RNTuple {name!r} in {self._path!r} (RNTuples: {', '.join(self.keys()) or 'none'})")
+            raise NotFoundError(f"no RNTuple {name!r} in {self._path!r} (RNTuples: {', '.join(self.keys()) or 'none'})")
         return RNTuple(self._native.reader(name), self._path)
 
     def close(self) -> None:
@@ -221,8 +221,8 @@ class RNTuple:
         if field not in self.schema:
             skipped = self.skipped_fields
             if field in skipped:
-                raise RNTupleError(f"field '{field}' cannot be read: {skipped[field]}")
-            raise KeyError(f"no field {field!r} in RNTuple {self.name!r} (fields: {', '.join(self.fields)})")
+                raise UnsupportedError(f"field '{field}' cannot be read: {skipped[field]}")
+            raise NotFoundError(f"no field {field!r} in RNTuple {self.name!r} (fields: {', '.join(self.fields)})")
         return Field(self, field)
 
     def __contains__(self, field) -> bool:
@@ -266,8 +266,8 @@ class RNTuple:
             if n not in by_name:
                 skipped = self.skipped_fields
                 if n in skipped:
-                    raise RNTupleError(f"field '{n}' cannot be read: {skipped[n]}")
-                raise KeyError(f"no field {n!r} in RNTuple {self.name!r} (fields: {', '.join(by_name)})")
+                    raise UnsupportedError(f"field '{n}' cannot be read: {skipped[n]}")
+                raise NotFoundError(f"no field {n!r} in RNTuple {self.name!r} (fields: {', '.join(by_name)})")
             ids.append(by_name[n])
         return names, ids
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 import awkward as ak
 import numpy as np
@@ -19,6 +19,7 @@ import pyarrow as pa
 from . import _rntuple
 
 RNTupleError = _rntuple.RNTupleError
+InvalidArgumentError = _rntuple.InvalidArgumentError
 
 FieldType = "str | dict[str, FieldType] | list[FieldType]"  # ROOT type name, untyped record, untyped collection
 
@@ -341,7 +342,8 @@ def _to_arrow(col) -> pa.Array:
 
 
 def _explain(exc: RNTupleError, schema, data: _Data) -> RNTupleError:
-    """Adds the field's ROOT type and the data's type to a type-mismatch error of the native writer."""
+    """Adds the field's ROOT type and the data's type to a type-mismatch error of the native writer (an error of
+    the same class)."""
     msg = str(exc)
     start = msg.find("field '")
     if start < 0:
@@ -351,7 +353,7 @@ def _explain(exc: RNTupleError, schema, data: _Data) -> RNTupleError:
     types = dict(schema)
     if top not in types:
         return exc
-    return RNTupleError(f"{msg} [field '{top}' has ROOT type {types[top]}; the data for it have type {data.type_of(top)}]")
+    return type(exc)(f"{msg} [field '{top}' has ROOT type {types[top]}; the data for it have type {data.type_of(top)}]")
 
 
 def _mentions(t, what: str) -> bool:
@@ -415,13 +417,14 @@ class Writer:
     ``schema`` maps field names to ROOT type names, untyped records (``{member: type}``) or untyped collections
     (``[item type]``) (a dict or a list of pairs); when omitted it is inferred
     from the first data given to :meth:`extend`. Options are ROOT's ``RNTupleWriteOptions`` as keyword
-    arguments: ``compression=505`` (algorithm * 100 + level: 1xx zlib, 2xx lzma, 4xx lz4, 5xx zstd, 0 none),
-    ``approx_zipped_cluster_size``, ``max_unzipped_cluster_size``, ``max_unzipped_page_size``,
-    ``enable_page_checksums``, ``use_implicit_mt``, ``imt_threads``, ``page_buffer_budget``, ``buffered``,
-    ``stream_uncompressed_pages``,
-    ``use_direct_io``, ``preallocate``, ``update_existing_file`` (add the RNTuple to an existing ROOT file, whose
-    histograms, TTrees and other RNTuples stay, instead of creating the file). The file is complete after :meth:`commit` (also called when the
-    ``with`` block ends, even on an exception; a failing commit raises).
+    arguments, named and defaulted as :func:`rntuple.default_write_options` lists them; for instance
+    ``compression=505`` (algorithm * 100 + level: 1xx zlib, 2xx lzma, 4xx lz4, 5xx zstd, 0 none), the cluster and
+    page sizes in bytes, ``enable_page_checksums``, ``use_implicit_mt`` and ``imt_threads`` (compressing a
+    cluster's pages on several threads), ``update_existing_file`` (add the RNTuple to an existing ROOT file, whose
+    histograms, TTrees and other RNTuples stay, instead of creating the file). An unknown option or a value of
+    the wrong kind raises ``TypeError``, options that do not fit together :class:`InvalidArgumentError` (a
+    ``ValueError``). The file is complete after :meth:`commit` (also called when the ``with`` block ends, even on
+    an exception; a failing commit raises).
     """
 
     def __init__(self, path, ntuple_name: str = "Events", schema=None, **options):
@@ -453,7 +456,7 @@ class Writer:
         ``rntuple dump``). A batch that does not fit the schema raises and writes nothing (the error names the
         field, its ROOT type and the data's type)."""
         if self._size is not None:
-            raise RNTupleError(f"the writer of {self._path!r} was committed already")
+            raise InvalidArgumentError(f"the writer of {self._path!r} was committed already")
         d = _Data(data)
         if self._native is None:
             self._schema = d.infer_schema()
@@ -468,7 +471,7 @@ class Writer:
         """Adds a top-level field after entries were written (late model extension); earlier entries read
         as the type's default value."""
         if self._native is None:
-            raise RNTupleError("add_field needs a schema or some data first")
+            raise InvalidArgumentError("add_field needs a schema or some data first")
         self._native.add_field(name, type_name)
         self._schema.append((name, type_name))
 
@@ -525,7 +528,7 @@ class ParallelWriter:
     def _ensure(self, data: _Data | None):
         with self._lock:
             if self._size is not None:
-                raise RNTupleError(f"the parallel writer of {self._path!r} was committed already")
+                raise InvalidArgumentError(f"the parallel writer of {self._path!r} was committed already")
             if self._native is None:
                 self._schema = data.infer_schema() if data is not None else []
                 self._native = _rntuple.NativeParallelWriter(self._path, self._name, self._schema, self._options)
@@ -544,7 +547,7 @@ class ParallelWriter:
     def fill_context(self) -> "FillContext":
         """A new fill context; give each thread its own."""
         if self._size is not None:
-            raise RNTupleError(f"the parallel writer of {self._path!r} was committed already")
+            raise InvalidArgumentError(f"the parallel writer of {self._path!r} was committed already")
         ctx = FillContext(self)
         with self._lock:
             self._contexts.add(ctx)
@@ -588,7 +591,7 @@ class FillContext:
 
     def _ctx(self, data: _Data | None):
         if self._done:
-            raise RNTupleError("this fill context was finished already")
+            raise InvalidArgumentError("this fill context was finished already")
         if self._native is None:
             self._native = self._writer._ensure(data).fill_context()
         return self._native

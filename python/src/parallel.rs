@@ -2,11 +2,16 @@
 //! at once. Each context builds and compresses its own clusters with the GIL released; only
 //! reserving space in the file and appending cluster metadata is serialized (in the library).
 
-use crate::{batch_from_pyarrow, err, poisoned, rows_to_values, write_options, RNTupleError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rntuple::write::parallel::{FillContext, ParallelWriter};
+use rntuple::Error;
 use std::sync::Mutex;
+
+use crate::arrow_ffi::batch_from_pyarrow;
+use crate::convert::{py_schema, rows_to_values};
+use crate::errors::{poisoned, to_py_err, OrRaise};
+use crate::options::write_options;
 
 /// Native part of `rntuple.ParallelWriter`.
 #[pyclass(module = "rntuple._rntuple", frozen)]
@@ -27,14 +32,14 @@ impl NativeParallelWriter {
     #[pyo3(signature = (path, name, schema, options=None))]
     fn new(py: Python<'_>, path: std::path::PathBuf, name: &str, schema: &Bound<'_, PyAny>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let opts = write_options(options)?;
-        let schema = crate::py_schema(schema)?;
-        let w = py.allow_threads(|| ParallelWriter::create_with_types(&path, name, &schema, opts)).map_err(err)?;
+        let schema = py_schema(schema)?;
+        let w = py.allow_threads(|| ParallelWriter::create_with_types(&path, name, &schema, opts)).or_raise(py)?;
         Ok(NativeParallelWriter { inner: w })
     }
 
     /// A new fill context (one per thread).
     fn fill_context(&self, py: Python<'_>) -> PyResult<NativeFillContext> {
-        let ctx = py.allow_threads(|| self.inner.fill_context()).map_err(err)?;
+        let ctx = py.allow_threads(|| self.inner.fill_context()).or_raise(py)?;
         Ok(NativeFillContext { inner: Mutex::new(Some(ctx)), entries: 0.into() })
     }
 
@@ -45,17 +50,19 @@ impl NativeParallelWriter {
 
     /// Writes the footer and the file directory; every fill context must be finished.
     fn commit(&self, py: Python<'_>) -> PyResult<u64> {
-        py.allow_threads(|| self.inner.commit()).map_err(err)
+        py.allow_threads(|| self.inner.commit()).or_raise(py)
     }
 }
 
 impl NativeFillContext {
+    /// Runs `f` on the context with the GIL released.
     fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut FillContext) -> rntuple::Result<R> + Send) -> PyResult<R> {
         py.allow_threads(|| {
             let mut g = self.inner.lock().map_err(|_| poisoned())?;
-            let c = g.as_mut().ok_or_else(|| RNTupleError::new_err("this fill context was finished already"))?;
-            f(c).map_err(err)
+            let c = g.as_mut().ok_or_else(|| Error::Invalid("this fill context was finished already".into()))?;
+            f(c)
         })
+        .or_raise(py)
     }
 }
 
@@ -77,7 +84,7 @@ impl NativeFillContext {
         let n = values.len() as u64;
         self.with(py, move |c| {
             for (i, v) in values.iter().enumerate() {
-                c.fill(v).map_err(|e| rntuple::Error::Invalid(format!("entry {} of this fill context: {e}", first + i as u64)))?;
+                c.fill(v).map_err(|e| e.context(format!("entry {} of this fill context", first + i as u64)))?;
             }
             Ok(())
         })?;
@@ -96,8 +103,8 @@ impl NativeFillContext {
     }
 
     /// Whether the context was finished.
-    fn finished(&self) -> PyResult<bool> {
-        Ok(self.inner.lock().map_err(|_| poisoned())?.is_none())
+    fn finished(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.inner.lock().map_err(|_| to_py_err(py, poisoned()))?.is_none())
     }
 
     /// Flushes the last cluster and releases the context (idempotent).
@@ -105,14 +112,16 @@ impl NativeFillContext {
         py.allow_threads(|| {
             let c = self.inner.lock().map_err(|_| poisoned())?.take();
             match c {
-                Some(c) => c.finish().map(|_| ()).map_err(err),
+                Some(c) => c.finish().map(|_| ()),
                 None => Ok(()),
             }
         })
+        .or_raise(py)
     }
 }
 
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+/// Adds the parallel writer and its fill contexts to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeParallelWriter>()?;
     m.add_class::<NativeFillContext>()?;
     Ok(())

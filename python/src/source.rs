@@ -21,7 +21,12 @@ impl PyFileSource {
     /// Wraps a seekable binary file object; its length is found by seeking to its end.
     pub(crate) fn new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
         let len: u64 = obj.call_method1("seek", (0, 2))?.extract()?;
-        let name = obj.getattr("name").ok().and_then(|n| n.str().ok()).map(|s| s.to_string()).unwrap_or_else(|| format!("<{}>", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()));
+        let name = obj
+            .getattr("name")
+            .ok()
+            .and_then(|n| n.str().ok())
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| format!("<{}>", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()));
         Ok(PyFileSource { obj: obj.clone().unbind(), len, name, lock: Mutex::new(()) })
     }
 

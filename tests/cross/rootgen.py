@@ -401,7 +401,7 @@ def generate(outdir: Path, force=False):
     }
     t_all = time.time()
     for name, spec in CASES.items():
-        res = _in_child(lambda: _generate_case(ROOT, outdir, name, spec))
+        res = _in_child(lambda name=name, spec=spec: _generate_case(ROOT, outdir, name, spec))
         entry = {"file": f"{name}.root", "ntuples": spec["ntuples"], "oracle": spec["oracle"],
                  "error": res.get("error"), "describe": res.get("describe", {}),
                  "write_s": res.get("write_s"), "oracle_s": res.get("oracle_s")}
@@ -416,7 +416,7 @@ def generate(outdir: Path, force=False):
         if f:
             f.Close()
         for nt in names:
-            res = _in_child(lambda: _testdata_oracle(ROOT, outdir, sub, path, nt))
+            res = _in_child(lambda sub=sub, path=path, nt=nt: _testdata_oracle(ROOT, outdir, sub, path, nt))
             manifest["testdata"][testdata_key(sub, path.name, nt)] = res
             if res.get("error"):
                 print(f"rootgen: testdata {sub}/{path.name}:{nt}: ROOT cannot read it: {res['error'][:200]}")

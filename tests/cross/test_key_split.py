@@ -18,10 +18,10 @@ from pathlib import Path
 import awkward as ak
 import pytest
 import uproot
+from test_typed_derive import ORACLE
 
 from conftest import skip_or_fail
 from rootgen import compare, load_oracle
-from test_typed_derive import ORACLE
 
 HERE = Path(__file__).parent
 TMP = HERE.parent.parent / "target" / "tmp"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import skip_or_fail, shared_params
+from conftest import shared_params, skip_or_fail
 
 VERSION_MESSAGE = re.compile(r"epoch\s*0|pre-1\.0|\b0\.\d+\.\d+(\.\d+)?\b|version\s+0\.", re.IGNORECASE)
 

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import awkward as ak
 import pytest
 import uproot
-import awkward as ak
 
 from rootgen import load_oracle
 
@@ -84,7 +84,7 @@ def merged(cli, testdata, tmp_path_factory):
 
 def test_root_reads_merged_files_as_the_inputs_one_after_the_other(merged):
     results, oracles = merged
-    for name, src, dst, stats in results:
+    for _name, src, dst, stats in results:
         srcs = src if isinstance(src, list) else [src, src]
         want = [e for s in srcs for e in oracles[str(s)]]
         got = oracles[str(dst)]

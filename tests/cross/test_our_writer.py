@@ -8,7 +8,6 @@ compression setting; clusters and pages are ROOT's defaults.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys

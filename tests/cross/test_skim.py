@@ -11,7 +11,6 @@ from pathlib import Path
 import awkward as ak
 import pytest
 import uproot
-
 from test_merge import _nan_safe, root_read
 
 STL = "rntuple/test_stl_containers_rntuple_v1-0-0-0.root"
@@ -80,7 +79,7 @@ def expected(entries_of_source, stats, fields):
 
 def test_root_reads_skims_as_the_kept_fields_and_entries(skims):
     results, oracles = skims
-    for name, src, dst, stats, fields, _ in results:
+    for _name, src, dst, stats, fields, _ in results:
         got = oracles[str(dst)]
         want = expected(oracles[str(src)], stats, fields)
         assert len(got) == len(want) == stats["entries"], dst.name
@@ -93,7 +92,7 @@ def test_root_reads_skims_as_the_kept_fields_and_entries(skims):
 
 def test_copied_skims_keep_whole_clusters_and_projection_sources(skims):
     results, _ = skims
-    for name, src, dst, stats, fields, entries in results:
+    for name, src, dst, stats, fields, _entries in results:
         if stats["method"] != "copied pages":
             assert stats["pages_copied"] == 0 and "cut a cluster" in stats["why_not_copied"], stats
             continue

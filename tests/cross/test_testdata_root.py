@@ -7,10 +7,10 @@ test is skipped with ROOT's error; the uproot comparison (test_testdata_uproot.p
 from __future__ import annotations
 
 import pytest
+from test_root_generated import assert_entries_equal
 
 import rootgen
 from conftest import shared_params
-from test_root_generated import assert_entries_equal
 
 PARAMS = shared_params()
 

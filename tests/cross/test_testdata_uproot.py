@@ -15,7 +15,7 @@ import pytest
 import uproot
 
 import uproot_norm
-from conftest import skip_or_fail, shared_params
+from conftest import shared_params, skip_or_fail
 from rootgen import compare
 
 MAX_ENTRIES = 300
@@ -80,7 +80,7 @@ def test_dump_equals_uproot(testdata, cli, sub, filename, ntuple_name):
     assert not errors, f"{filename}:{ntuple_name} vs uproot, {len(errors)}+ differences:\n  " + "\n  ".join(errors)
     # fields uproot cannot read are still dumped (their presence is checked above); say so in the report
     if uproot_failed:
-        warnings.warn(f"{filename}:{ntuple_name}: not compared, uproot cannot read {uproot_failed}")
+        warnings.warn(f"{filename}:{ntuple_name}: not compared, uproot cannot read {uproot_failed}", stacklevel=1)
 
 
 @pytest.mark.parametrize("sub,filename,ntuple_name", PARAMS)

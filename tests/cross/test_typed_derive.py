@@ -9,7 +9,6 @@ The file and its expected values come from `crates/rntuple/tests/typed_fill.rs`,
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,10 +17,10 @@ from pathlib import Path
 import awkward as ak
 import pytest
 import uproot
+from test_our_writer_types import _loose
 
 from conftest import skip_or_fail
 from rootgen import compare, load_oracle
-from test_our_writer_types import _loose
 
 HERE = Path(__file__).parent
 SRC = HERE.parent.parent / "target" / "tmp" / "typed_derive.root"

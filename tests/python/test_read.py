@@ -15,7 +15,7 @@ import pytest
 import uproot
 
 import rntuple
-from conftest import skip_or_fail, list_testdata_ntuples
+from conftest import list_testdata_ntuples, skip_or_fail
 
 MAX_ENTRIES = 5000
 
@@ -66,7 +66,7 @@ def compare_with_uproot(path, name, start=None, stop=None):
             errors.append(f"{f}: form {a.layout.form.to_json()[:300]} != uproot's {b.layout.form.to_json()[:300]}")
     assert not errors, f"{path.name}:{name}, {len(errors)} fields differ from uproot:\n  " + "\n  ".join(errors[:30])
     if failed:
-        warnings.warn(f"{path.name}:{name}: uproot cannot read {failed}")
+        warnings.warn(f"{path.name}:{name}: uproot cannot read {failed}", stacklevel=2)
 
 
 def test_testdata_present(testdata):

@@ -53,7 +53,8 @@ fn expand(input: TokenStream) -> Result<String, String> {
         return Err(format!("#[derive(Record)] on {name}: the struct has no fields"));
     }
     let te = "::rntuple::logical::typename::TypeExpr";
-    let list: Vec<String> = fields.iter().map(|(n, t)| format!("({:?}.to_string(), <{t} as ::rntuple::write::FieldValue>::type_expr())", n.trim_start_matches("r#"))).collect();
+    let list: Vec<String> =
+        fields.iter().map(|(n, t)| format!("({:?}.to_string(), <{t} as ::rntuple::write::FieldValue>::type_expr())", n.trim_start_matches("r#"))).collect();
     let list = list.join(", ");
     let members: String = fields.iter().map(|(n, _)| format!("r.member(&self.{n})?; ")).collect();
     let names: Vec<String> = fields.iter().map(|(n, _)| format!("{:?}", n.trim_start_matches("r#"))).collect();
@@ -76,8 +77,9 @@ fn expand(input: TokenStream) -> Result<String, String> {
             fn from_entry(v: &::rntuple::Value) -> ::rntuple::Result<Self> {{ <Self as ::rntuple::read::FromValue>::from_value(v, \"\") }}
         }}"
     );
-    Ok(reading + &format!(
-        "impl ::rntuple::write::FieldValue for {name} {{
+    Ok(reading
+        + &format!(
+            "impl ::rntuple::write::FieldValue for {name} {{
             fn type_expr() -> {te} {{ {te}::Record(vec![{list}]) }}
             fn put(&self, w: ::rntuple::write::FieldWriter<'_>) -> ::rntuple::Result<()> {{
                 let mut r = w.record()?; {members} r.finish()
@@ -89,7 +91,7 @@ fn expand(input: TokenStream) -> Result<String, String> {
                 {members} Ok(())
             }}
         }}"
-    ))
+        ))
 }
 
 /// Splits `name: Type, ...` (with attributes and visibility) into (name, type) pairs.

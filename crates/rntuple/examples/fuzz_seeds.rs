@@ -27,13 +27,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let Ok(r) = f.reader(&name) else { continue };
             let a = r.anchor();
             let d = r.descriptor();
-            let (Some(h), Some(ft)) = (
-                envelope(&bytes, a.seek_header, a.nbytes_header, a.len_header),
-                envelope(&bytes, a.seek_footer, a.nbytes_footer, a.len_footer),
-            ) else {
+            let (Some(h), Some(ft)) =
+                (envelope(&bytes, a.seek_header, a.nbytes_header, a.len_header), envelope(&bytes, a.seek_footer, a.nbytes_footer, a.len_footer))
+            else {
                 continue;
             };
-            let pl = d.cluster_groups.first().and_then(|g| envelope(&bytes, g.page_list.locator.offset, g.page_list.locator.size, g.page_list.length)).unwrap_or_default();
+            let pl = d
+                .cluster_groups
+                .first()
+                .and_then(|g| envelope(&bytes, g.page_list.locator.offset, g.page_list.locator.size, g.page_list.length))
+                .unwrap_or_default();
             let (Ok(hl), Ok(fl)) = (u16::try_from(h.len()), u16::try_from(ft.len())) else { continue };
             let mut seed = Vec::new();
             seed.extend_from_slice(&hl.to_le_bytes());

@@ -96,10 +96,9 @@ impl fmt::Display for Error {
             Error::Corrupt { what, offset, envelope: Some(env) } => {
                 write!(f, "corrupt {env} envelope: {what} (at byte {offset} of the decompressed envelope)")
             }
-            Error::Checksum { what, offset, stored, computed } => write!(
-                f,
-                "checksum mismatch in {what} at byte offset {offset}: stored {stored:#018x}, computed {computed:#018x}"
-            ),
+            Error::Checksum { what, offset, stored, computed } => {
+                write!(f, "checksum mismatch in {what} at byte offset {offset}: stored {stored:#018x}, computed {computed:#018x}")
+            }
             Error::Unsupported(s) => write!(f, "unsupported: {s}"),
             Error::NotFound(s) => write!(f, "not found: {s}"),
             Error::Invalid(s) => write!(f, "invalid: {s}"),

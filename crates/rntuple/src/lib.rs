@@ -49,12 +49,12 @@ pub mod write;
 pub use error::{Error, Result};
 pub use read::file::RNTupleFile;
 pub use read::reader::Reader;
-pub use value::Value;
 /// `#[derive(Record)]` on a struct with named fields implements [`write::Entry`] (its members are
 /// an entry's top-level fields) and [`write::FieldValue`] (an untyped record with those members)
 /// for writing, and [`read::FromEntry`] and [`read::FromValue`] (members matched by name) for
 /// reading.
 pub use rntuple_derive::Record;
+pub use value::Value;
 
 /// Re-exports of the Arrow crates used in the public API.
 pub mod arrow {

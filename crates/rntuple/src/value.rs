@@ -1,7 +1,6 @@
 //! Row-wise dynamic values and their JSON form (the form of `rntuple dump`): what the writer
 //! fills from and the reader converts to, so it belongs to neither.
 
-
 /// A dynamic value of one field in one entry.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -101,4 +100,3 @@ impl Value {
         }
     }
 }
-

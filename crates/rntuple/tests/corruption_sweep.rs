@@ -193,10 +193,8 @@ fn corrupted_envelopes_with_valid_checksums() {
         assert_eq!(a.nbytes_header, a.len_header, "{name} must be uncompressed for this test");
         // (start, len, checksum kind): envelopes carry their XXH3 in their last 8 bytes,
         // pages right after the locator's range.
-        let mut regions: Vec<(usize, usize, bool)> = vec![
-            (a.seek_header as usize, a.len_header as usize, true),
-            (a.seek_footer as usize, a.len_footer as usize, true),
-        ];
+        let mut regions: Vec<(usize, usize, bool)> =
+            vec![(a.seek_header as usize, a.len_header as usize, true), (a.seek_footer as usize, a.len_footer as usize, true)];
         for g in &r.descriptor().cluster_groups {
             regions.push((g.page_list.locator.offset as usize, g.page_list.length as usize, true));
         }

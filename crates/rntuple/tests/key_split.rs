@@ -76,7 +76,11 @@ fn payloads_above_the_key_size_are_split_and_read_back() {
         assert_eq!(r.anchor().max_key_size, MAX_KEY);
         let page_list = d.cluster_groups[0].page_list.locator.size;
         // Compressed, the envelopes fit one key; uncompressed they do not.
-        assert!(compression != 0 || (r.anchor().nbytes_header > MAX_KEY && page_list > MAX_KEY), "header {} / page list {page_list} bytes", r.anchor().nbytes_header);
+        assert!(
+            compression != 0 || (r.anchor().nbytes_header > MAX_KEY && page_list > MAX_KEY),
+            "header {} / page list {page_list} bytes",
+            r.anchor().nbytes_header
+        );
         let pages: Vec<u64> = d.clusters.iter().flat_map(|c| c.columns.iter().flatten()).flat_map(|c| c.pages.iter().map(|p| p.locator.size)).collect();
         let split = pages.iter().filter(|&&s| s > MAX_KEY).count();
         assert!(split > 0 && split < pages.len(), "{split} of {} pages above the key size", pages.len());

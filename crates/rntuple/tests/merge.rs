@@ -102,7 +102,8 @@ fn our_files_merge_with_their_pages_copied() {
         want.extend(values(&p, "Events"));
         let r = RNTupleFile::open(&p).expect("open").reader("Events").expect("reader");
         for c in &r.descriptor().clusters {
-            page_sizes.push(c.columns.iter().flatten().map(|c| (c.compression, c.pages.iter().map(|p| p.locator.size).collect::<Vec<_>>())).collect::<Vec<_>>());
+            page_sizes
+                .push(c.columns.iter().flatten().map(|c| (c.compression, c.pages.iter().map(|p| p.locator.size).collect::<Vec<_>>())).collect::<Vec<_>>());
         }
         inputs.push(p);
     }
@@ -111,7 +112,12 @@ fn our_files_merge_with_their_pages_copied() {
     assert_eq!(stats.entries, 3000 + 4000 + 5000);
     assert_eq!(values(&out, "Events"), want);
     let r = RNTupleFile::open(&out).expect("open").reader("Events").expect("reader");
-    let got: Vec<_> = r.descriptor().clusters.iter().map(|c| c.columns.iter().flatten().map(|c| (c.compression, c.pages.iter().map(|p| p.locator.size).collect::<Vec<_>>())).collect::<Vec<_>>()).collect();
+    let got: Vec<_> = r
+        .descriptor()
+        .clusters
+        .iter()
+        .map(|c| c.columns.iter().flatten().map(|c| (c.compression, c.pages.iter().map(|p| p.locator.size).collect::<Vec<_>>())).collect::<Vec<_>>())
+        .collect();
     assert_eq!(got, page_sizes, "pages keep their compression and stored size");
     assert_eq!(r.descriptor().clusters.len() as u64, stats.clusters);
 }
@@ -164,7 +170,13 @@ fn filter_mode_keeps_the_first_inputs_fields_found_by_name() {
     write_rows(&a, &[("x", "std::int32_t"), ("p", "std::pair<float,std::string>"), ("v", "std::vector<std::int64_t>")], &a_rows, small.clone());
     write_rows(
         &b,
-        &[("extra", "std::string"), ("v", "std::vector<std::int64_t>"), ("x", "std::int32_t"), ("p", "std::pair<float,std::string>"), ("more", "std::vector<double>")],
+        &[
+            ("extra", "std::string"),
+            ("v", "std::vector<std::int64_t>"),
+            ("x", "std::int32_t"),
+            ("p", "std::pair<float,std::string>"),
+            ("more", "std::vector<double>"),
+        ],
         &b_rows,
         WriteOptions { compression: 505, ..small.clone() },
     );
@@ -190,7 +202,12 @@ fn filter_mode_keeps_the_first_inputs_fields_found_by_name() {
     let e = merge_with_mode(&[&a, &c], "Events", &out, MergeMode::Filter, WriteOptions::default(), |_, _| {}).expect_err("missing p").to_string();
     assert!(e.contains("no field 'p'") && e.contains("filter_c.root"), "{e}");
     let d = tmp("filter_d.root");
-    write_rows(&d, &[("x", "std::int64_t"), ("p", "std::pair<float,std::string>"), ("v", "std::vector<std::int64_t>")], &[serde_json::json!({"x": 1, "p": [1.0, "s"], "v": []})], WriteOptions::default());
+    write_rows(
+        &d,
+        &[("x", "std::int64_t"), ("p", "std::pair<float,std::string>"), ("v", "std::vector<std::int64_t>")],
+        &[serde_json::json!({"x": 1, "p": [1.0, "s"], "v": []})],
+        WriteOptions::default(),
+    );
     let e = merge_with_mode(&[&a, &d], "Events", &out, MergeMode::Filter, WriteOptions::default(), |_, _| {}).expect_err("x type").to_string();
     assert!(e.contains("field 'x'") && e.contains("std::int64_t") && e.contains("std::int32_t"), "{e}");
     for p in [a, b, c, d, out] {

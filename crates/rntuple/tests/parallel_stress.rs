@@ -28,11 +28,7 @@ fn values_of(id: u64) -> (Vec<f32>, String) {
 
 fn entry(id: u64) -> Value {
     let (v, s) = values_of(id);
-    Value::Record(vec![
-        ("id".into(), Value::UInt(id)),
-        ("v".into(), Value::List(v.into_iter().map(Value::F32).collect())),
-        ("s".into(), Value::String(s)),
-    ])
+    Value::Record(vec![("id".into(), Value::UInt(id)), ("v".into(), Value::List(v.into_iter().map(Value::F32).collect())), ("s".into(), Value::String(s))])
 }
 
 fn batch(ids: std::ops::Range<u64>) -> RecordBatch {

@@ -57,7 +57,8 @@ fn whole_clusters_copy_pages_and_cut_clusters_reencode() {
 
     // Clusters 1 and 2, fields s and x (asked in another order: the schema's order is kept).
     let out = tmp("skim_copy.root");
-    let s = skim(&input, "Events", &out, &Skim { fields: fields(&["s", "x"]), entries: Some((100, 300)), reencode: false }, WriteOptions::default()).expect("skim");
+    let s =
+        skim(&input, "Events", &out, &Skim { fields: fields(&["s", "x"]), entries: Some((100, 300)), reencode: false }, WriteOptions::default()).expect("skim");
     assert_eq!(s.method, SkimMethod::CopiedPages);
     assert_eq!(s.reason, None);
     assert_eq!(s.fields, ["x", "s"]);
@@ -84,7 +85,14 @@ fn whole_clusters_copy_pages_and_cut_clusters_reencode() {
 
     // Re-encoding on request (here to store the pages uncompressed), all entries.
     let out3 = tmp("skim_reencode.root");
-    let s = skim(&input, "Events", &out3, &Skim { fields: fields(&["v", "o"]), entries: None, reencode: true }, WriteOptions { compression: 0, ..Default::default() }).expect("skim");
+    let s = skim(
+        &input,
+        "Events",
+        &out3,
+        &Skim { fields: fields(&["v", "o"]), entries: None, reencode: true },
+        WriteOptions { compression: 0, ..Default::default() },
+    )
+    .expect("skim");
     assert_eq!((s.method, s.reason.as_deref(), s.entries), (SkimMethod::Reencoded, None, 500));
     let o = open(&out3, "Events");
     assert_eq!(json(&o, None, 0, 500), json(&r, Some(&["v", "o"]), 0, 500));
@@ -93,7 +101,8 @@ fn whole_clusters_copy_pages_and_cut_clusters_reencode() {
     }
 
     // A stop beyond the end is clamped; an empty range gives an empty RNTuple.
-    let s = skim(&input, "Events", &out3, &Skim { fields: fields(&["x"]), entries: Some((400, 9999)), reencode: false }, WriteOptions::default()).expect("skim");
+    let s =
+        skim(&input, "Events", &out3, &Skim { fields: fields(&["x"]), entries: Some((400, 9999)), reencode: false }, WriteOptions::default()).expect("skim");
     assert_eq!((s.method, s.entries, s.range), (SkimMethod::CopiedPages, 100, (400, 500)));
     let s = skim(&input, "Events", &out3, &Skim { fields: fields(&["x"]), entries: Some((200, 200)), reencode: false }, WriteOptions::default()).expect("skim");
     assert_eq!((s.entries, s.clusters), (0, 0));
@@ -176,7 +185,12 @@ fn every_test_file_skims_field_by_field_and_by_range() {
                     assert_eq!(o.fields().iter().find(|f| f.name == fd.name).map(|f| f.type_name.clone()), Some(fd.type_name.clone()));
                     copied += 1;
                 } else {
-                    assert!(!copyable_columns || s.reason.as_deref().is_some_and(|w| !w.contains("cut a cluster")), "{file_name}:{name}:{}: {:?}", fd.name, s.reason);
+                    assert!(
+                        !copyable_columns || s.reason.as_deref().is_some_and(|w| !w.contains("cut a cluster")),
+                        "{file_name}:{name}:{}: {:?}",
+                        fd.name,
+                        s.reason
+                    );
                 }
             }
             // A range inside the first cluster.

@@ -20,8 +20,20 @@ impl Rng {
 }
 
 const SCALARS: [&str; 14] = [
-    "bool", "char", "std::int8_t", "std::uint8_t", "std::int16_t", "std::uint16_t", "std::int32_t", "std::uint32_t",
-    "std::int64_t", "std::uint64_t", "float", "double", "std::string", "Double32_t",
+    "bool",
+    "char",
+    "std::int8_t",
+    "std::uint8_t",
+    "std::int16_t",
+    "std::uint16_t",
+    "std::int32_t",
+    "std::uint32_t",
+    "std::int64_t",
+    "std::uint64_t",
+    "float",
+    "double",
+    "std::string",
+    "Double32_t",
 ];
 
 /// A random type name of nesting depth at most `depth`.
@@ -139,9 +151,8 @@ fn random_schemas_round_trip_with_every_algorithm() {
         let names: Vec<String> = (0..n_fields).map(|i| format!("f{i}")).collect();
         let schema: Vec<(&str, &str)> = names.iter().map(|s| s.as_str()).zip(types.iter().map(|s| s.as_str())).collect();
         let n_entries = 1 + r.below(700);
-        let entries: Vec<Value> = (0..n_entries)
-            .map(|_| Value::Record(names.iter().zip(&types).map(|(n, t)| (n.clone(), random_value(&mut r, t))).collect()))
-            .collect();
+        let entries: Vec<Value> =
+            (0..n_entries).map(|_| Value::Record(names.iter().zip(&types).map(|(n, t)| (n.clone(), random_value(&mut r, t))).collect())).collect();
         for settings in [0u32, 101, 207, 404, 505] {
             let path = dir.join(format!("r{round}_{settings}.root"));
             let opts = WriteOptions {
@@ -371,13 +382,7 @@ fn untyped_record_members_are_matched_by_name() {
     w.commit().unwrap();
     let f = RNTupleFile::open(&p).unwrap();
     let got: Vec<String> = f.reader("T").unwrap().read_values(None, 0, 2).unwrap().iter().map(|v| v.to_json().to_string()).collect();
-    assert_eq!(
-        got,
-        [
-            r#"{"mu":{"pt":1.5,"q":-1},"opt":[{"pt":2.5,"q":1}],"pair":[7,0.5]}"#,
-            r#"{"mu":{"pt":3.5,"q":2},"opt":[],"pair":[7,0.5]}"#
-        ]
-    );
+    assert_eq!(got, [r#"{"mu":{"pt":1.5,"q":-1},"opt":[{"pt":2.5,"q":1}],"pair":[7,0.5]}"#, r#"{"mu":{"pt":3.5,"q":2},"opt":[],"pair":[7,0.5]}"#]);
     // Arrow: structs whose members come in the other order; an optional struct for the collection.
     let swapped = |q: Vec<i32>, pt: Vec<f32>, nulls: Option<Vec<bool>>| -> ArrayRef {
         let fields = vec![Field::new("q", DataType::Int32, false), Field::new("pt", DataType::Float32, false)];
@@ -489,19 +494,25 @@ fn variants_from_arrow_unions() {
     }
     let p = dir.join("bad.root");
     let mut w = Writer::create(&p, "T", &[("v", "std::variant<std::int32_t,std::string,double>")], WriteOptions::default()).unwrap();
-    let two = UnionArray::try_new(fields.clone(), ScalarBuffer::from(vec![0i8]), Some(ScalarBuffer::from(vec![0i32])), vec![
-        Arc::new(Int32Array::from(vec![1])) as ArrayRef,
-        Arc::new(StringArray::from(Vec::<&str>::new())),
-    ])
+    let two = UnionArray::try_new(
+        fields.clone(),
+        ScalarBuffer::from(vec![0i8]),
+        Some(ScalarBuffer::from(vec![0i32])),
+        vec![Arc::new(Int32Array::from(vec![1])) as ArrayRef, Arc::new(StringArray::from(Vec::<&str>::new()))],
+    )
     .unwrap();
     let e = w.append_batch(&batch(two)).unwrap_err().to_string();
     assert!(e.contains("a union of 2 members") && e.contains("3 alternatives"), "{e}");
-    let fields3 = UnionFields::new(vec![0, 1, 2], vec![Field::new("a", DataType::Int32, true), Field::new("b", DataType::Utf8, true), Field::new("c", DataType::Float64, true)]);
-    let wrong_type = UnionArray::try_new(fields3, ScalarBuffer::from(vec![2i8]), Some(ScalarBuffer::from(vec![0i32])), vec![
-        Arc::new(Int32Array::from(vec![1])) as ArrayRef,
-        Arc::new(Float64Array::from(vec![1.0])),
-        Arc::new(Float64Array::from(vec![2.0])),
-    ])
+    let fields3 = UnionFields::new(
+        vec![0, 1, 2],
+        vec![Field::new("a", DataType::Int32, true), Field::new("b", DataType::Utf8, true), Field::new("c", DataType::Float64, true)],
+    );
+    let wrong_type = UnionArray::try_new(
+        fields3,
+        ScalarBuffer::from(vec![2i8]),
+        Some(ScalarBuffer::from(vec![0i32])),
+        vec![Arc::new(Int32Array::from(vec![1])) as ArrayRef, Arc::new(Float64Array::from(vec![1.0])), Arc::new(Float64Array::from(vec![2.0]))],
+    )
     .unwrap();
     let e = w.append_batch(&batch(wrong_type)).unwrap_err().to_string();
     assert!(e.contains("v._1") && e.contains("utf8"), "{e}");

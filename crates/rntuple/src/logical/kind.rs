@@ -25,25 +25,71 @@ pub enum Scalar {
     F64,
 }
 
+/// Every C++ spelling of a fundamental type that ROOT accepts, with its scalar; the first spelling
+/// of each scalar is the name ROOT normalizes to. The one table of these aliases: the type-name
+/// parser and the field classifier both look names up here.
+pub const SCALAR_NAMES: &[(&str, Scalar)] = {
+    use Scalar::*;
+    &[
+        ("bool", Bool),
+        ("Bool_t", Bool),
+        ("char", Char),
+        ("Char_t", Char),
+        ("std::byte", Byte),
+        ("byte", Byte),
+        ("std::int8_t", I8),
+        ("int8_t", I8),
+        ("signed char", I8),
+        ("std::uint8_t", U8),
+        ("uint8_t", U8),
+        ("unsigned char", U8),
+        ("UChar_t", U8),
+        ("std::int16_t", I16),
+        ("int16_t", I16),
+        ("short", I16),
+        ("Short_t", I16),
+        ("std::uint16_t", U16),
+        ("uint16_t", U16),
+        ("unsigned short", U16),
+        ("UShort_t", U16),
+        ("std::int32_t", I32),
+        ("int32_t", I32),
+        ("int", I32),
+        ("Int_t", I32),
+        ("std::uint32_t", U32),
+        ("uint32_t", U32),
+        ("unsigned int", U32),
+        ("unsigned", U32),
+        ("UInt_t", U32),
+        ("std::int64_t", I64),
+        ("int64_t", I64),
+        ("long", I64),
+        ("long long", I64),
+        ("Long64_t", I64),
+        ("Long_t", I64),
+        ("std::uint64_t", U64),
+        ("uint64_t", U64),
+        ("unsigned long", U64),
+        ("unsigned long long", U64),
+        ("ULong64_t", U64),
+        ("ULong_t", U64),
+        ("float", F32),
+        ("Float_t", F32),
+        ("double", F64),
+        ("Double_t", F64),
+        ("Double32_t", F64),
+    ]
+};
+
 impl Scalar {
-    /// From a normalized C++ type name.
+    /// From a C++ type name, in any spelling of [`SCALAR_NAMES`].
     pub fn from_type_name(t: &str) -> Option<Scalar> {
-        Some(match t {
-            "bool" | "Bool_t" => Scalar::Bool,
-            "char" | "Char_t" => Scalar::Char,
-            "std::byte" => Scalar::Byte,
-            "std::int8_t" | "int8_t" | "signed char" => Scalar::I8,
-            "std::uint8_t" | "uint8_t" | "unsigned char" | "UChar_t" => Scalar::U8,
-            "std::int16_t" | "int16_t" | "short" | "Short_t" => Scalar::I16,
-            "std::uint16_t" | "uint16_t" | "unsigned short" | "UShort_t" => Scalar::U16,
-            "std::int32_t" | "int32_t" | "int" | "Int_t" => Scalar::I32,
-            "std::uint32_t" | "uint32_t" | "unsigned int" | "unsigned" | "UInt_t" => Scalar::U32,
-            "std::int64_t" | "int64_t" | "long" | "long long" | "Long64_t" | "Long_t" => Scalar::I64,
-            "std::uint64_t" | "uint64_t" | "unsigned long" | "unsigned long long" | "ULong64_t" | "ULong_t" => Scalar::U64,
-            "float" | "Float_t" => Scalar::F32,
-            "double" | "Double_t" | "Double32_t" => Scalar::F64,
-            _ => return None,
-        })
+        SCALAR_NAMES.iter().find(|(n, _)| *n == t).map(|&(_, s)| s)
+    }
+
+    /// ROOT's (normalized) name of the type: its first spelling in [`SCALAR_NAMES`].
+    pub fn type_name(self) -> &'static str {
+        SCALAR_NAMES.iter().find(|&&(_, s)| s == self).map_or("", |&(n, _)| n)
     }
 
     /// The scalar a column type naturally decodes to (used when the type name is unknown).
@@ -74,8 +120,22 @@ impl Scalar {
             Scalar::F32 | Scalar::F64 => matches!(c, Real16 | Real32 | Real64 | SplitReal32 | SplitReal64 | Real32Trunc | Real32Quant),
             _ => matches!(
                 c,
-                Bit | Byte | Char | Int8 | UInt8 | Int16 | UInt16 | Int32 | UInt32 | Int64 | UInt64 | SplitInt16 | SplitUInt16
-                    | SplitInt32 | SplitUInt32 | SplitInt64 | SplitUInt64
+                Bit | Byte
+                    | Char
+                    | Int8
+                    | UInt8
+                    | Int16
+                    | UInt16
+                    | Int32
+                    | UInt32
+                    | Int64
+                    | UInt64
+                    | SplitInt16
+                    | SplitUInt16
+                    | SplitInt32
+                    | SplitUInt32
+                    | SplitInt64
+                    | SplitUInt64
             ),
         }
     }

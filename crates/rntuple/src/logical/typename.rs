@@ -53,24 +53,10 @@ fn split_args(s: &str) -> Vec<&str> {
     out
 }
 
-fn scalar_name(t: &str) -> Option<(Scalar, &'static str, Option<String>)> {
-    Some(match t {
-        "bool" | "Bool_t" => (Scalar::Bool, "bool", None),
-        "char" | "Char_t" => (Scalar::Char, "char", None),
-        "std::byte" | "byte" => (Scalar::Byte, "std::byte", None),
-        "std::int8_t" | "int8_t" | "signed char" => (Scalar::I8, "std::int8_t", None),
-        "std::uint8_t" | "uint8_t" | "unsigned char" | "UChar_t" => (Scalar::U8, "std::uint8_t", None),
-        "std::int16_t" | "int16_t" | "short" | "Short_t" => (Scalar::I16, "std::int16_t", None),
-        "std::uint16_t" | "uint16_t" | "unsigned short" | "UShort_t" => (Scalar::U16, "std::uint16_t", None),
-        "std::int32_t" | "int32_t" | "int" | "Int_t" => (Scalar::I32, "std::int32_t", None),
-        "std::uint32_t" | "uint32_t" | "unsigned int" | "unsigned" | "UInt_t" => (Scalar::U32, "std::uint32_t", None),
-        "std::int64_t" | "int64_t" | "long" | "long long" | "Long64_t" | "Long_t" => (Scalar::I64, "std::int64_t", None),
-        "std::uint64_t" | "uint64_t" | "unsigned long" | "unsigned long long" | "ULong64_t" | "ULong_t" => (Scalar::U64, "std::uint64_t", None),
-        "float" | "Float_t" => (Scalar::F32, "float", None),
-        "double" | "Double_t" => (Scalar::F64, "double", None),
-        "Double32_t" => (Scalar::F64, "double", Some("Double32_t".into())),
-        _ => return None,
-    })
+/// A fundamental type: its scalar and, for `Double32_t`, the alias ROOT keeps.
+fn scalar_name(t: &str) -> Option<(Scalar, Option<String>)> {
+    let s = Scalar::from_type_name(t)?;
+    Some((s, (t == "Double32_t").then(|| t.to_string())))
 }
 
 /// Parses a C++ type name.
@@ -90,7 +76,7 @@ pub fn parse(t: &str) -> Result<TypeExpr> {
         s
     };
     let t = collapsed.trim().trim_start_matches("::");
-    if let Some((s, _, alias)) = scalar_name(t) {
+    if let Some((s, alias)) = scalar_name(t) {
         return Ok(TypeExpr::Scalar(s, alias));
     }
     if t == "std::string" || t == "string" {
@@ -110,9 +96,8 @@ pub fn parse(t: &str) -> Result<TypeExpr> {
         }
         parse(args[0])
     };
-    let num = |s: &str| -> Result<u64> {
-        s.trim_end_matches(['u', 'U', 'l', 'L']).parse().map_err(|_| Error::Invalid(format!("type '{t}': '{s}' is not a size")))
-    };
+    let num =
+        |s: &str| -> Result<u64> { s.trim_end_matches(['u', 'U', 'l', 'L']).parse().map_err(|_| Error::Invalid(format!("type '{t}': '{s}' is not a size"))) };
     Ok(match head {
         "vector" => TypeExpr::Collection("std::vector".into(), Box::new(one("std::vector")?)),
         "ROOT::RVec" | "ROOT::VecOps::RVec" | "RVec" => TypeExpr::Collection("ROOT::VecOps::RVec".into(), Box::new(one("RVec")?)),
@@ -153,7 +138,7 @@ impl TypeExpr {
     /// The normalized type name, as ROOT writes it into the field record.
     pub fn name(&self) -> String {
         match self {
-            TypeExpr::Scalar(s, _) => scalar_type_name(*s).into(),
+            TypeExpr::Scalar(s, _) => s.type_name().into(),
             TypeExpr::String => "std::string".into(),
             TypeExpr::Collection(_, c) | TypeExpr::Optional(_, c) if c.name().is_empty() => String::new(),
             TypeExpr::Collection(n, c) | TypeExpr::Optional(n, c) => format!("{n}<{}>", c.name()),
@@ -165,25 +150,6 @@ impl TypeExpr {
             TypeExpr::Atomic(c) => format!("std::atomic<{}>", c.name()),
             TypeExpr::Record(_) => String::new(),
         }
-    }
-}
-
-/// ROOT's name of a fundamental type.
-pub(crate) fn scalar_type_name(s: Scalar) -> &'static str {
-    match s {
-        Scalar::Bool => "bool",
-        Scalar::Char => "char",
-        Scalar::Byte => "std::byte",
-        Scalar::I8 => "std::int8_t",
-        Scalar::U8 => "std::uint8_t",
-        Scalar::I16 => "std::int16_t",
-        Scalar::U16 => "std::uint16_t",
-        Scalar::I32 => "std::int32_t",
-        Scalar::U32 => "std::uint32_t",
-        Scalar::I64 => "std::int64_t",
-        Scalar::U64 => "std::uint64_t",
-        Scalar::F32 => "float",
-        Scalar::F64 => "double",
     }
 }
 
@@ -210,6 +176,7 @@ mod tests {
             assert_eq!(parse(input).unwrap().name(), want, "{input}");
         }
         assert_eq!(parse("Double32_t").unwrap(), TypeExpr::Scalar(Scalar::F64, Some("Double32_t".into())));
+        assert_eq!(parse("byte").unwrap().name(), "std::byte");
         assert!(parse("MyClass").is_err());
         assert!(parse("std::vector<int").is_err());
         assert!(parse("std::array<int,x>").is_err());

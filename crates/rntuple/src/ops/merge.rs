@@ -5,7 +5,8 @@
 //! compression and checksums; same-page merging inside a cluster is kept.
 //!
 //! ```
-//! use rntuple::write::{merge, WriteOptions, Writer};
+//! use rntuple::ops::merge;
+//! use rntuple::write::{WriteOptions, Writer};
 //! use rntuple::Value;
 //! let dir = std::env::temp_dir();
 //! let inputs: Vec<_> = (0..2).map(|k| dir.join(format!("rntuple-doc-merge-in{k}.root"))).collect();
@@ -30,9 +31,9 @@ use crate::format::descriptor::{ClusterDescriptor, Descriptor};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
 use crate::storage::tfile::read_blob;
-use crate::write::fill::{ClusterOut, SealedCluster, SealedColumn, SealedPage};
+use crate::write::options::WriteOptions;
+use crate::write::sealed::{ClusterOut, PagePosition, SealedCluster, SealedColumn, SealedPage};
 use crate::write::sink::Dataset;
-use crate::write::writer::WriteOptions;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -77,7 +78,13 @@ impl std::str::FromStr for MergeMode {
 /// must have the same schema (fields, types and columns); the output's envelopes are compressed
 /// with `opts.compression`, its pages keep the compression of their input. `progress` is called
 /// after each cluster with (clusters done, clusters in all inputs).
-pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, opts: WriteOptions, progress: impl FnMut(u64, u64)) -> Result<MergeStats> {
+pub fn merge_with_progress(
+    inputs: &[impl AsRef<Path>],
+    name: &str,
+    output: impl AsRef<Path>,
+    opts: WriteOptions,
+    progress: impl FnMut(u64, u64),
+) -> Result<MergeStats> {
     merge_with_mode(inputs, name, output, MergeMode::Strict, opts, progress)
 }
 
@@ -85,7 +92,8 @@ pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl
 /// ([`MergeMode::Filter`]: the first input's fields, found by name in the others).
 ///
 /// ```
-/// use rntuple::write::{merge::{merge_with_mode, MergeMode}, WriteOptions, Writer};
+/// use rntuple::ops::merge::{merge_with_mode, MergeMode};
+/// use rntuple::write::{WriteOptions, Writer};
 /// use rntuple::Value;
 /// let dir = std::env::temp_dir();
 /// let a = dir.join("rntuple-doc-filter-a.root");
@@ -104,7 +112,14 @@ pub fn merge_with_progress(inputs: &[impl AsRef<Path>], name: &str, output: impl
 /// assert_eq!(rows, [r#"{"x":1}"#, r#"{"x":2}"#]);
 /// # Ok::<(), rntuple::Error>(())
 /// ```
-pub fn merge_with_mode(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, mode: MergeMode, opts: WriteOptions, mut progress: impl FnMut(u64, u64)) -> Result<MergeStats> {
+pub fn merge_with_mode(
+    inputs: &[impl AsRef<Path>],
+    name: &str,
+    output: impl AsRef<Path>,
+    mode: MergeMode,
+    opts: WriteOptions,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<MergeStats> {
     if inputs.is_empty() {
         return Err(Error::Invalid("merge: no input files".into()));
     }
@@ -135,7 +150,8 @@ pub fn merge_with_mode(inputs: &[impl AsRef<Path>], name: &str, output: impl AsR
                 column_maps.push((0..first.columns.len()).collect());
             }
             MergeMode::Filter => {
-                let map = filter_columns(first, r.descriptor()).map_err(|why| Error::Invalid(format!("merge (filter): {path}: {why} (the first input {} has it)", readers[0].0)))?;
+                let map = filter_columns(first, r.descriptor())
+                    .map_err(|why| Error::Invalid(format!("merge (filter): {path}: {why} (the first input {} has it)", readers[0].0)))?;
                 column_maps.push(map);
             }
         }
@@ -209,16 +225,20 @@ pub(crate) fn copy_cluster_into(ds: &mut Dataset, r: &Reader, c: &ClusterDescrip
 /// Reads the stored pages of the columns `columns` (input column ids, in output order) of one
 /// cluster into a relocatable cluster.
 fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<SealedCluster> {
-    let mut out = SealedCluster { n_entries: c.n_entries, relative: true, ..Default::default() };
+    let mut out = SealedCluster { n_entries: c.n_entries, ..Default::default() };
     let mut settings: Option<(u32, bool)> = None;
     // Same-page merging: page descriptors pointing at one stored page share one copy.
     let mut copied: HashMap<u64, usize> = HashMap::new();
     let max_key = r.anchor().max_key_size;
     for &col in columns {
         let range = c.columns.get(col).ok_or_else(|| Error::Invalid(format!("column {col} has no range in this cluster")))?;
-        let range = range.as_ref().ok_or_else(|| Error::Invalid(format!("column {col} has no pages in this cluster (a deferred column): merging such RNTuples is not supported")))?;
+        let range = range
+            .as_ref()
+            .ok_or_else(|| Error::Invalid(format!("column {col} has no pages in this cluster (a deferred column): merging such RNTuples is not supported")))?;
         if range.suppressed {
-            return Err(Error::Invalid(format!("column {col} is suppressed in this cluster (several column representations): merging such RNTuples is not supported")));
+            return Err(Error::Invalid(format!(
+                "column {col} is suppressed in this cluster (several column representations): merging such RNTuples is not supported"
+            )));
         }
         let mut pages = Vec::with_capacity(range.pages.len());
         for p in &range.pages {
@@ -236,7 +256,7 @@ fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<
                     out.chunks.len() - 1
                 }
             };
-            pages.push(SealedPage { n_elements: p.n_elements, stored: p.locator.size, position: chunk as u64 });
+            pages.push(SealedPage { n_elements: p.n_elements, stored: p.locator.size, position: PagePosition::Chunk(chunk) });
         }
         out.columns.push(SealedColumn { n_elements: range.n_elements, pages });
     }
@@ -253,7 +273,10 @@ fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::result::Result<V
     let by_path: HashMap<String, u32> = input.fields.iter().map(|f| (field_path(input, f.id), f.id)).collect();
     let describe = |d: &Descriptor, id: u32| {
         let f = &d.fields[id as usize];
-        format!("'{}' (alias '{}', version {}/{}), role {:?}, repetition {:?}", f.type_name, f.type_alias, f.type_version, f.field_version, f.role, f.repetition)
+        format!(
+            "'{}' (alias '{}', version {}/{}), role {:?}, repetition {:?}",
+            f.type_name, f.type_alias, f.type_version, f.field_version, f.role, f.repetition
+        )
     };
     // Every field that holds data (projected fields only alias the output's own columns), with
     // its type: also the records and collections whose columns are their members'. Output
@@ -272,7 +295,11 @@ fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::result::Result<V
     for c in &out.columns {
         let path = field_path(out, c.field_id);
         let &fid = fields.get(&c.field_id).ok_or_else(|| format!("no field '{path}'"))?;
-        let k = out.fields[c.field_id as usize].columns.iter().position(|&x| x == c.id).ok_or_else(|| format!("column {} is not listed by field '{path}'", c.id))?;
+        let k = out.fields[c.field_id as usize]
+            .columns
+            .iter()
+            .position(|&x| x == c.id)
+            .ok_or_else(|| format!("column {} is not listed by field '{path}'", c.id))?;
         let &ic = input.fields[fid as usize].columns.get(k).ok_or_else(|| format!("field '{path}' has fewer columns"))?;
         let col = input.columns.get(ic as usize).ok_or_else(|| format!("field '{path}' lists a column {ic} that does not exist"))?;
         let same = (col.column_type, col.bits_on_storage, col.representation, col.flags, col.value_range, col.first_element)

@@ -37,9 +37,9 @@
 use crate::error::{Error, Result};
 use crate::format::descriptor::{ClusterDescriptor, Descriptor, FieldDescriptor, Role};
 use crate::logical::typename::{self, TypeExpr};
+use crate::ops::merge::{copy_cluster_into, field_path};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
-use crate::ops::merge::{copy_cluster_into, field_path};
 use crate::write::sink::Dataset;
 use crate::write::writer::{WriteOptions, Writer};
 use std::path::Path;
@@ -99,7 +99,14 @@ pub struct SkimStats {
 
 /// Skims the RNTuple `name` of `input` into a new file `output` (see the module docs);
 /// `progress` is called with (entries done, entries to do).
-pub fn skim_with_progress(input: impl AsRef<Path>, name: &str, output: impl AsRef<Path>, what: &Skim, opts: WriteOptions, progress: impl FnMut(u64, u64)) -> Result<SkimStats> {
+pub fn skim_with_progress(
+    input: impl AsRef<Path>,
+    name: &str,
+    output: impl AsRef<Path>,
+    what: &Skim,
+    opts: WriteOptions,
+    progress: impl FnMut(u64, u64),
+) -> Result<SkimStats> {
     let (input, output) = (input.as_ref(), output.as_ref());
     let same = input == output || matches!((std::fs::canonicalize(input), std::fs::canonicalize(output)), (Ok(a), Ok(b)) if a == b);
     if same {
@@ -175,7 +182,10 @@ fn with_projection_sources(d: &Descriptor, tops: &[u32]) -> Result<Vec<u32>> {
     let mut keep: Vec<u32> = tops.to_vec();
     for a in &d.aliases {
         if tops.contains(&top_of(d, a.field_id)?) {
-            let col = d.columns.get(a.physical as usize).ok_or_else(|| Error::Invalid(format!("skim: alias column of field {} names column {}, which does not exist", a.field_id, a.physical)))?;
+            let col = d
+                .columns
+                .get(a.physical as usize)
+                .ok_or_else(|| Error::Invalid(format!("skim: alias column of field {} names column {}, which does not exist", a.field_id, a.physical)))?;
             let src = top_of(d, col.field_id)?;
             if !keep.contains(&src) {
                 keep.push(src);
@@ -247,7 +257,8 @@ fn subset(d: &Descriptor, tops: &[u32]) -> Result<Subset> {
         f.children = f.children.iter().filter_map(|&c| fmap(c)).collect();
         f.columns = f.columns.iter().filter_map(|&c| column_map.get(c as usize).copied().flatten()).collect();
         if let Some(p) = f.projection_source {
-            f.projection_source = Some(fmap(p).ok_or_else(|| Error::Invalid(format!("skim: field '{}' is a projection of a field that is not kept: select it too", f.name)))?);
+            f.projection_source =
+                Some(fmap(p).ok_or_else(|| Error::Invalid(format!("skim: field '{}' is a projection of a field that is not kept: select it too", f.name)))?);
         }
     }
     let n_header_fields = fields.iter().filter(|f| !f.from_extension).count();
@@ -302,10 +313,27 @@ fn uncopyable(d: &Descriptor, sub: &Subset, clusters: &[&ClusterDescriptor], sta
     None
 }
 
-fn copy_pages(r: &Reader, sub: Subset, clusters: &[&ClusterDescriptor], output: &Path, opts: WriteOptions, progress: &mut impl FnMut(u64, u64)) -> Result<SkimStats> {
+fn copy_pages(
+    r: &Reader,
+    sub: Subset,
+    clusters: &[&ClusterDescriptor],
+    output: &Path,
+    opts: WriteOptions,
+    progress: &mut impl FnMut(u64, u64),
+) -> Result<SkimStats> {
     let total: u64 = clusters.iter().map(|c| c.n_entries).sum();
     let mut ds = Dataset::create(output, sub.desc, opts)?;
-    let mut stats = SkimStats { method: SkimMethod::CopiedPages, reason: None, fields: Vec::new(), range: (0, 0), entries: 0, clusters: 0, pages: 0, page_bytes: 0, file_bytes: 0 };
+    let mut stats = SkimStats {
+        method: SkimMethod::CopiedPages,
+        reason: None,
+        fields: Vec::new(),
+        range: (0, 0),
+        entries: 0,
+        clusters: 0,
+        pages: 0,
+        page_bytes: 0,
+        file_bytes: 0,
+    };
     for c in clusters {
         let copied = copy_cluster_into(&mut ds, r, c, &sub.columns).map_err(|e| e.context(format!("skim: cluster {}", c.id)))?;
         stats.pages += copied.pages;
@@ -346,7 +374,16 @@ fn field_type(d: &Descriptor, id: u32, depth: usize) -> Result<TypeExpr> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn reencode(r: &Reader, tops: &[u32], names: &[String], start: u64, stop: u64, output: &Path, opts: WriteOptions, progress: &mut impl FnMut(u64, u64)) -> Result<SkimStats> {
+fn reencode(
+    r: &Reader,
+    tops: &[u32],
+    names: &[String],
+    start: u64,
+    stop: u64,
+    output: &Path,
+    opts: WriteOptions,
+    progress: &mut impl FnMut(u64, u64),
+) -> Result<SkimStats> {
     let d = r.descriptor();
     let schema = tops.iter().zip(names).map(|(&id, n)| Ok((n.clone(), field_type(d, id, 0)?))).collect::<Result<Vec<_>>>()?;
     let mut w = Writer::create_with_types(output, &d.name, &schema, opts)?;
@@ -367,5 +404,15 @@ fn reencode(r: &Reader, tops: &[u32], names: &[String], start: u64, stop: u64, o
     let entries = w.num_entries();
     let clusters = w.num_clusters();
     let file_bytes = w.commit()?;
-    Ok(SkimStats { method: SkimMethod::Reencoded, reason: None, fields: Vec::new(), range: (start, stop), entries, clusters, pages: 0, page_bytes: 0, file_bytes })
+    Ok(SkimStats {
+        method: SkimMethod::Reencoded,
+        reason: None,
+        fields: Vec::new(),
+        range: (start, stop),
+        entries,
+        clusters,
+        pages: 0,
+        page_bytes: 0,
+        file_bytes,
+    })
 }

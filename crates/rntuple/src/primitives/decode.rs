@@ -19,36 +19,42 @@ pub trait Native: Copy + Default + Send + Sync + 'static {
     fn from_f64(v: f64) -> Self;
 }
 
-macro_rules! native_int {
-    ($($t:ty),*) => {$(
+macro_rules! native_impl {
+    (bool) => {
+        impl Native for bool {
+            #[inline(always)]
+            fn from_i64(v: i64) -> Self {
+                v != 0
+            }
+            #[inline(always)]
+            fn from_u64(v: u64) -> Self {
+                v != 0
+            }
+            #[inline(always)]
+            fn from_f32(v: f32) -> Self {
+                v != 0.0
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                v != 0.0
+            }
+        }
+    };
+    ($t:ident) => {
         impl Native for $t {
             #[inline(always)] fn from_i64(v: i64) -> Self { v as $t }
             #[inline(always)] fn from_u64(v: u64) -> Self { v as $t }
             #[inline(always)] fn from_f32(v: f32) -> Self { v as $t }
             #[inline(always)] fn from_f64(v: f64) -> Self { v as $t }
         }
-    )*};
+    };
 }
-native_int!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
-
-impl Native for bool {
-    #[inline(always)]
-    fn from_i64(v: i64) -> Self {
-        v != 0
-    }
-    #[inline(always)]
-    fn from_u64(v: u64) -> Self {
-        v != 0
-    }
-    #[inline(always)]
-    fn from_f32(v: f32) -> Self {
-        v != 0.0
-    }
-    #[inline(always)]
-    fn from_f64(v: f64) -> Self {
-        v != 0.0
-    }
+macro_rules! native_impls {
+    ($($v:ident $t:ident $cpp:literal $kind:ident,)*) => {
+        $(native_impl!($t);)*
+    };
 }
+super::element::primitive_elements!(native_impls);
 
 /// Parameters of a column needed to decode it.
 #[derive(Debug, Clone, Copy)]

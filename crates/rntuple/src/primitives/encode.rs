@@ -2,36 +2,8 @@
 //! [`super::decode`]. Split, zigzag and delta encodings apply per page, as ROOT does.
 
 use super::column_type::ColumnType;
+pub use super::element::PageValues;
 use crate::error::{Error, Result};
-
-/// Values of one page, in the column's natural in-memory type.
-#[derive(Debug, Clone, Copy)]
-pub enum PageValues<'a> {
-    /// Bit columns.
-    Bool(&'a [bool]),
-    /// Byte, Char, UInt8.
-    U8(&'a [u8]),
-    /// Int8.
-    I8(&'a [i8]),
-    /// (Split)Int16.
-    I16(&'a [i16]),
-    /// (Split)UInt16.
-    U16(&'a [u16]),
-    /// (Split)Int32.
-    I32(&'a [i32]),
-    /// (Split)UInt32.
-    U32(&'a [u32]),
-    /// (Split)Int64.
-    I64(&'a [i64]),
-    /// (Split)UInt64 and index columns (cluster-local end offsets).
-    U64(&'a [u64]),
-    /// Real16, (Split)Real32.
-    F32(&'a [f32]),
-    /// (Split)Real64.
-    F64(&'a [f64]),
-    /// Switch: (index, tag).
-    Switch(&'a [(u64, u32)]),
-}
 
 /// Byte-split encoding, the inverse of the decoder's `unsplit`: byte `b` of every element goes to
 /// stream `b`; appends `W * vals.len()` bytes to `out`. `f` turns an element into its

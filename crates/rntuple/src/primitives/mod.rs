@@ -1,6 +1,7 @@
 //! Primitives: column types and their page encodings.
 
 pub mod column_type;
+pub mod element;
 crate::unstable_mod! {
     /// Fallible allocation bounded by what a file can back (internal).
     alloc

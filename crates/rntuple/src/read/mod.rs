@@ -1,7 +1,19 @@
 //! Event iteration: reading.
+//!
+//! The reader is split by stage, each file adding an `impl Reader` block and using only the
+//! files below it: `open` (the `Reader` struct, descriptor loading) < `pages` (page I/O and
+//! unpacking) < `columns` (column decoding) < `arrow` (Arrow assembly) < `reader` (accessors and
+//! public entry points) < `values`, `typed`, `check`, `file`, and `bench` (benchmark helpers,
+//! `unstable` feature only).
 
+mod arrow;
+#[cfg(feature = "unstable")]
+mod bench;
 pub mod check;
+mod columns;
 pub mod file;
+mod open;
+mod pages;
 pub mod reader;
 pub mod typed;
 mod values;

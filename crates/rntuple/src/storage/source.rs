@@ -30,10 +30,7 @@ pub trait ReadAt: Send + Sync {
     fn read_vec(&self, offset: u64, len: u64, what: &str) -> Result<Vec<u8>> {
         let end = offset.checked_add(len).ok_or_else(|| Error::corrupt(format!("{what}: range overflows"), offset))?;
         if end > self.len() {
-            return Err(Error::corrupt(
-                format!("{what}: {len} bytes at offset {offset} extend beyond the end of the file ({} bytes)", self.len()),
-                offset,
-            ));
+            return Err(Error::corrupt(format!("{what}: {len} bytes at offset {offset} extend beyond the end of the file ({} bytes)", self.len()), offset));
         }
         let mut v = vec![0u8; len as usize];
         self.read_exact_at(offset, &mut v)?;
@@ -69,9 +66,7 @@ impl ReadAt for FileSource {
         self.len
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        self.file
-            .read_exact_at(buf, offset)
-            .map_err(|e| Error::io(format!("reading {} bytes at offset {offset} of {}", buf.len(), self.path), e))
+        self.file.read_exact_at(buf, offset).map_err(|e| Error::io(format!("reading {} bytes at offset {offset} of {}", buf.len(), self.path), e))
     }
 }
 
@@ -98,7 +93,6 @@ impl ReadAt for MemSource {
         Ok(())
     }
 }
-
 
 #[cfg(test)]
 mod tests {

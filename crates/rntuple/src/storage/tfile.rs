@@ -215,7 +215,10 @@ impl RootFile {
             })
             .ok_or_else(|| {
                 let names: Vec<&str> = self.ntuples.iter().map(|e| e.path.as_str()).collect();
-                Error::NotFound(format!("no RNTuple named '{name}' in the file (it holds: {})", if names.is_empty() { "none".to_string() } else { names.join(", ") }))
+                Error::NotFound(format!(
+                    "no RNTuple named '{name}' in the file (it holds: {})",
+                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                ))
             })?;
         match &e.anchor {
             AnchorStatus::Ok(a) => Ok(*a),
@@ -291,11 +294,7 @@ fn read_key_at(src: &dyn ReadAt, offset: u64, what: &str) -> Result<(KeyHeader, 
     }
     let stored = (key.nbytes - key.key_len as i32) as u64;
     let data = src.read_vec(offset + key.key_len as u64, stored, what)?;
-    let payload = if stored < key.obj_len as u64 {
-        compression::decompress(&data, key.obj_len as usize, what, offset + key.key_len as u64)?
-    } else {
-        data
-    };
+    let payload = if stored < key.obj_len as u64 { compression::decompress(&data, key.obj_len as usize, what, offset + key.key_len as u64)? } else { data };
     Ok((key, payload))
 }
 

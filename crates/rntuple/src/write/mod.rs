@@ -1,12 +1,19 @@
 //! Event iteration: writing. [`Writer`] writes sequentially; [`ParallelWriter`] lets many threads
 //! write one RNTuple into one file, each through its own [`FillContext`].
 
-pub(crate) mod fill;
+pub(crate) mod builder;
+pub(crate) mod columns;
+mod fill_arrow;
+mod fill_typed;
+mod fill_value;
 pub mod options;
 pub mod parallel;
+pub(crate) mod plan;
+pub(crate) mod sealed;
 pub(crate) mod sink;
 pub mod typed;
 pub mod writer;
+pub use options::WriteOptions;
 pub use parallel::{ContextMetrics, FillContext, ParallelWriter};
 pub use typed::{Entry, FieldValue, FieldWriter, RecordWriter, ScalarSlice};
-pub use writer::{WriteOptions, Writer};
+pub use writer::Writer;

@@ -196,10 +196,16 @@ impl WriteOptions {
             return bad("initial_unzipped_page_size must be at least 1 byte".into());
         }
         if self.max_unzipped_page_size > self.max_unzipped_cluster_size {
-            return bad(format!("max_unzipped_page_size ({}) must not be larger than max_unzipped_cluster_size ({})", self.max_unzipped_page_size, self.max_unzipped_cluster_size));
+            return bad(format!(
+                "max_unzipped_page_size ({}) must not be larger than max_unzipped_cluster_size ({})",
+                self.max_unzipped_page_size, self.max_unzipped_cluster_size
+            ));
         }
         if self.approx_zipped_cluster_size == 0 || self.approx_zipped_cluster_size > self.max_unzipped_cluster_size {
-            return bad(format!("approx_zipped_cluster_size ({}) must be between 1 and max_unzipped_cluster_size ({})", self.approx_zipped_cluster_size, self.max_unzipped_cluster_size));
+            return bad(format!(
+                "approx_zipped_cluster_size ({}) must be between 1 and max_unzipped_cluster_size ({})",
+                self.approx_zipped_cluster_size, self.max_unzipped_cluster_size
+            ));
         }
         if self.max_unzipped_page_size == 0 {
             return bad("max_unzipped_page_size must be at least 1 byte".into());
@@ -210,4 +216,3 @@ impl WriteOptions {
         Ok(())
     }
 }
-

@@ -31,11 +31,13 @@
 
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
-use crate::value::Value;
-use crate::write::fill::{parse_schema, ClusterBuilder, ClusterOut, SealedCluster};
 use crate::storage::key_plan::KeyPlan;
+use crate::value::Value;
+use crate::write::builder::ClusterBuilder;
+use crate::write::options::WriteOptions;
+use crate::write::plan::parse_field_types;
+use crate::write::sealed::{ClusterOut, SealedCluster};
 use crate::write::sink::{write_placement, Dataset, Placement, WriteTarget};
-use crate::write::writer::WriteOptions;
 use arrow_array::RecordBatch;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -97,7 +99,8 @@ impl Shared {
         }
         let outside = self.opts.write_outside_lock;
         // The key layouts are pure arithmetic: worked out before taking the lock.
-        let plans = clusters.iter().filter(|c| c.relative).map(|c| KeyPlan::new(&c.chunk_lens(), self.opts.max_key_size)).collect::<Result<Vec<_>>>()?;
+        let plans =
+            clusters.iter().filter(|c| c.is_relocatable()).map(|c| KeyPlan::new(&c.chunk_lens(), self.opts.max_key_size)).collect::<Result<Vec<_>>>()?;
         let mut placements: Vec<Placement> = Vec::with_capacity(plans.len());
         let r = (|| {
             let mut ds = self.lock(m)?;
@@ -105,7 +108,7 @@ impl Shared {
             let r = (|| -> Result<_> {
                 let mut plans = plans.into_iter();
                 for c in clusters.iter_mut() {
-                    if !c.relative {
+                    if !c.is_relocatable() {
                         // Unbuffered: the pages are in the file already; only metadata.
                         ds.append(c, &[])?;
                         continue;
@@ -125,7 +128,7 @@ impl Shared {
             m.hold_seconds += t.elapsed().as_secs_f64();
             r?;
             if outside {
-                for (c, placement) in clusters.iter_mut().filter(|c| c.relative).zip(&placements) {
+                for (c, placement) in clusters.iter_mut().filter(|c| c.is_relocatable()).zip(&placements) {
                     write_placement(&self.target, placement, &c.chunks)?;
                 }
             }
@@ -153,7 +156,7 @@ pub struct ParallelWriter {
 impl ParallelWriter {
     /// Creates a file holding one RNTuple with the given (field name, C++ type name) schema.
     pub fn create(path: impl AsRef<Path>, name: &str, schema: &[(&str, &str)], opts: WriteOptions) -> Result<ParallelWriter> {
-        Self::create_with_types(path, name, &parse_schema(schema)?, opts)
+        Self::create_with_types(path, name, &parse_field_types(schema)?, opts)
     }
 
     /// Creates a file whose schema is the members of the Rust type `E`; contexts fill it with
@@ -164,7 +167,12 @@ impl ParallelWriter {
 
     /// Creates a file from a schema of parsed type expressions (untyped records included), as
     /// [`crate::write::Writer::create_with_types`].
-    pub fn create_with_types(path: impl AsRef<Path>, name: &str, schema: &[(String, crate::logical::typename::TypeExpr)], opts: WriteOptions) -> Result<ParallelWriter> {
+    pub fn create_with_types(
+        path: impl AsRef<Path>,
+        name: &str,
+        schema: &[(String, crate::logical::typename::TypeExpr)],
+        opts: WriteOptions,
+    ) -> Result<ParallelWriter> {
         let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{} (parallel)", env!("CARGO_PKG_VERSION")), ..Default::default() };
         let opts = WriteOptions { use_implicit_mt: false, ..opts };
         let template = ClusterBuilder::new(&mut desc, schema, opts.clone(), ())?;
@@ -352,7 +360,7 @@ impl FillContext {
     pub fn metrics(&self) -> ContextMetrics {
         let mut m = self.b.out.m.clone();
         m.entries = self.b.filled;
-        m.compress_seconds = self.b.compress_seconds;
+        m.compress_seconds = self.b.compress_seconds();
         m.wall_seconds = self.b.out.started.elapsed().as_secs_f64();
         m
     }

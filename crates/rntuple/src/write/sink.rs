@@ -17,8 +17,8 @@ use crate::format::descriptor::*;
 use crate::format::serialize;
 use crate::storage::key_plan::{KeyPlan, Piece};
 use crate::storage::tfile_write::{BlobSlot, RootFileWriter, BLOB_KEY_LEN};
-use crate::write::fill::{ClusterOut, SealedCluster};
-use crate::write::writer::WriteOptions;
+use crate::write::options::WriteOptions;
+use crate::write::sealed::{ClusterOut, SealedCluster};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -74,7 +74,19 @@ impl Dataset {
             None
         };
         let col_first = desc.columns.iter().map(|c| c.first_element).collect();
-        let mut ds = Dataset { file: Some(file), direct, name: desc.name.clone(), desc, clusters: Vec::new(), col_first, n_entries: 0, header, opts, bytes_written: 0, own_target: None };
+        let mut ds = Dataset {
+            file: Some(file),
+            direct,
+            name: desc.name.clone(),
+            desc,
+            clusters: Vec::new(),
+            col_first,
+            n_entries: 0,
+            header,
+            opts,
+            bytes_written: 0,
+            own_target: None,
+        };
         ds.own_target = Some(ds.target()?);
         Ok(ds)
     }
@@ -188,7 +200,7 @@ impl Dataset {
 /// The sequential writer places each cluster right away: reserve, write, append.
 impl ClusterOut for Dataset {
     fn cluster(&mut self, c: &mut SealedCluster) -> Result<()> {
-        if !c.relative {
+        if !c.is_relocatable() {
             // Unbuffered: the pages were written one by one; only the metadata is left.
             self.append(c, &[])?;
             return Ok(());
@@ -385,7 +397,8 @@ struct AlignedBuf {
 
 impl AlignedBuf {
     fn zeroed(len: usize, align: usize) -> Result<AlignedBuf> {
-        let layout = std::alloc::Layout::from_size_align(len.max(align), align).map_err(|_| Error::Invalid(format!("bad buffer layout of {len} bytes aligned to {align}")))?;
+        let layout = std::alloc::Layout::from_size_align(len.max(align), align)
+            .map_err(|_| Error::Invalid(format!("bad buffer layout of {len} bytes aligned to {align}")))?;
         // SAFETY: the layout has a non-zero size (at least `align`).
         let p = unsafe { std::alloc::alloc_zeroed(layout) };
         let ptr = std::ptr::NonNull::new(p).ok_or_else(|| Error::Invalid(format!("out of memory for a {len}-byte write buffer")))?;

@@ -26,58 +26,8 @@
 use crate::error::{Error, Result};
 use crate::logical::kind::Scalar;
 use crate::logical::typename::TypeExpr;
-use crate::write::fill::{Plan, TypedCols};
-
-/// A contiguous run of values of one primitive type.
-#[derive(Debug, Clone, Copy)]
-pub enum ScalarSlice<'a> {
-    /// `bool`
-    Bool(&'a [bool]),
-    /// `std::int8_t`
-    I8(&'a [i8]),
-    /// `std::uint8_t`
-    U8(&'a [u8]),
-    /// `std::int16_t`
-    I16(&'a [i16]),
-    /// `std::uint16_t`
-    U16(&'a [u16]),
-    /// `std::int32_t`
-    I32(&'a [i32]),
-    /// `std::uint32_t`
-    U32(&'a [u32]),
-    /// `std::int64_t`
-    I64(&'a [i64]),
-    /// `std::uint64_t`
-    U64(&'a [u64]),
-    /// `float`
-    F32(&'a [f32]),
-    /// `double`
-    F64(&'a [f64]),
-}
-
-impl ScalarSlice<'_> {
-    /// Number of values.
-    pub fn len(&self) -> usize {
-        match self {
-            ScalarSlice::Bool(v) => v.len(),
-            ScalarSlice::I8(v) => v.len(),
-            ScalarSlice::U8(v) => v.len(),
-            ScalarSlice::I16(v) => v.len(),
-            ScalarSlice::U16(v) => v.len(),
-            ScalarSlice::I32(v) => v.len(),
-            ScalarSlice::U32(v) => v.len(),
-            ScalarSlice::I64(v) => v.len(),
-            ScalarSlice::U64(v) => v.len(),
-            ScalarSlice::F32(v) => v.len(),
-            ScalarSlice::F64(v) => v.len(),
-        }
-    }
-
-    /// Whether there are no values.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
+pub use crate::primitives::element::ScalarSlice;
+use crate::write::plan::Plan;
 
 /// A Rust type that can be written as an RNTuple field.
 pub trait FieldValue {
@@ -105,6 +55,18 @@ pub trait Entry: 'static {
     fn put_fields(&self, w: &mut RecordWriter<'_>) -> Result<()>;
 }
 
+/// Column access for typed filling (implemented by the cluster builder in `fill_typed.rs`).
+pub(crate) trait TypedCols {
+    /// Appends values to a column of their type (an error when the column holds another type).
+    fn extend_scalars(&mut self, col: usize, v: ScalarSlice<'_>) -> Result<()>;
+    /// Elements of a column in the current cluster.
+    fn col_len(&self, col: usize) -> u64;
+    /// Appends a collection's end offset to its index column.
+    fn push_index(&mut self, col: usize, end: u64) -> Result<()>;
+    /// Elements per plan node in the current cluster.
+    fn counts(&mut self) -> &mut [u64];
+}
+
 /// Writes one value into the columns of a field.
 pub struct FieldWriter<'a> {
     cols: &'a mut dyn TypedCols,
@@ -126,7 +88,9 @@ impl<'a> FieldWriter<'a> {
     pub fn scalars(self, v: ScalarSlice<'_>) -> Result<()> {
         match self.plan {
             Plan::Scalar { col, counter, .. } => {
-                self.cols.extend_scalars(*col, v).map_err(|_| mismatch(self.path, &format!("{v:?}").chars().take_while(|c| *c != '(').collect::<String>(), self.plan))?;
+                self.cols
+                    .extend_scalars(*col, v)
+                    .map_err(|_| mismatch(self.path, &format!("{v:?}").chars().take_while(|c| *c != '(').collect::<String>(), self.plan))?;
                 self.cols.counts()[*counter] += v.len() as u64;
                 Ok(())
             }
@@ -194,7 +158,10 @@ impl<'a> RecordWriter<'a> {
 
     /// Writes the next member.
     pub fn member<T: FieldValue>(&mut self, v: &T) -> Result<()> {
-        let plan = self.children.get(self.next).ok_or_else(|| Error::Invalid(format!("field '{}': more members than the record has ({})", self.path, self.children.len())))?;
+        let plan = self
+            .children
+            .get(self.next)
+            .ok_or_else(|| Error::Invalid(format!("field '{}': more members than the record has ({})", self.path, self.children.len())))?;
         self.next += 1;
         v.put(FieldWriter { cols: &mut *self.cols, plan, path: self.path })
     }
@@ -208,11 +175,11 @@ impl<'a> RecordWriter<'a> {
     }
 }
 
-macro_rules! primitive {
-    ($t:ty, $s:ident, $v:ident) => {
+macro_rules! primitive_field_values {
+    ($($v:ident $t:ident $cpp:literal $kind:ident,)*) => {$(
         impl FieldValue for $t {
             fn type_expr() -> TypeExpr {
-                TypeExpr::Scalar(Scalar::$s, None)
+                TypeExpr::Scalar(Scalar::$v, None)
             }
             fn put(&self, w: FieldWriter<'_>) -> Result<()> {
                 w.scalars(ScalarSlice::$v(std::slice::from_ref(self)))
@@ -221,19 +188,9 @@ macro_rules! primitive {
                 w.scalars(ScalarSlice::$v(items))
             }
         }
-    };
+    )*};
 }
-primitive!(bool, Bool, Bool);
-primitive!(i8, I8, I8);
-primitive!(u8, U8, U8);
-primitive!(i16, I16, I16);
-primitive!(u16, U16, U16);
-primitive!(i32, I32, I32);
-primitive!(u32, U32, U32);
-primitive!(i64, I64, I64);
-primitive!(u64, U64, U64);
-primitive!(f32, F32, F32);
-primitive!(f64, F64, F64);
+crate::primitives::element::primitive_elements!(primitive_field_values);
 
 impl FieldValue for String {
     fn type_expr() -> TypeExpr {

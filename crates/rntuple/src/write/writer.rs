@@ -5,10 +5,11 @@
 
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
-use crate::value::Value;
 use crate::logical::typename::TypeExpr;
+use crate::value::Value;
+use crate::write::builder::ClusterBuilder;
 pub use crate::write::options::WriteOptions;
-use crate::write::fill::{parse_schema, ClusterBuilder};
+use crate::write::plan::parse_field_types;
 use crate::write::sink::Dataset;
 use arrow_array::RecordBatch;
 use std::path::Path;
@@ -35,7 +36,7 @@ pub struct Writer {
 impl Writer {
     /// Creates a file holding one RNTuple with the given (field name, C++ type name) schema.
     pub fn create(path: impl AsRef<Path>, name: &str, schema: &[(&str, &str)], opts: WriteOptions) -> Result<Writer> {
-        Self::create_with_types(path, name, &parse_schema(schema)?, opts)
+        Self::create_with_types(path, name, &parse_field_types(schema)?, opts)
     }
 
     /// Creates a file whose schema is the members of the Rust type `E` (see

@@ -7,9 +7,8 @@ use std::path::PathBuf;
 /// The shared test data directory (`RNTUPLE_TESTDATA`, default `../shared/testdata` beside the
 /// repository). Returns `None` (after saying so loudly) when absent, and panics under `CI=true`.
 pub fn testdata() -> Option<PathBuf> {
-    let dir = std::env::var_os("RNTUPLE_TESTDATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata"));
+    let dir =
+        std::env::var_os("RNTUPLE_TESTDATA").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata"));
     if dir.join("rntuple").is_dir() {
         return Some(dir);
     }

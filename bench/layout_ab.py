@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Before/after comparison of two builds of this project, side by side in one run: reading,
+sequential writing, parallel writing (CLI `bench read` / `bench write`) and the Python package's
+write and read. Used to show that a change of code layout left the speed alone.
+
+    .venv/bin/python bench/layout_ab.py --before /path/to/old/rntuple --after target/release/rntuple \\
+        [--before-py /path/to/old/site-dir] [--reps 5]
+
+Each measurement alternates the two builds (before, after, before, ...) so that both see the same
+machine state; reports the median of each and the ratio after/before. `--before-py` is a directory
+holding the old build of the Python package (`pip install --target DIR old.whl`); the new one is
+the package installed in the running interpreter. Timings are never asserted anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+
+PY_SNIPPET = r"""
+import json, sys, time
+import awkward as ak, numpy as np
+import rntuple
+n = int(sys.argv[1]); path = sys.argv[2]
+rng = np.random.default_rng(1)
+counts = rng.poisson(5, n)
+parts = ak.unflatten(rng.uniform(0, 100, counts.sum()).astype(np.float32), counts)
+data = ak.Array({"eventId": np.arange(n, dtype=np.uint64), "particles": parts})
+t = time.perf_counter(); rntuple.write(path, "Events", data); w = time.perf_counter() - t
+t = time.perf_counter()
+with rntuple.open(path) as f:
+    a = f["Events"].arrays()
+r = time.perf_counter() - t
+assert len(a) == n
+print(json.dumps({"write": w, "read": r}))
+"""
+
+
+def run(cmd, env=None):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", required=True)
+    ap.add_argument("--after", required=True)
+    ap.add_argument("--before-py")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--entries", type=int, default=2_000_000)
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="rntuple-ab-")
+    data = os.path.join(tmp, "read.root")
+    subprocess.run([args.after, "bench", "write", "--threads", "2", "--entries", str(args.entries), "--output", data, "--no-progress"], check=True, capture_output=True)
+    n = str(args.entries)
+    cases = {
+        "read, all fields (s)": (lambda b: [b, "bench", "read", data, "--ntuple", "Events"], "seconds"),
+        "sequential write 505 -> /dev/null (entries/s)": (lambda b: [b, "bench", "write", "--mode", "sequential", "--entries", n, "--no-progress"], "entries_per_second"),
+        "sequential write 0 -> file (entries/s)": (
+            lambda b: [b, "bench", "write", "--mode", "sequential", "--compression", "0", "--entries", n, "--output", os.path.join(tmp, "w.root"), "--no-progress"],
+            "entries_per_second",
+        ),
+        "parallel write 2 threads 505 -> file (entries/s)": (
+            lambda b: [b, "bench", "write", "--threads", "2", "--entries", str(args.entries // 2), "--output", os.path.join(tmp, "p.root"), "--no-progress"],
+            "entries_per_second",
+        ),
+    }
+    results = {}
+    for name, (cmd, key) in cases.items():
+        got = {"before": [], "after": []}
+        for _ in range(args.reps):
+            for side in ("before", "after"):
+                got[side].append(run(cmd(getattr(args, side)))[key])
+        results[name] = got
+    if args.before_py:
+        py = {"Python write (s)": {"before": [], "after": []}, "Python read (s)": {"before": [], "after": []}}
+        for _ in range(args.reps):
+            for side in ("before", "after"):
+                env = dict(os.environ)
+                if side == "before":
+                    env["PYTHONPATH"] = args.before_py + os.pathsep + env.get("PYTHONPATH", "")
+                r = run([sys.executable, "-c", PY_SNIPPET, str(args.entries), os.path.join(tmp, f"py-{side}.root")], env=env)
+                py["Python write (s)"][side].append(r["write"])
+                py["Python read (s)"][side].append(r["read"])
+        results.update(py)
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} vCPUs, {platform.platform()}")
+    print(f"{args.reps} alternated repetitions, {args.entries:,} entries; medians (min-max)")
+    print("| measurement | before | after | after/before |")
+    print("|---|---|---|---|")
+    for name, got in results.items():
+        b, a = statistics.median(got["before"]), statistics.median(got["after"])
+        fmt = (lambda x: f"{x:,.0f}") if "entries/s" in name else (lambda x: f"{x:.3f}")
+        span = lambda v: f"{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})"  # noqa: E731
+        print(f"| {name} | {span(got['before'])} | {span(got['after'])} | {a / b:.3f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+//! `rntuple info`: every RNTuple of a file with its entries, clusters, field tree and columns, as
+//! text or one JSON object.
+
+use super::{human, Res};
+use rntuple::format::anchor::AnchorStatus;
+use rntuple::primitives::column_type::ColumnType;
+use rntuple::{RNTupleFile, Reader};
+
+pub(crate) fn info(path: &str, only: Option<&str>, json: bool) -> Res {
+    let f = RNTupleFile::open(path)?;
+    let names = f.names();
+    let v = f.root_file().root_version;
+    let version = format!("{}.{:02}/{:02}", v / 10000, v / 100 % 100, v % 100);
+    if !json {
+        println!("file: {path} (ROOT file version {v}: {version})");
+        if names.is_empty() {
+            println!("no RNTuple in this file");
+        }
+    }
+    let mut failures = Vec::new();
+    if let Some(o) = only {
+        if !names.iter().any(|n| n == o || n.ends_with(&format!("/{o}"))) {
+            return Err(format!("no RNTuple named '{o}' in {path} (it holds: {})", if names.is_empty() { "none".into() } else { names.join(", ") }).into());
+        }
+    }
+    let mut objs = Vec::new();
+    for name in &names {
+        if let Some(o) = only {
+            if o != name && !name.ends_with(&format!("/{o}")) {
+                continue;
+            }
+        }
+        if !json {
+            println!();
+        }
+        let problem = match f.anchor_status(name) {
+            Some(AnchorStatus::Legacy(msg)) => Some(("REFUSED", msg.to_string())),
+            Some(AnchorStatus::Broken(msg)) => Some(("BROKEN ANCHOR", msg.to_string())),
+            _ => None,
+        };
+        let r = match problem {
+            Some(p) => Err(p),
+            None => f.reader(name).map_err(|e| ("ERROR", e.to_string())),
+        };
+        match r {
+            Ok(r) if json => objs.push(ntuple_json(name, &r)),
+            Ok(r) => print_info(name, &r),
+            Err((what, msg)) => {
+                if json {
+                    objs.push(serde_json::json!({ "name": name, "error": format!("{}: {msg}", what.to_lowercase()) }));
+                } else {
+                    println!("RNTuple '{name}': {what}: {msg}");
+                }
+                failures.push(format!("RNTuple '{name}': {msg}"));
+            }
+        }
+    }
+    if json {
+        println!("{}", serde_json::json!({ "file": path, "root_version_code": v, "root_version": version, "ntuples": objs }));
+    }
+    if !failures.is_empty() {
+        return Err(failures.join("; ").into());
+    }
+    Ok(())
+}
+
+/// Per physical column: stored (compressed) bytes, uncompressed bytes, pages.
+fn column_sizes(d: &rntuple::format::descriptor::Descriptor) -> Vec<(u64, u64, u64)> {
+    let mut out = vec![(0u64, 0u64, 0u64); d.columns.len()];
+    for c in &d.clusters {
+        for (i, cr) in c.columns.iter().enumerate() {
+            if let (Some(cr), Some(o)) = (cr, out.get_mut(i)) {
+                for p in &cr.pages {
+                    o.0 += p.locator.size;
+                    o.1 += (p.n_elements as u64 * d.columns[i].bits_on_storage as u64).div_ceil(8);
+                    o.2 += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `info --json` for one RNTuple: the facts of the text form as one object.
+fn ntuple_json(name: &str, r: &Reader) -> serde_json::Value {
+    let d = r.descriptor();
+    let a = r.anchor();
+    let sizes = column_sizes(d);
+    let mut fields = Vec::new();
+    fn walk(r: &Reader, id: u32, out: &mut Vec<serde_json::Value>) {
+        let d = r.descriptor();
+        let f = &d.fields[id as usize];
+        out.push(serde_json::json!({
+            "path": field_path(r, id), "type": r.display_type(id), "type_alias": f.type_alias,
+            "projected": f.projection_source.is_some(), "schema_extension": f.from_extension,
+            "streamer": matches!(r.kind(id), Ok(rntuple::logical::kind::Kind::Streamer)),
+            "top_level": f.parent.is_none(), "readable": r.is_readable(id),
+        }));
+        for &c in &f.children {
+            walk(r, c, out);
+        }
+    }
+    for id in d.top_level_fields() {
+        walk(r, id, &mut fields);
+    }
+    let columns: Vec<serde_json::Value> = d
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let t = ColumnType::from_u16(c.column_type);
+            serde_json::json!({
+                "id": i, "field": field_path(r, c.field_id), "type": t.map_or(format!("unknown({:#x})", c.column_type), |t| t.name().to_string()),
+                "encoding": t.map_or("?".to_string(), |t| t.encoding().to_string()), "bits": c.bits_on_storage,
+                "representation": c.representation, "deferred_first_element": (c.flags & 1 != 0).then_some(c.first_element),
+                "compressed_bytes": sizes[i].0, "uncompressed_bytes": sizes[i].1, "pages": sizes[i].2,
+            })
+        })
+        .collect();
+    let aliases: Vec<serde_json::Value> =
+        d.aliases.iter().map(|al| serde_json::json!({ "field": field_path(r, al.field_id), "physical_column": al.physical })).collect();
+    let skipped: Vec<serde_json::Value> = r.skipped_fields().into_iter().map(|(n, why)| serde_json::json!({ "field": n, "why": why })).collect();
+    serde_json::json!({
+        "name": name, "format_version": format!("{}.{}.{}.{}", a.epoch, a.major, a.minor, a.patch), "writer": d.writer,
+        "description": d.description, "entries": r.num_entries(), "clusters": d.clusters.len(), "cluster_groups": d.cluster_groups.len(),
+        "compressed_bytes": sizes.iter().map(|s| s.0).sum::<u64>(), "uncompressed_bytes": sizes.iter().map(|s| s.1).sum::<u64>(),
+        "fields": fields, "columns": columns, "alias_columns": aliases, "skipped_fields": skipped,
+    })
+}
+
+fn print_info(name: &str, r: &Reader) {
+    let d = r.descriptor();
+    let a = r.anchor();
+    println!("RNTuple '{name}'");
+    println!("  format version : {}.{}.{}.{}", a.epoch, a.major, a.minor, a.patch);
+    println!("  writer         : {}", d.writer);
+    if !d.description.is_empty() {
+        println!("  description    : {}", d.description);
+    }
+    println!("  entries        : {}", r.num_entries());
+    println!("  clusters       : {} in {} cluster group(s)", d.clusters.len(), d.cluster_groups.len());
+    let sizes = column_sizes(d);
+    println!("  stored bytes   : {} compressed, {} uncompressed", human(sizes.iter().map(|s| s.0).sum()), human(sizes.iter().map(|s| s.1).sum()));
+    println!("  fields:");
+    fn walk(r: &Reader, id: u32, depth: usize) {
+        let d = r.descriptor();
+        let f = &d.fields[id as usize];
+        let mut extra = String::new();
+        if !f.type_alias.is_empty() {
+            extra.push_str(&format!(" (alias {})", f.type_alias));
+        }
+        if f.projection_source.is_some() {
+            extra.push_str(" [projected]");
+        }
+        if f.from_extension {
+            extra.push_str(" [schema extension]");
+        }
+        if let Ok(rntuple::logical::kind::Kind::Streamer) = r.kind(id) {
+            extra.push_str(" [streamer field: read as raw bytes per entry]");
+        }
+        if !r.is_readable(id) && f.parent.is_none() {
+            extra.push_str(" [SKIPPED: cannot be read]");
+        }
+        println!("    {}{}: {}{}", "  ".repeat(depth), f.name, r.display_type(id), extra);
+        for &c in &f.children {
+            walk(r, c, depth + 1);
+        }
+    }
+    for id in d.top_level_fields() {
+        walk(r, id, 0);
+    }
+    for (n, why) in r.skipped_fields() {
+        println!("  skipped field '{n}': {why}");
+    }
+    println!("  columns:");
+    println!("    {:>4}  {:<40} {:<13} {:<28} {:>5} {:>12} {:>12} {:>6}", "id", "field", "type", "encoding", "bits", "compressed", "uncompressed", "pages");
+    for (i, c) in d.columns.iter().enumerate() {
+        let path = field_path(r, c.field_id);
+        let (tn, enc) = match ColumnType::from_u16(c.column_type) {
+            Some(t) => (t.name().to_string(), t.encoding().to_string()),
+            None => (format!("unknown({:#x})", c.column_type), "?".into()),
+        };
+        let mut enc = enc;
+        if c.representation > 0 {
+            enc.push_str(&format!(" (repr {})", c.representation));
+        }
+        if c.flags & 1 != 0 {
+            enc.push_str(&format!(" (deferred@{})", c.first_element));
+        }
+        println!("    {:>4}  {:<40} {:<13} {:<28} {:>5} {:>12} {:>12} {:>6}", i, path, tn, enc, c.bits_on_storage, sizes[i].0, sizes[i].1, sizes[i].2);
+    }
+    for a in &d.aliases {
+        println!("    alias: field {} -> physical column {}", field_path(r, a.field_id), a.physical);
+    }
+}
+
+fn field_path(r: &Reader, id: u32) -> String {
+    let d = r.descriptor();
+    let mut parts = vec![d.fields[id as usize].name.clone()];
+    let mut p = d.fields[id as usize].parent;
+    while let Some(pp) = p {
+        parts.push(d.fields[pp as usize].name.clone());
+        p = d.fields[pp as usize].parent;
+    }
+    parts.reverse();
+    parts.join(".")
+}

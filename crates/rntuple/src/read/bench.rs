@@ -1,0 +1,83 @@
+//! Benchmark helpers (compiled with the `unstable` feature only, for the CLI's `bench read` and
+//! `examples/profile_read.rs`): the physical limit of reading fields, i.e. their pages read and
+//! decompressed without decoding. Not a stable API.
+
+use super::open::Reader;
+use crate::error::Result;
+use crate::format::compression;
+use crate::primitives::alloc::vec_with_capacity;
+use crate::primitives::column_type::ColumnType;
+use crate::primitives::decode::ColumnCodec;
+use crate::storage::tfile::read_blob;
+use std::time::Instant;
+
+impl Reader {
+    /// The stored bytes of every page of the given top-level fields (all when `None`), with
+    /// their uncompressed lengths, read before any timing starts.
+    fn stored_pages(&self, fields: Option<&[&str]>) -> Result<Vec<(Vec<u8>, usize)>> {
+        let ids = self.resolve_fields(fields)?;
+        let mut cols = Vec::new();
+        let mut stack = ids;
+        while let Some(id) = stack.pop() {
+            let f = &self.desc.fields[id as usize];
+            cols.extend(f.columns.iter().copied());
+            stack.extend(f.children.iter().copied());
+        }
+        cols.sort_unstable();
+        cols.dedup();
+        let mut pages = Vec::new();
+        for cl in &self.desc.clusters {
+            for &c in &cols {
+                let col = &self.desc.columns[c as usize];
+                let Some(ct) = ColumnType::from_u16(col.column_type) else { continue };
+                let codec = ColumnCodec { ty: ct, bits: col.bits_on_storage, range: col.value_range };
+                if let Some(Some(r)) = cl.columns.get(c as usize) {
+                    for p in &r.pages {
+                        let b = read_blob(&*self.src, p.locator.offset, p.locator.size, self.anchor.max_key_size, "page")?;
+                        pages.push((b, codec.page_bytes(p.n_elements as u64) as usize));
+                    }
+                }
+            }
+        }
+        Ok(pages)
+    }
+
+    /// Reads every page of the given top-level fields (all when `None`) and decompresses it
+    /// without decoding; returns (stored bytes, uncompressed bytes, seconds). The physical
+    /// limit of reading those fields.
+    ///
+    /// A benchmark helper (`unstable` feature): not a stable API.
+    pub fn decompress_only(&self, fields: Option<&[&str]>) -> Result<(u64, u64, f64)> {
+        let pages = self.stored_pages(fields)?;
+        let stored: u64 = pages.iter().map(|p| p.0.len() as u64).sum();
+        let unz: u64 = pages.iter().map(|p| p.1 as u64).sum();
+        let t = Instant::now();
+        let mut buf = Vec::new();
+        for (b, n) in &pages {
+            buf.resize(*n, 0);
+            compression::decompress_into(b, &mut buf, "page", 0)?;
+        }
+        Ok((stored, unz, t.elapsed().as_secs_f64()))
+    }
+
+    /// Like [`Reader::decompress_only`], but decompresses every page into one freshly allocated
+    /// buffer of the total uncompressed size (as a read must produce its output in fresh
+    /// memory); returns the seconds. The difference to `decompress_only` is the cost of fresh
+    /// memory (the kernel's page faults and zeroing).
+    ///
+    /// A benchmark helper (`unstable` feature): not a stable API.
+    pub fn decompress_fresh(&self, fields: Option<&[&str]>) -> Result<f64> {
+        let pages = self.stored_pages(fields)?;
+        let total: usize = pages.iter().map(|p| p.1).sum();
+        let t = Instant::now();
+        let mut out: Vec<u8> = vec_with_capacity(total);
+        for (b, n) in &pages {
+            let at = out.len();
+            out.resize(at + n, 0);
+            compression::decompress_into(b, &mut out[at..], "page", 0)?;
+        }
+        let secs = t.elapsed().as_secs_f64();
+        drop(out);
+        Ok(secs)
+    }
+}

@@ -1,0 +1,129 @@
+//! The base of the reader: the [`Reader`] struct and its opening (descriptor loading from the
+//! anchor: header, footer and page lists; cluster tiling, field depth and readability checks),
+//! with the limits it enforces and the statistics it keeps. Uses no other file of `read/`;
+//! the stages above it (pages, columns, Arrow assembly, entry points) add `impl Reader` blocks.
+
+use crate::error::{Error, Result};
+use crate::format::anchor::Anchor;
+use crate::format::compression;
+use crate::format::descriptor::Descriptor;
+use crate::format::envelope;
+use crate::logical::kind::{classify, Kind};
+use crate::primitives::column_type::ColumnType;
+use crate::primitives::decode::ColumnCodec;
+use crate::storage::source::ReadAt;
+use crate::storage::tfile::read_blob;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+/// Largest envelope accepted (as ROOT's `MaxEnvelopeSize` for untrusted anchors).
+pub const MAX_ENVELOPE: u64 = 1 << 30;
+/// Deepest field nesting accepted.
+pub const MAX_FIELD_DEPTH: usize = 128;
+
+/// I/O and decoding statistics of a reader.
+#[derive(Debug, Default)]
+pub struct ReadStats {
+    /// Pages read.
+    pub pages: AtomicU64,
+    /// Stored (compressed) page bytes read.
+    pub stored_bytes: AtomicU64,
+    /// Uncompressed page bytes produced.
+    pub uncompressed_bytes: AtomicU64,
+}
+
+/// Reads one RNTuple.
+pub struct Reader {
+    pub(super) src: Arc<dyn ReadAt>,
+    pub(super) anchor: Anchor,
+    pub(super) desc: Descriptor,
+    pub(super) kinds: Vec<std::result::Result<Kind, String>>,
+    /// Per field: whether it and its whole subtree can be read.
+    pub(super) readable: Vec<bool>,
+    pub(super) stats: ReadStats,
+    pub(super) verify_page_checksums: bool,
+    pub(super) threads: usize,
+}
+
+impl Reader {
+    /// Loads the descriptor of the RNTuple behind `anchor`.
+    pub fn open(src: Arc<dyn ReadAt>, anchor: Anchor) -> Result<Reader> {
+        let env = |seek: u64, nbytes: u64, len: u64, what: &'static str| -> Result<Vec<u8>> {
+            if !(16..=MAX_ENVELOPE).contains(&len) {
+                return Err(Error::corrupt(format!("{what} envelope length {len} is out of bounds (16 B .. 1 GiB)"), seek));
+            }
+            if nbytes > len {
+                return Err(Error::corrupt(format!("{what} envelope stored size {nbytes} exceeds its length {len}"), seek));
+            }
+            let stored = read_blob(&*src, seek, nbytes, anchor.max_key_size, what)?;
+            compression::decompress(&stored, len as usize, what, seek)
+        };
+        let hb = env(anchor.seek_header, anchor.nbytes_header, anchor.len_header, "header")?;
+        let mut desc = envelope::parse_header(&hb)?;
+        let fb = env(anchor.seek_footer, anchor.nbytes_footer, anchor.len_footer, "footer")?;
+        envelope::parse_footer(&fb, &mut desc)?;
+        for g in 0..desc.cluster_groups.len() {
+            let link = desc.cluster_groups[g].page_list;
+            let pb = env(link.locator.offset, link.locator.size, link.length, "page list")?;
+            envelope::parse_page_list(&pb, &mut desc, g)?;
+        }
+        desc.clusters.sort_by_key(|c| c.first_entry);
+        let mut next = 0u64;
+        for c in &desc.clusters {
+            if c.first_entry != next {
+                return Err(Error::corrupt(
+                    format!("cluster {} starts at entry {}, expected {next} (clusters must tile the entry range)", c.id, c.first_entry),
+                    anchor.seek_footer,
+                ));
+            }
+            next = c.first_entry.checked_add(c.n_entries).ok_or_else(|| Error::corrupt("cluster entry count overflows", anchor.seek_footer))?;
+        }
+        if next != desc.num_entries() {
+            return Err(Error::corrupt(format!("clusters cover {next} entries, cluster groups say {}", desc.num_entries()), anchor.seek_footer));
+        }
+        // Parents precede children, so depth is one pass; bound it so that recursive assembly
+        // cannot exhaust the stack on a hostile file.
+        let mut depth = vec![0usize; desc.fields.len()];
+        for i in 0..desc.fields.len() {
+            if let Some(p) = desc.fields[i].parent {
+                depth[i] = depth[p as usize] + 1;
+                if depth[i] > MAX_FIELD_DEPTH {
+                    return Err(Error::Unsupported(format!(
+                        "field '{}' is nested {} levels deep (at most {MAX_FIELD_DEPTH} supported)",
+                        desc.fields[i].name, depth[i]
+                    )));
+                }
+            }
+        }
+        let kinds: Vec<_> = desc.fields.iter().map(|f| classify(&desc, f)).collect();
+        let mut readable = vec![true; desc.fields.len()];
+        for i in (0..desc.fields.len()).rev() {
+            let ok = kinds[i].is_ok() && desc.fields[i].children.iter().all(|&c| readable[c as usize]);
+            readable[i] = ok;
+        }
+        for (i, col) in desc.columns.iter().enumerate() {
+            if let Some(ct) = ColumnType::from_u16(col.column_type) {
+                let codec = ColumnCodec { ty: ct, bits: col.bits_on_storage, range: col.value_range };
+                if codec.validate().is_err() {
+                    readable[col.field_id as usize] = false;
+                }
+            }
+            let _ = i;
+        }
+        // A field is readable only if all ancestors' subtrees are; propagate upward again.
+        for i in (0..desc.fields.len()).rev() {
+            if !readable[i] {
+                let mut p = desc.fields[i].parent;
+                while let Some(pp) = p {
+                    readable[pp as usize] = false;
+                    p = desc.fields[pp as usize].parent;
+                }
+            }
+        }
+        Ok(Reader { src, anchor, desc, kinds, readable, stats: ReadStats::default(), verify_page_checksums: true, threads: default_threads() })
+    }
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}

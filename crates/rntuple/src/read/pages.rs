@@ -1,0 +1,110 @@
+//! The page source: loads a column's pages (from a lent view of the source or read into
+//! thread-local scratch), verifies their checksums, decompresses them into scratch and hands the
+//! uncompressed bytes to a decoder; errors of a page's decoding are relocated to its offset.
+
+use super::open::Reader;
+use crate::error::{Error, Result};
+use crate::format::compression;
+use crate::format::descriptor::{ColumnDescriptor, PageDescriptor};
+use crate::primitives::decode::ColumnCodec;
+use crate::storage::tfile::read_blob;
+use std::cell::RefCell;
+use std::sync::atomic::Ordering;
+
+thread_local! {
+    /// Per-thread scratch buffers for stored and decompressed page bytes.
+    static SCRATCH: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+impl Reader {
+    /// Loads a page (read, checksum, decompress) into thread-local scratch buffers and hands
+    /// the uncompressed bytes to `f`. Buffers are reused across pages.
+    pub(super) fn with_page<R>(
+        &self,
+        col: &ColumnDescriptor,
+        codec: &ColumnCodec,
+        page: &PageDescriptor,
+        cluster: usize,
+        f: impl FnOnce(&[u8]) -> Result<R>,
+    ) -> Result<R> {
+        let what = || format!("page of column {} ({}) in cluster {cluster} at offset {}", col.id, codec.ty.name(), page.locator.offset);
+        let len = codec.page_bytes(page.n_elements as u64);
+        let size = page.locator.size;
+        if size > len {
+            return Err(Error::corrupt(format!("{}: {size} stored bytes for {len} uncompressed bytes", what()), page.locator.offset));
+        }
+        // A compressed page expands by a bounded factor; refuse lying element counts before
+        // allocating.
+        if size < len && len > size.saturating_mul(1 << 17) + (1 << 20) {
+            return Err(Error::corrupt(format!("{}: claims {len} uncompressed bytes from {size} stored bytes", what()), page.locator.offset));
+        }
+        let stored_len = size + if page.has_checksum { 8 } else { 0 };
+        SCRATCH.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let (stored, unz) = &mut *guard;
+            let chunked = self.anchor.max_key_size > 0 && stored_len > self.anchor.max_key_size;
+            // A source holding the bytes in memory lends them; others copy into scratch.
+            if let Some(v) = if chunked { None } else { self.src.view(page.locator.offset, stored_len) } {
+                return self.unpack_page(v, size, len, page, &what, unz, f);
+            }
+            if chunked {
+                *stored = read_blob(&*self.src, page.locator.offset, stored_len, self.anchor.max_key_size, &what())?;
+            } else {
+                if stored_len > self.src.len() {
+                    return Err(Error::corrupt(format!("{}: larger than the file", what()), page.locator.offset));
+                }
+                stored.resize(stored_len as usize, 0);
+                let end = page.locator.offset.checked_add(stored_len).filter(|&e| e <= self.src.len());
+                if end.is_none() {
+                    return Err(Error::corrupt(format!("{}: extends beyond the end of the file", what()), page.locator.offset));
+                }
+                self.src.read_exact_at(page.locator.offset, stored)?;
+            }
+            self.unpack_page(stored, size, len, page, &what, unz, f)
+        })
+    }
+
+    /// Checks a stored page's checksum (`stored` = the page's `size` bytes, then its checksum if
+    /// it has one), decompresses it into `unz` when compressed and hands the `len` uncompressed
+    /// bytes to `f`.
+    #[allow(clippy::too_many_arguments)]
+    fn unpack_page<R>(
+        &self,
+        stored: &[u8],
+        size: u64,
+        len: u64,
+        page: &PageDescriptor,
+        what: &dyn Fn() -> String,
+        unz: &mut Vec<u8>,
+        f: impl FnOnce(&[u8]) -> Result<R>,
+    ) -> Result<R> {
+        let data = stored.get(..size as usize).ok_or_else(|| Error::corrupt(format!("{}: truncated", what()), page.locator.offset))?;
+        if page.has_checksum && self.verify_page_checksums {
+            let a: [u8; 8] = stored
+                .get(size as usize..size as usize + 8)
+                .and_then(|b| b.try_into().ok())
+                .ok_or_else(|| Error::corrupt(format!("{}: checksum missing", what()), page.locator.offset))?;
+            let st = u64::from_le_bytes(a);
+            let comp = xxhash_rust::xxh3::xxh3_64(data);
+            if st != comp {
+                return Err(Error::Checksum { what: what(), offset: page.locator.offset, stored: st, computed: comp });
+            }
+        }
+        self.stats.pages.fetch_add(1, Ordering::Relaxed);
+        self.stats.stored_bytes.fetch_add(size, Ordering::Relaxed);
+        self.stats.uncompressed_bytes.fetch_add(len, Ordering::Relaxed);
+        if size == len {
+            return f(data);
+        }
+        unz.resize(len as usize, 0);
+        compression::decompress_into(data, unz, &what(), page.locator.offset)?;
+        f(unz)
+    }
+}
+
+pub(super) fn relocate(e: Error, page: &PageDescriptor) -> Error {
+    match e {
+        Error::Corrupt { what, envelope: None, .. } => Error::corrupt(what, page.locator.offset),
+        other => other,
+    }
+}

@@ -1,0 +1,142 @@
+//! The cluster builder, as ROOT's `RNTupleFillContext`: it holds the fields' plans and the
+//! columns of the current cluster, and decides when a cluster is full (ROOT's flush rule). It knows
+//! nothing about files: a full cluster leaves it as a [`SealedCluster`] for its [`ClusterOut`].
+//! Values come in through the three fill paths, each an `impl` block of its own that this file
+//! does not know: dynamic values (`fill_value.rs`), Arrow batches (`fill_arrow.rs`) and typed
+//! Rust values (`fill_typed.rs`).
+
+use crate::error::{Error, Result};
+use crate::format::compression;
+use crate::format::descriptor::Descriptor;
+use crate::logical::typename::{parse, TypeExpr};
+use crate::write::columns::{Column, Columns};
+use crate::write::options::WriteOptions;
+use crate::write::plan::{check_field_name, plan_field, plan_schema, Origin, Plan};
+use crate::write::sealed::{ClusterOut, SealedCluster};
+
+/// Fills the columns of one cluster at a time and hands full clusters to its output.
+pub(crate) struct ClusterBuilder<O: ClusterOut> {
+    pub(super) opts: WriteOptions,
+    pub(super) plans: Vec<(String, Plan)>,
+    /// Elements per plan node in the current cluster.
+    pub(super) counts: Vec<u64>,
+    pub(super) cols: Columns,
+    /// Entries in the current cluster.
+    pub(super) entries: u64,
+    /// Entries filled since creation.
+    pub filled: u64,
+    /// Clusters handed to the output.
+    pub clusters: u64,
+    /// The schema as types, for checking typed entries.
+    pub(super) exprs: Vec<(String, TypeExpr)>,
+    /// The plans of the top-level fields (for typed entries).
+    pub(super) top_plans: Vec<Plan>,
+    /// The Rust entry type last checked against the schema.
+    pub(super) typed_ok: Option<std::any::TypeId>,
+    pub out: O,
+}
+
+impl<O: ClusterOut> ClusterBuilder<O> {
+    /// A builder for `schema`, whose fields and columns are appended to `desc`.
+    pub fn new(desc: &mut Descriptor, schema: &[(String, TypeExpr)], opts: WriteOptions, out: O) -> Result<Self> {
+        compression::Algorithm::from_settings(opts.compression)?;
+        let compressed = !opts.compression.is_multiple_of(100);
+        let (plans, cols, n_counters) = plan_schema(desc, schema, compressed)?;
+        Ok(Self::assemble(opts, plans, cols, n_counters, schema.to_vec(), out))
+    }
+
+    fn assemble(opts: WriteOptions, plans: Vec<(String, Plan)>, cols: Vec<Column>, n_counters: usize, exprs: Vec<(String, TypeExpr)>, out: O) -> Self {
+        let cols = Columns::new(cols, &opts, out.pages_as_they_fill());
+        ClusterBuilder {
+            opts,
+            top_plans: plans.iter().map(|(_, p)| p.clone()).collect(),
+            plans,
+            counts: vec![0; n_counters],
+            cols,
+            entries: 0,
+            filled: 0,
+            clusters: 0,
+            exprs,
+            typed_ok: None,
+            out,
+        }
+    }
+
+    /// An empty builder for the same schema with another output and options (fill contexts).
+    pub fn blank<P: ClusterOut>(&self, opts: WriteOptions, out: P) -> ClusterBuilder<P> {
+        ClusterBuilder::assemble(opts, self.plans.clone(), self.cols.blank(), self.counts.len(), self.exprs.clone(), out)
+    }
+
+    /// Seconds spent compressing (and checksumming) pages.
+    pub fn compress_seconds(&self) -> f64 {
+        self.cols.compress_seconds
+    }
+
+    /// Late model extension: adds a top-level field (see `Writer::add_field`); `entries_before`
+    /// is the number of entries of the dataset before the current cluster's first.
+    pub fn add_field(&mut self, desc: &mut Descriptor, name: &str, type_name: &str, entries_before: u64) -> Result<()> {
+        check_field_name(name)?;
+        if self.plans.iter().any(|(n, _)| n == name) {
+            return Err(Error::Invalid(format!("field '{name}' exists already")));
+        }
+        let te = parse(type_name).map_err(|e| Error::Invalid(format!("field '{name}': {e}")))?;
+        let compressed = !self.opts.compression.is_multiple_of(100);
+        let mut n_counters = self.counts.len();
+        // Elements already in the current cluster are implicit too: the new columns' pages in this
+        // cluster start after them.
+        let origin = Origin { ext: Some(entries_before + self.entries), mult: Some(1) };
+        let plan = plan_field(desc, &mut self.cols.cols, &mut n_counters, None, name, &te, compressed, origin)?;
+        self.counts.resize(n_counters, 0);
+        self.plans.push((name.to_string(), plan));
+        self.exprs.push((name.to_string(), te));
+        self.top_plans = self.plans.iter().map(|(_, p)| p.clone()).collect();
+        self.typed_ok = None;
+        Ok(())
+    }
+
+    /// Counts `n` entries filled into the current cluster and flushes it when it is full.
+    pub(super) fn entries_filled(&mut self, n: u64) -> Result<()> {
+        self.entries += n;
+        self.filled += n;
+        self.maybe_flush()
+    }
+
+    /// ROOT's cluster flush rule: the uncompressed cluster reaches the maximum, or the target
+    /// compressed size divided by the compression ratio seen so far (0.5 before any page).
+    fn maybe_flush(&mut self) -> Result<()> {
+        // Uncompressed data has a ratio of 1 (as in ROOT, whose first uncompressed cluster closes at
+        // the target size); otherwise 0.5 until pages were compressed, then the average so far.
+        let ratio = if self.opts.compression.is_multiple_of(100) {
+            1.0
+        } else if self.cols.unzipped_total > 0 {
+            self.cols.zipped_total as f64 / self.cols.unzipped_total as f64
+        } else {
+            0.5
+        };
+        let est = (self.opts.approx_zipped_cluster_size as f64 / ratio.max(1e-6)) as u64;
+        let bytes = self.cols.unzipped_in_cluster / 8;
+        if bytes >= self.opts.max_unzipped_cluster_size || bytes >= est {
+            self.flush_cluster()?;
+        }
+        Ok(())
+    }
+
+    /// Seals the current cluster and hands it to the output; a cluster without entries is
+    /// skipped.
+    pub fn flush_cluster(&mut self) -> Result<()> {
+        if self.entries == 0 {
+            return Ok(());
+        }
+        let (columns, chunks) = self.cols.take_cluster(&mut self.out)?;
+        let mut sealed =
+            SealedCluster { n_entries: self.entries, chunks, columns, compression: self.opts.compression, checksums: self.opts.enable_page_checksums };
+        self.entries = 0;
+        self.counts.iter_mut().for_each(|c| *c = 0);
+        self.clusters += 1;
+        let r = self.out.cluster(&mut sealed);
+        for b in sealed.chunks {
+            self.cols.recycle(b);
+        }
+        r
+    }
+}

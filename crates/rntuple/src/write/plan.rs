@@ -1,0 +1,323 @@
+//! Schema and plan building: a schema of (name, type) becomes field and column descriptors
+//! (appended to the dataset's descriptor), one [`Plan`] per field that says how its values are
+//! filled, and the columns to buffer them in — ROOT's default column representations for each
+//! C++ type, as `RField` maps them.
+
+use crate::error::{Error, Result};
+use crate::format::descriptor::*;
+use crate::logical::kind::Scalar;
+use crate::logical::typename::{parse, TypeExpr};
+use crate::primitives::column_type::ColumnType;
+use crate::primitives::element::{BufElement, ColumnBuf};
+use crate::write::columns::Column;
+
+/// How a field is filled. Every node counts its elements in the current cluster
+/// (`counter`), which gives collections their end offsets and variants their indices.
+#[derive(Clone)]
+pub(crate) enum Plan {
+    Scalar {
+        col: usize,
+        s: Scalar,
+        counter: usize,
+    },
+    String {
+        idx: usize,
+        chars: usize,
+        counter: usize,
+    },
+    /// Vectors, RVecs, sets (`Seq`), maps (`Map`: items are pairs), optional/unique_ptr.
+    Collection {
+        idx: usize,
+        child: Box<Plan>,
+        kind: CollKind,
+        counter: usize,
+    },
+    /// Pairs and tuples (members `_0`, `_1`, ...) and untyped records (named members).
+    Record {
+        children: Vec<Plan>,
+        names: Vec<String>,
+        counter: usize,
+    },
+    Array {
+        n: u64,
+        child: Box<Plan>,
+        counter: usize,
+    },
+    Bitset {
+        n: u64,
+        col: usize,
+        counter: usize,
+    },
+    Variant {
+        sw: usize,
+        children: Vec<Plan>,
+        counter: usize,
+    },
+    Wrapper {
+        child: Box<Plan>,
+        counter: usize,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CollKind {
+    Seq,
+    Map,
+    Optional,
+}
+
+impl Plan {
+    /// What the field holds, for error messages.
+    pub(crate) fn describe(&self) -> &'static str {
+        match self {
+            Plan::Scalar { s, .. } => s.type_name(),
+            Plan::String { .. } => "a string",
+            Plan::Collection { .. } => "a collection",
+            Plan::Record { .. } => "a record",
+            Plan::Array { .. } => "an array",
+            Plan::Bitset { .. } => "a bitset",
+            Plan::Variant { .. } => "a variant",
+            Plan::Wrapper { .. } => "an atomic",
+        }
+    }
+
+    pub(crate) fn counter(&self) -> usize {
+        match self {
+            Plan::Scalar { counter, .. }
+            | Plan::String { counter, .. }
+            | Plan::Collection { counter, .. }
+            | Plan::Record { counter, .. }
+            | Plan::Array { counter, .. }
+            | Plan::Bitset { counter, .. }
+            | Plan::Variant { counter, .. }
+            | Plan::Wrapper { counter, .. } => *counter,
+        }
+    }
+}
+
+/// Parses a schema of (field name, C++ type name) into type expressions.
+pub(crate) fn parse_field_types(schema: &[(&str, &str)]) -> Result<Vec<(String, TypeExpr)>> {
+    schema.iter().map(|(f, t)| Ok((f.to_string(), parse(t).map_err(|e| Error::Invalid(format!("field '{f}': {e}")))?))).collect()
+}
+
+/// What [`plan_schema`] makes: the top-level fields' plans, the columns, the number of counters.
+pub(crate) type Schema = (Vec<(String, Plan)>, Vec<Column>, usize);
+
+/// Turns a schema into field descriptors (appended to `desc`), plans and columns.
+pub(crate) fn plan_schema(desc: &mut Descriptor, schema: &[(String, TypeExpr)], compressed: bool) -> Result<Schema> {
+    let mut cols = Vec::new();
+    let mut plans: Vec<(String, Plan)> = Vec::new();
+    let mut n_counters = 0usize;
+    for (fname, te) in schema {
+        check_field_name(fname)?;
+        if plans.iter().any(|(n, _)| n == fname) {
+            return Err(Error::Invalid(format!("field '{fname}' appears twice in the schema")));
+        }
+        let plan = plan_field(desc, &mut cols, &mut n_counters, None, fname, te, compressed, Origin { ext: None, mult: Some(1) })?;
+        plans.push((fname.to_string(), plan));
+    }
+    Ok((plans, cols, n_counters))
+}
+
+pub(crate) fn check_field_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.contains(['.', '/', '\\', ' ']) {
+        return Err(Error::Invalid(format!("field name '{name}' is empty or contains '.', '/', '\\' or a space")));
+    }
+    Ok(())
+}
+
+fn scalar_column(s: Scalar, compressed: bool) -> (ColumnType, ColumnBuf) {
+    use ColumnType as C;
+    let (split, plain, buf) = match s {
+        Scalar::Bool => (C::Bit, C::Bit, bool::empty_buf()),
+        Scalar::Char => (C::Char, C::Char, u8::empty_buf()),
+        Scalar::Byte => (C::Byte, C::Byte, u8::empty_buf()),
+        Scalar::I8 => (C::Int8, C::Int8, i8::empty_buf()),
+        Scalar::U8 => (C::UInt8, C::UInt8, u8::empty_buf()),
+        Scalar::I16 => (C::SplitInt16, C::Int16, i16::empty_buf()),
+        Scalar::U16 => (C::SplitUInt16, C::UInt16, u16::empty_buf()),
+        Scalar::I32 => (C::SplitInt32, C::Int32, i32::empty_buf()),
+        Scalar::U32 => (C::SplitUInt32, C::UInt32, u32::empty_buf()),
+        Scalar::I64 => (C::SplitInt64, C::Int64, i64::empty_buf()),
+        Scalar::U64 => (C::SplitUInt64, C::UInt64, u64::empty_buf()),
+        Scalar::F32 => (C::SplitReal32, C::Real32, f32::empty_buf()),
+        Scalar::F64 => (C::SplitReal64, C::Real64, f64::empty_buf()),
+    };
+    (if compressed { split } else { plain }, buf)
+}
+
+/// Where a new field's columns start: `ext` is `Some(entries written so far)` for a field added
+/// by late model extension, `mult` the number of column elements per entry for columns without a
+/// collection or variant ancestor (`None` below one). Such columns of a late field are deferred:
+/// the entries before it read as default values.
+#[derive(Clone, Copy)]
+pub(crate) struct Origin {
+    pub ext: Option<u64>,
+    pub mult: Option<u64>,
+}
+
+impl Origin {
+    fn times(self, n: u64) -> Origin {
+        Origin { ext: self.ext, mult: self.mult.map(|m| m * n) }
+    }
+    fn nested(self) -> Origin {
+        Origin { ext: self.ext, mult: None }
+    }
+    fn first_element(self) -> u64 {
+        match (self.ext, self.mult) {
+            (Some(n), Some(m)) => n * m,
+            _ => 0,
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn plan_field(
+    desc: &mut Descriptor,
+    cols: &mut Vec<Column>,
+    counters: &mut usize,
+    parent: Option<u32>,
+    name: &str,
+    te: &TypeExpr,
+    compressed: bool,
+    origin: Origin,
+) -> Result<Plan> {
+    if let Some(bad) = misplaced_record(te) {
+        return Err(Error::Unsupported(format!(
+            "field '{name}': an untyped record (derived struct) inside {bad}; records go in fields, vectors and optionals"
+        )));
+    }
+    let id = desc.fields.len() as u32;
+    let (role, repetition, alias) = match te {
+        TypeExpr::Collection(..) | TypeExpr::Map(..) | TypeExpr::Optional(..) => (Role::Collection, None, String::new()),
+        TypeExpr::Tuple(..) | TypeExpr::Record(..) => (Role::Record, None, String::new()),
+        TypeExpr::Variant(..) => (Role::Variant, None, String::new()),
+        TypeExpr::Array(_, n) | TypeExpr::Bitset(n) => (Role::Leaf, Some(*n), String::new()),
+        TypeExpr::Scalar(_, Some(a)) => (Role::Leaf, None, a.clone()),
+        _ => (Role::Leaf, None, String::new()),
+    };
+    desc.fields.push(FieldDescriptor {
+        id,
+        field_version: 0,
+        type_version: 0,
+        parent,
+        role,
+        flags: 0,
+        name: name.into(),
+        type_name: te.name(),
+        type_alias: alias,
+        description: String::new(),
+        repetition,
+        projection_source: None,
+        type_checksum: None,
+        children: vec![],
+        columns: vec![],
+        from_extension: origin.ext.is_some(),
+    });
+    if let Some(p) = parent {
+        desc.fields[p as usize].children.push(id);
+    }
+    let counter = *counters;
+    *counters += 1;
+    let add_col = |desc: &mut Descriptor, cols: &mut Vec<Column>, ty: ColumnType, buf: ColumnBuf, o: Origin| -> usize {
+        let cid = desc.columns.len() as u32;
+        let first = o.first_element();
+        desc.columns.push(ColumnDescriptor {
+            id: cid,
+            column_type: ty.to_u16(),
+            bits_on_storage: ty.fixed_bits().unwrap_or(0),
+            field_id: id,
+            flags: if first > 0 { 1 } else { 0 },
+            representation: 0,
+            first_element: first,
+            suppressed_deferred: false,
+            value_range: None,
+            from_extension: o.ext.is_some(),
+        });
+        desc.fields[id as usize].columns.push(cid);
+        cols.push(Column::new(ty, buf));
+        cols.len() - 1
+    };
+    let index_type = if compressed { ColumnType::SplitIndex64 } else { ColumnType::Index64 };
+    Ok(match te {
+        TypeExpr::Scalar(s, alias) => {
+            // Double32_t is stored as SplitReal32/Real32, as ROOT does.
+            let (ct, buf) = if alias.is_some() {
+                (if compressed { ColumnType::SplitReal32 } else { ColumnType::Real32 }, f32::empty_buf())
+            } else {
+                scalar_column(*s, compressed)
+            };
+            let col = add_col(desc, cols, ct, buf, origin);
+            Plan::Scalar { col, s: if alias.is_some() { Scalar::F32 } else { *s }, counter }
+        }
+        TypeExpr::String => {
+            let idx = add_col(desc, cols, index_type, u64::empty_buf(), origin);
+            let chars = add_col(desc, cols, ColumnType::Char, u8::empty_buf(), origin.nested());
+            Plan::String { idx, chars, counter }
+        }
+        TypeExpr::Record(members) => {
+            let mut children = Vec::new();
+            for (i, (m, t)) in members.iter().enumerate() {
+                check_field_name(m).map_err(|e| Error::Invalid(format!("field '{name}': {e}")))?;
+                if members[..i].iter().any(|(o, _)| o == m) {
+                    return Err(Error::Invalid(format!("field '{name}': member '{m}' appears twice")));
+                }
+                children.push(plan_field(desc, cols, counters, Some(id), m, t, compressed, origin)?);
+            }
+            Plan::Record { children, names: members.iter().map(|(m, _)| m.clone()).collect(), counter }
+        }
+        TypeExpr::Collection(_, item) | TypeExpr::Optional(_, item) => {
+            let idx = add_col(desc, cols, index_type, u64::empty_buf(), origin);
+            let child = plan_field(desc, cols, counters, Some(id), "_0", item, compressed, origin.nested())?;
+            let kind = if matches!(te, TypeExpr::Optional(..)) { CollKind::Optional } else { CollKind::Seq };
+            Plan::Collection { idx, child: Box::new(child), kind, counter }
+        }
+        TypeExpr::Map(_, k, v) => {
+            let idx = add_col(desc, cols, index_type, u64::empty_buf(), origin);
+            let pair = TypeExpr::Tuple("std::pair".into(), vec![(**k).clone(), (**v).clone()]);
+            let child = plan_field(desc, cols, counters, Some(id), "_0", &pair, compressed, origin.nested())?;
+            Plan::Collection { idx, child: Box::new(child), kind: CollKind::Map, counter }
+        }
+        TypeExpr::Tuple(_, items) => {
+            let mut children = Vec::new();
+            for (i, it) in items.iter().enumerate() {
+                children.push(plan_field(desc, cols, counters, Some(id), &format!("_{i}"), it, compressed, origin)?);
+            }
+            Plan::Record { children, names: (0..items.len()).map(|i| format!("_{i}")).collect(), counter }
+        }
+        TypeExpr::Array(item, n) => {
+            let child = plan_field(desc, cols, counters, Some(id), "_0", item, compressed, origin.times(*n))?;
+            Plan::Array { n: *n, child: Box::new(child), counter }
+        }
+        TypeExpr::Bitset(n) => {
+            let col = add_col(desc, cols, ColumnType::Bit, bool::empty_buf(), origin.times(*n));
+            Plan::Bitset { n: *n, col, counter }
+        }
+        TypeExpr::Variant(items) => {
+            let sw = add_col(desc, cols, ColumnType::Switch, <(u64, u32)>::empty_buf(), origin);
+            let mut children = Vec::new();
+            for (i, it) in items.iter().enumerate() {
+                children.push(plan_field(desc, cols, counters, Some(id), &format!("_{i}"), it, compressed, origin.nested())?);
+            }
+            Plan::Variant { sw, children, counter }
+        }
+        TypeExpr::Atomic(item) => {
+            let child = plan_field(desc, cols, counters, Some(id), "_0", item, compressed, origin)?;
+            Plan::Wrapper { child: Box::new(child), counter }
+        }
+    })
+}
+
+/// Where an untyped record sits inside a type that needs a C++ name for it (anything but a
+/// collection, an optional or another record), the name of that type.
+fn misplaced_record(te: &TypeExpr) -> Option<String> {
+    let inner: Vec<&TypeExpr> = match te {
+        // Untyped collections (empty type name) hold any item, named or not.
+        TypeExpr::Collection(_, i) | TypeExpr::Optional(_, i) if i.name().is_empty() => return None,
+        TypeExpr::Record(_) | TypeExpr::Scalar(..) | TypeExpr::String | TypeExpr::Bitset(_) => return None,
+        TypeExpr::Collection(_, i) | TypeExpr::Optional(_, i) | TypeExpr::Array(i, _) | TypeExpr::Atomic(i) => vec![i],
+        TypeExpr::Map(_, k, v) => vec![k, v],
+        TypeExpr::Tuple(_, items) | TypeExpr::Variant(items) => items.iter().collect(),
+    };
+    inner.iter().any(|i| i.name().is_empty()).then(|| te.name())
+}

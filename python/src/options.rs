@@ -1,0 +1,72 @@
+//! Write options as Python keyword arguments, by name through the library's option table
+//! (`WriteOptions::OPTIONS`), so that every option the library declares is accepted, listed and
+//! defaulted here without being named again.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rntuple::write::options::{OptionInfo, OptionKind, OptionValue};
+use rntuple::write::WriteOptions;
+
+use crate::errors::OrRaise;
+
+/// The option names in declaration order (`WRITE_OPTION_NAMES`, error messages).
+pub(crate) fn option_names() -> Vec<&'static str> {
+    WriteOptions::OPTIONS.iter().map(|o| o.name).collect()
+}
+
+/// What an option takes, for the message of a bad value.
+fn takes(info: &OptionInfo) -> &'static str {
+    match info.kind {
+        OptionKind::Bool => "a bool",
+        OptionKind::UInt if info.name == "compression" => "a non-negative integer (algorithm * 100 + level)",
+        OptionKind::UInt if info.name.ends_with("_size") || info.name.ends_with("_budget") => "a number of bytes",
+        OptionKind::UInt => "a non-negative integer",
+    }
+}
+
+/// Builds `WriteOptions` from keyword arguments: an unknown name or a value of the wrong kind is a
+/// `TypeError` naming the option (and what it takes); options that do not fit together are a
+/// `ValueError` (`InvalidArgumentError`) from `WriteOptions::validate`.
+pub(crate) fn write_options(opts: Option<&Bound<'_, PyDict>>) -> PyResult<WriteOptions> {
+    let mut o = WriteOptions::default();
+    let Some(d) = opts else { return Ok(o) };
+    for (k, v) in d.iter() {
+        let k: String = k.extract()?;
+        let Some(info) = WriteOptions::OPTIONS.iter().find(|i| i.name == k) else {
+            return Err(PyTypeError::new_err(format!("unknown write option '{k}' (known: {})", option_names().join(", "))));
+        };
+        let bad = || PyTypeError::new_err(format!("write option '{k}' must be {}, got {v:.60}", takes(info)));
+        let value = match info.kind {
+            OptionKind::Bool => v.extract().map(OptionValue::Bool),
+            OptionKind::UInt => v.extract().map(OptionValue::UInt),
+        }
+        .map_err(|_| bad())?;
+        // The kind matches; what remains is a number too large for the option's type.
+        o.set(&k, value).map_err(|_| bad())?;
+    }
+    o.validate().or_raise(d.py())?;
+    Ok(o)
+}
+
+/// The default write options as a dict (ROOT's `RNTupleWriteOptions` defaults).
+#[pyfunction]
+pub(crate) fn default_write_options(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let o = WriteOptions::default();
+    let d = PyDict::new(py);
+    for info in WriteOptions::OPTIONS {
+        match o.get(info.name) {
+            Some(OptionValue::Bool(b)) => d.set_item(info.name, b)?,
+            Some(OptionValue::UInt(u)) => d.set_item(info.name, u)?,
+            None => {}
+        }
+    }
+    Ok(d)
+}
+
+/// Adds `default_write_options` and `WRITE_OPTION_NAMES` to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(default_write_options, m)?)?;
+    m.add("WRITE_OPTION_NAMES", option_names())?;
+    Ok(())
+}

@@ -1,0 +1,245 @@
+//! Reading: `NativeFile` (an open ROOT file; native part of `rntuple.File`) and `NativeReader` (one
+//! RNTuple; native part of `rntuple.RNTuple`). Data leave as `pyarrow.RecordBatch`es or as rows in the JSON
+//! form of `rntuple dump`; the GIL is released while reading and decompressing.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rntuple::format::descriptor::Role;
+use rntuple::{Error, RNTupleFile, Reader};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::arrow_ffi::batch_to_pyarrow;
+use crate::errors::OrRaise;
+use crate::{ops, source};
+
+/// An open ROOT file (native part of `rntuple.File`).
+#[pyclass(module = "rntuple._rntuple", frozen)]
+struct NativeFile {
+    file: Arc<RNTupleFile>,
+}
+
+#[pymethods]
+impl NativeFile {
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let file = py.allow_threads(|| RNTupleFile::open(&path)).or_raise(py)?;
+        Ok(NativeFile { file: Arc::new(file) })
+    }
+
+    /// A ROOT file's whole content, held in memory.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
+        let file = py.allow_threads(|| RNTupleFile::from_bytes(data)).or_raise(py)?;
+        Ok(NativeFile { file: Arc::new(file) })
+    }
+
+    /// A ROOT file read through a seekable binary Python file object, range by range.
+    #[staticmethod]
+    fn from_file_object(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let src: Arc<dyn rntuple::storage::source::ReadAt> = Arc::new(source::PyFileSource::new(obj)?);
+        let file = py.allow_threads(|| RNTupleFile::from_source(src)).or_raise(py)?;
+        Ok(NativeFile { file: Arc::new(file) })
+    }
+
+    /// Paths of the RNTuples in the file, in key order.
+    fn names(&self) -> Vec<String> {
+        self.file.names()
+    }
+
+    /// Opens the RNTuple `name`.
+    fn reader(&self, py: Python<'_>, name: &str) -> PyResult<NativeReader> {
+        let f = self.file.clone();
+        let r = py.allow_threads(|| f.reader(name)).or_raise(py)?;
+        Ok(NativeReader { reader: Arc::new(r) })
+    }
+}
+
+/// Reads one RNTuple (native part of `rntuple.RNTuple`).
+#[pyclass(module = "rntuple._rntuple", frozen)]
+struct NativeReader {
+    reader: Arc<Reader>,
+}
+
+fn role_name(r: Role) -> &'static str {
+    match r {
+        Role::Leaf => "leaf",
+        Role::Collection => "collection",
+        Role::Record => "record",
+        Role::Variant => "variant",
+        Role::Streamer => "streamer",
+        Role::Unknown(_) => "unknown",
+    }
+}
+
+#[pymethods]
+impl NativeReader {
+    #[getter]
+    fn num_entries(&self) -> u64 {
+        self.reader.num_entries()
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.reader.descriptor().name.clone()
+    }
+
+    #[getter]
+    fn writer(&self) -> String {
+        self.reader.descriptor().writer.clone()
+    }
+
+    #[getter]
+    fn description(&self) -> String {
+        self.reader.descriptor().description.clone()
+    }
+
+    /// Readable top-level fields in schema order: list of (name, type for display, field id).
+    fn top_fields(&self) -> Vec<(String, String, u32)> {
+        self.reader.fields().iter().map(|f| (f.name.clone(), self.reader.display_type(f.id), f.id)).collect()
+    }
+
+    /// Top-level fields that cannot be read, with the reason.
+    fn skipped_fields(&self) -> Vec<(String, String)> {
+        self.reader.skipped_fields()
+    }
+
+    /// Reads every page of every readable field, cluster by cluster (`Reader::check`), with the
+    /// GIL released; returns the report as a dict.
+    fn check<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.reader.clone();
+        let rep = py.allow_threads(|| r.check(|_, _| {}));
+        ops::check_report(py, rep)
+    }
+
+    /// Every field record as a dict (id, name, type, alias, role, parent, children, repetition,
+    /// projection source, flags, kind, readable, columns of representation 0 as
+    /// (column type id, bits on storage)).
+    fn field_records<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let d = self.reader.descriptor();
+        let mut out = Vec::with_capacity(d.fields.len());
+        for f in &d.fields {
+            let x = PyDict::new(py);
+            x.set_item("id", f.id)?;
+            x.set_item("name", &f.name)?;
+            x.set_item("type", &f.type_name)?;
+            x.set_item("alias", &f.type_alias)?;
+            x.set_item("description", &f.description)?;
+            x.set_item("role", role_name(f.role))?;
+            x.set_item("parent", f.parent)?;
+            x.set_item("children", &f.children)?;
+            x.set_item("repetition", f.repetition)?;
+            x.set_item("source", f.projection_source)?;
+            x.set_item("flags", f.flags)?;
+            x.set_item("readable", self.reader.is_readable(f.id))?;
+            x.set_item("kind", self.reader.kind(f.id).ok().map(|k| format!("{k:?}")))?;
+            let mut cols = Vec::new();
+            let mut rep0: Option<u16> = None;
+            for &c in &f.columns {
+                if let Some(col) = d.columns.get(c as usize) {
+                    let r = *rep0.get_or_insert(col.representation);
+                    if col.representation == r {
+                        cols.push((col.column_type, col.bits_on_storage));
+                    }
+                }
+            }
+            x.set_item("columns", cols)?;
+            out.push(x);
+        }
+        Ok(out)
+    }
+
+    /// Entry boundaries of the clusters: [0, end of cluster 0, end of cluster 1, ...].
+    fn cluster_boundaries(&self) -> Vec<u64> {
+        let d = self.reader.descriptor();
+        let mut v = vec![0];
+        for c in &d.clusters {
+            v.push(c.first_entry + c.n_entries);
+        }
+        v
+    }
+
+    /// (clusters, pages, stored bytes, uncompressed bytes) of the chosen top-level fields'
+    /// columns (all fields when None).
+    #[pyo3(signature = (fields=None))]
+    fn storage_stats(&self, py: Python<'_>, fields: Option<Vec<String>>) -> PyResult<(u64, u64, u64, u64)> {
+        let d = self.reader.descriptor();
+        let tops: Vec<u32> = match &fields {
+            None => self.reader.fields().iter().map(|f| f.id).collect(),
+            Some(names) => names
+                .iter()
+                .map(|n| {
+                    d.fields
+                        .iter()
+                        .find(|f| f.parent.is_none() && &f.name == n)
+                        .map(|f| f.id)
+                        .ok_or_else(|| Error::NotFound(format!("no top-level field '{n}' in RNTuple '{}'", d.name)))
+                })
+                .collect::<rntuple::Result<_>>()
+                .or_raise(py)?,
+        };
+        let mut want = vec![false; d.fields.len()];
+        let mut stack = tops;
+        while let Some(f) = stack.pop() {
+            if let Some(w) = want.get_mut(f as usize) {
+                if !*w {
+                    *w = true;
+                    stack.extend(d.fields[f as usize].children.iter().copied());
+                    if let Some(s) = d.fields[f as usize].projection_source {
+                        stack.push(s);
+                    }
+                }
+            }
+        }
+        let (mut pages, mut stored, mut unzipped) = (0u64, 0u64, 0u64);
+        for c in &d.clusters {
+            for (cid, range) in c.columns.iter().enumerate() {
+                let (Some(range), Some(col)) = (range, d.columns.get(cid)) else { continue };
+                if range.suppressed || !want.get(col.field_id as usize).copied().unwrap_or(false) {
+                    continue;
+                }
+                for p in &range.pages {
+                    pages += 1;
+                    stored += p.locator.size;
+                    unzipped += (p.n_elements as u64 * col.bits_on_storage as u64).div_ceil(8);
+                }
+            }
+        }
+        Ok((d.clusters.len() as u64, pages, stored, unzipped))
+    }
+
+    /// Reads the chosen top-level fields (all readable fields when None) of entries
+    /// `start..stop` into a `pyarrow.RecordBatch`; the GIL is released while reading.
+    #[pyo3(signature = (fields, start, stop))]
+    fn read(&self, py: Python<'_>, fields: Option<Vec<String>>, start: u64, stop: u64) -> PyResult<PyObject> {
+        let r = self.reader.clone();
+        let batch = py
+            .allow_threads(move || {
+                let names: Option<Vec<&str>> = fields.as_ref().map(|v| v.iter().map(|s| s.as_str()).collect());
+                r.read_batch(names.as_deref(), start, stop)
+            })
+            .or_raise(py)?;
+        batch_to_pyarrow(py, batch)
+    }
+
+    /// Reads entries `start..stop` as Python values in the JSON form of `rntuple dump` (one dict
+    /// per entry).
+    #[pyo3(signature = (fields, start, stop))]
+    fn read_rows<'py>(&self, py: Python<'py>, fields: Option<Vec<String>>, start: u64, stop: u64) -> PyResult<Bound<'py, PyAny>> {
+        let r = self.reader.clone();
+        let text = py
+            .allow_threads(move || {
+                let names: Option<Vec<&str>> = fields.as_ref().map(|v| v.iter().map(|s| s.as_str()).collect());
+                r.read_values(names.as_deref(), start, stop).map(|rows| serde_json::Value::Array(rows.iter().map(|v| v.to_json()).collect()).to_string())
+            })
+            .or_raise(py)?;
+        py.import("json")?.call_method1("loads", (text,))
+    }
+}
+
+/// Adds the reading classes to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeFile>()?;
+    m.add_class::<NativeReader>()?;
+    Ok(())
+}

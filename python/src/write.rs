@@ -1,0 +1,100 @@
+//! Sequential writing: `NativeWriter` (native part of `rntuple.Writer`). Batches come as
+//! `pyarrow.RecordBatch`es (the columnar fast path) or as rows in the JSON form of `rntuple dump`; the GIL
+//! is released while compressing and writing.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rntuple::write::writer::Writer;
+use rntuple::Error;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use crate::arrow_ffi::batch_from_pyarrow;
+use crate::convert::{py_schema, rows_to_values};
+use crate::errors::{poisoned, to_py_err, OrRaise};
+use crate::options::write_options;
+
+/// Sequential writer (native part of `rntuple.Writer`).
+#[pyclass(module = "rntuple._rntuple", frozen)]
+struct NativeWriter {
+    inner: Mutex<Option<Writer>>,
+    path: String,
+}
+
+impl NativeWriter {
+    fn committed_already(&self) -> Error {
+        Error::Invalid(format!("the writer of '{}' was committed already", self.path))
+    }
+
+    /// Runs `f` on the writer with the GIL released.
+    fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Writer) -> rntuple::Result<R> + Send) -> PyResult<R> {
+        py.allow_threads(|| {
+            let mut g = self.inner.lock().map_err(|_| poisoned())?;
+            let w = g.as_mut().ok_or_else(|| self.committed_already())?;
+            f(w)
+        })
+        .or_raise(py)
+    }
+}
+
+#[pymethods]
+impl NativeWriter {
+    #[new]
+    #[pyo3(signature = (path, name, schema, options=None))]
+    fn new(py: Python<'_>, path: PathBuf, name: &str, schema: &Bound<'_, PyAny>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let opts = write_options(options)?;
+        let shown = path.display().to_string();
+        let schema = py_schema(schema)?;
+        let w = py.allow_threads(|| Writer::create_with_types(&path, name, &schema, opts)).or_raise(py)?;
+        Ok(NativeWriter { inner: Mutex::new(Some(w)), path: shown })
+    }
+
+    /// Appends the rows of a `pyarrow.RecordBatch` (one column per top-level field).
+    fn append_arrow(&self, py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<()> {
+        let b = batch_from_pyarrow(batch)?;
+        self.with(py, move |w| w.append_batch(&b))
+    }
+
+    /// Appends rows given as dicts in the JSON form of `rntuple dump`.
+    fn fill_rows(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<()> {
+        let first = self.num_entries(py)?;
+        let values = rows_to_values(rows, first)?;
+        self.with(py, move |w| {
+            for (i, v) in values.iter().enumerate() {
+                w.fill(v).map_err(|e| e.context(format!("entry {}", first + i as u64)))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Adds a top-level field after entries were written (late model extension).
+    fn add_field(&self, py: Python<'_>, name: String, type_name: String) -> PyResult<()> {
+        self.with(py, move |w| w.add_field(&name, &type_name))
+    }
+
+    /// Entries written so far.
+    fn num_entries(&self, py: Python<'_>) -> PyResult<u64> {
+        let g = self.inner.lock().map_err(|_| to_py_err(py, poisoned()))?;
+        Ok(g.as_ref().map(|w| w.num_entries()).unwrap_or(0))
+    }
+
+    /// Whether the writer was committed.
+    fn committed(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.inner.lock().map_err(|_| to_py_err(py, poisoned()))?.is_none())
+    }
+
+    /// Writes the last cluster, the page list, footer and file directory; returns the file size.
+    fn commit(&self, py: Python<'_>) -> PyResult<u64> {
+        py.allow_threads(|| {
+            let w = self.inner.lock().map_err(|_| poisoned())?.take();
+            w.ok_or_else(|| self.committed_already())?.commit()
+        })
+        .or_raise(py)
+    }
+}
+
+/// Adds the sequential writer to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeWriter>()?;
+    Ok(())
+}
