@@ -249,7 +249,7 @@ mod tests {
         impl SliceVisitor for Sum {
             type Out = usize;
             fn visit<T: BufElement>(self, values: &[T]) -> usize {
-                values.len() * std::mem::size_of::<T>()
+                std::mem::size_of_val(values)
             }
         }
         assert_eq!(s.visit(Sum), 6);
