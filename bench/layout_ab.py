@@ -96,7 +96,7 @@ def main():
     for name, got in results.items():
         b, a = statistics.median(got["before"]), statistics.median(got["after"])
         fmt = (lambda x: f"{x:,.0f}") if "entries/s" in name else (lambda x: f"{x:.3f}")
-        span = lambda v: f"{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})"  # noqa: E731
+        span = lambda v, fmt=fmt: f"{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})"
         print(f"| {name} | {span(got['before'])} | {span(got['after'])} | {a / b:.3f} |")
 
 
