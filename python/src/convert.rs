@@ -150,5 +150,5 @@ pub(crate) fn py_schema(schema: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Type
 /// type cannot be written.
 #[pyfunction]
 pub(crate) fn normalize_type(py: Python<'_>, type_name: &str) -> PyResult<String> {
-    typename::parse(type_name).map(|t| t.name()).or_raise(py)
+    crate::errors::unblocked(py, || typename::parse(type_name).map(|t| t.name())).or_raise(py)
 }

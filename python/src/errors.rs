@@ -150,6 +150,23 @@ impl<T> OrRaise<T> for rntuple::Result<T> {
     }
 }
 
+/// Runs library work `f` with the GIL released, catching a Rust panic: it becomes an
+/// [`Error::Internal`] (raised as `InternalError`, an `RNTupleError`) instead of pyo3's
+/// `PanicException`, which derives from `BaseException` and escapes `except Exception`.
+/// Every call into the library from Python goes through here.
+pub(crate) fn unblocked<T: Send>(py: Python<'_>, f: impl FnOnce() -> rntuple::Result<T> + Send) -> rntuple::Result<T> {
+    py.allow_threads(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(no message)".into());
+            Err(Error::Internal(format!("the rntuple library panicked: {what} (a bug: please report it with the file)")))
+        })
+    })
+}
+
 /// A writer's mutex poisoned by a panic in another thread.
 pub(crate) fn poisoned() -> Error {
     Error::Internal("a writer lock was poisoned by a panic in another thread".into())

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::arrow_ffi::batch_to_pyarrow;
-use crate::errors::OrRaise;
+use crate::errors::{unblocked, OrRaise};
 use crate::{ops, source};
 
 /// An open ROOT file (native part of `rntuple.File`).
@@ -23,14 +23,14 @@ struct NativeFile {
 impl NativeFile {
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let file = py.allow_threads(|| RNTupleFile::open(&path)).or_raise(py)?;
+        let file = unblocked(py, || RNTupleFile::open(&path)).or_raise(py)?;
         Ok(NativeFile { file: Arc::new(file) })
     }
 
     /// A ROOT file's whole content, held in memory.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
-        let file = py.allow_threads(|| RNTupleFile::from_bytes(data)).or_raise(py)?;
+        let file = unblocked(py, || RNTupleFile::from_bytes(data)).or_raise(py)?;
         Ok(NativeFile { file: Arc::new(file) })
     }
 
@@ -38,7 +38,7 @@ impl NativeFile {
     #[staticmethod]
     fn from_file_object(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Self> {
         let src: Arc<dyn rntuple::storage::source::ReadAt> = Arc::new(source::PyFileSource::new(obj)?);
-        let file = py.allow_threads(|| RNTupleFile::from_source(src)).or_raise(py)?;
+        let file = unblocked(py, || RNTupleFile::from_source(src)).or_raise(py)?;
         Ok(NativeFile { file: Arc::new(file) })
     }
 
@@ -50,7 +50,7 @@ impl NativeFile {
     /// Opens the RNTuple `name`.
     fn reader(&self, py: Python<'_>, name: &str) -> PyResult<NativeReader> {
         let f = self.file.clone();
-        let r = py.allow_threads(|| f.reader(name)).or_raise(py)?;
+        let r = unblocked(py, || f.reader(name)).or_raise(py)?;
         Ok(NativeReader { reader: Arc::new(r) })
     }
 }
@@ -108,7 +108,7 @@ impl NativeReader {
     /// GIL released; returns the report as a dict.
     fn check<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = self.reader.clone();
-        let rep = py.allow_threads(|| r.check(|_, _| {}));
+        let rep = unblocked(py, || Ok(r.check(|_, _| {}))).or_raise(py)?;
         ops::check_report(py, rep)
     }
 
@@ -213,12 +213,11 @@ impl NativeReader {
     #[pyo3(signature = (fields, start, stop))]
     fn read(&self, py: Python<'_>, fields: Option<Vec<String>>, start: u64, stop: u64) -> PyResult<PyObject> {
         let r = self.reader.clone();
-        let batch = py
-            .allow_threads(move || {
-                let names: Option<Vec<&str>> = fields.as_ref().map(|v| v.iter().map(|s| s.as_str()).collect());
-                r.read_batch(names.as_deref(), start, stop)
-            })
-            .or_raise(py)?;
+        let batch = unblocked(py, move || {
+            let names: Option<Vec<&str>> = fields.as_ref().map(|v| v.iter().map(|s| s.as_str()).collect());
+            r.read_batch(names.as_deref(), start, stop)
+        })
+        .or_raise(py)?;
         batch_to_pyarrow(py, batch)
     }
 
@@ -227,12 +226,11 @@ impl NativeReader {
     #[pyo3(signature = (fields, start, stop))]
     fn read_rows<'py>(&self, py: Python<'py>, fields: Option<Vec<String>>, start: u64, stop: u64) -> PyResult<Bound<'py, PyAny>> {
         let r = self.reader.clone();
-        let text = py
-            .allow_threads(move || {
-                let names: Option<Vec<&str>> = fields.as_ref().map(|v| v.iter().map(|s| s.as_str()).collect());
-                r.read_values(names.as_deref(), start, stop).map(|rows| serde_json::Value::Array(rows.iter().map(|v| v.to_json()).collect()).to_string())
-            })
-            .or_raise(py)?;
+        let text = unblocked(py, move || {
+            let names: Option<Vec<&str>> = fields.as_ref().map(|v| v.iter().map(|s| s.as_str()).collect());
+            r.read_values(names.as_deref(), start, stop).map(|rows| serde_json::Value::Array(rows.iter().map(|v| v.to_json()).collect()).to_string())
+        })
+        .or_raise(py)?;
         py.import("json")?.call_method1("loads", (text,))
     }
 }

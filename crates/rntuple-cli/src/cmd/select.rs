@@ -22,10 +22,39 @@ pub(crate) fn field_list(s: &str) -> Vec<&str> {
     s.split(',').map(str::trim).filter(|x| !x.is_empty()).collect()
 }
 
+/// The `--entries START:STOP` range of an RNTuple of `n` entries (all of them without the
+/// option). Either side may be omitted; a range reaching outside `0..=n` or reversed is an error
+/// naming the range and the entry count (not silently clamped or emptied).
 pub(crate) fn parse_range(s: Option<&str>, n: u64) -> Result<(u64, u64), Box<dyn std::error::Error>> {
     let Some(s) = s else { return Ok((0, n)) };
     let (a, b) = s.split_once(':').ok_or_else(|| format!("--entries '{s}': expected START:STOP"))?;
-    let a: u64 = if a.is_empty() { 0 } else { a.parse().map_err(|_| format!("--entries: bad start '{a}'"))? };
-    let b: u64 = if b.is_empty() { n } else { b.parse().map_err(|_| format!("--entries: bad stop '{b}'"))? };
-    Ok((a.min(n), b.min(n).max(a.min(n))))
+    let a: u64 = if a.is_empty() { 0 } else { a.trim().parse().map_err(|_| format!("--entries '{s}': bad start '{a}'"))? };
+    let b: u64 = if b.is_empty() { n } else { b.trim().parse().map_err(|_| format!("--entries '{s}': bad stop '{b}'"))? };
+    if a > n || b > n {
+        return Err(format!("--entries '{s}': the RNTuple has {n} entries (valid ranges lie within 0:{n})").into());
+    }
+    if a > b {
+        return Err(format!("--entries '{s}': start {a} is after stop {b}").into());
+    }
+    Ok((a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_range;
+
+    #[test]
+    fn entry_ranges() {
+        assert_eq!(parse_range(None, 10).unwrap(), (0, 10));
+        assert_eq!(parse_range(Some("2:5"), 10).unwrap(), (2, 5));
+        assert_eq!(parse_range(Some(":"), 10).unwrap(), (0, 10));
+        assert_eq!(parse_range(Some("3:"), 10).unwrap(), (3, 10));
+        assert_eq!(parse_range(Some("10:10"), 10).unwrap(), (10, 10));
+        let e = |s: &str| parse_range(Some(s), 10).unwrap_err().to_string();
+        assert!(e("10:5").contains("start 10 is after stop 5"), "{}", e("10:5"));
+        assert!(e("0:11").contains("has 10 entries"), "{}", e("0:11"));
+        assert!(e("11:").contains("has 10 entries"), "{}", e("11:"));
+        assert!(e("x:3").contains("bad start"));
+        assert!(e("5").contains("expected START:STOP"));
+    }
 }

@@ -61,10 +61,7 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8], what: &str, offset: u64) -> R
         return Ok(());
     }
     if src.len() > dst.len() {
-        return Err(Error::corrupt(
-            format!("{what}: stored size {} is larger than the uncompressed length {}", src.len(), dst.len()),
-            offset,
-        ));
+        return Err(Error::corrupt(format!("{what}: stored size {} is larger than the uncompressed length {}", src.len(), dst.len()), offset));
     }
     let mut ip = 0usize;
     let mut op = 0usize;
@@ -91,9 +88,7 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8], what: &str, offset: u64) -> R
             (b'X', b'Z') => lzma_block(block, out, what, at)?,
             (b'L', b'4') => lz4_block(block, out, what, at)?,
             (b'C', b'S') => return Err(Error::Unsupported(format!("{what}: old ROOT 'CS' compression at offset {at}"))),
-            (a, b) => {
-                return Err(Error::corrupt(format!("{what}: unknown compression block tag {:?}", [a, b].map(|c| c as char)), at))
-            }
+            (a, b) => return Err(Error::corrupt(format!("{what}: unknown compression block tag {:?}", [a, b].map(|c| c as char)), at)),
         }
         ip += csize;
         op += usize_;
@@ -107,17 +102,69 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8], what: &str, offset: u64) -> R
     Ok(())
 }
 
-/// Decompresses into a new vector of length `len` (which the caller has bounded).
+/// Checks, before any buffer is allocated, that the compression block headers of `src` add up
+/// to `len` uncompressed bytes: every block lies inside `src`, the blocks' uncompressed sizes sum
+/// to exactly `len`, and a zstd block whose frame states its content size states the block
+/// header's. So a declared length is backed by the stored bytes' own framing, not only by a
+/// count in the metadata. A payload stored raw (`src.len() == len`) passes.
+pub fn check_blocks(src: &[u8], len: u64, what: &str, offset: u64) -> Result<()> {
+    if src.len() as u64 == len {
+        return Ok(());
+    }
+    if src.len() as u64 > len {
+        return Err(Error::corrupt(format!("{what}: stored size {} is larger than the uncompressed length {len}", src.len()), offset));
+    }
+    let mut ip = 0usize;
+    let mut total = 0u64;
+    while ip < src.len() {
+        let at = offset + ip as u64;
+        let Some(h) = src.get(ip..ip + BLOCK_HEADER) else {
+            return Err(Error::corrupt(format!("{what}: truncated compression block header"), at));
+        };
+        let csize = u24(&h[3..6]);
+        let usize_ = u24(&h[6..9]);
+        ip += BLOCK_HEADER;
+        let Some(block) = src.get(ip..ip + csize) else {
+            return Err(Error::corrupt(format!("{what}: compressed block of {csize} bytes exceeds the stored data"), at));
+        };
+        if usize_ == 0 {
+            return Err(Error::corrupt(format!("{what}: empty compression block"), at));
+        }
+        if (h[0], h[1]) == (b'Z', b'S') {
+            if let Ok(Some(n)) = zstd::zstd_safe::get_frame_content_size(block) {
+                if n != usize_ as u64 {
+                    return Err(Error::corrupt(format!("{what}: zstd frame holds {n} bytes, its block header says {usize_}"), at));
+                }
+            }
+        }
+        total += usize_ as u64;
+        if total > len {
+            return Err(Error::corrupt(format!("{what}: compression blocks expand beyond the expected {len} bytes"), at));
+        }
+        ip += csize;
+    }
+    if total != len {
+        return Err(Error::corrupt(format!("{what}: compression blocks hold {total} bytes, expected {len}"), offset));
+    }
+    Ok(())
+}
+
+/// A zero-filled buffer of `len` bytes, or an error instead of an abort when it cannot be had.
+pub fn zeroed(len: usize, what: &str) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| Error::Unsupported(format!("{what}: cannot allocate {len} bytes")))?;
+    v.resize(len, 0);
+    Ok(v)
+}
+
+/// Decompresses into a new vector of length `len`, after [`check_blocks`] has shown that the
+/// blocks' headers account for exactly `len` bytes.
 pub fn decompress(src: &[u8], len: usize, what: &str, offset: u64) -> Result<Vec<u8>> {
     if src.len() == len {
         return Ok(src.to_vec());
     }
-    // A compressed payload can expand by at most a bounded factor per block; refuse absurd
-    // lengths before allocating (zstd's maximum ratio is below 2^17 per byte of input).
-    if (len as u64) > (src.len() as u64).saturating_mul(1 << 17) + (1 << 20) {
-        return Err(Error::corrupt(format!("{what}: claims {len} uncompressed bytes from {} stored bytes", src.len()), offset));
-    }
-    let mut v = vec![0u8; len];
+    check_blocks(src, len as u64, what, offset)?;
+    let mut v = zeroed(len, what)?;
     decompress_into(src, &mut v, what, offset)?;
     Ok(v)
 }
@@ -129,9 +176,7 @@ fn zstd_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
             *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| Error::io("creating a zstd context", e))?);
         }
         let d = slot.as_mut().ok_or_else(|| Error::Invalid("zstd context".into()))?;
-        let n = d
-            .decompress_to_buffer(src, out)
-            .map_err(|e| Error::corrupt(format!("{what}: zstd block does not decompress: {e}"), at))?;
+        let n = d.decompress_to_buffer(src, out).map_err(|e| Error::corrupt(format!("{what}: zstd block does not decompress: {e}"), at))?;
         if n != out.len() {
             return Err(Error::corrupt(format!("{what}: zstd block gave {n} bytes, header says {}", out.len()), at));
         }
@@ -141,9 +186,7 @@ fn zstd_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
 
 fn zlib_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
     let mut d = flate2::Decompress::new(true);
-    let st = d
-        .decompress(src, out, flate2::FlushDecompress::Finish)
-        .map_err(|e| Error::corrupt(format!("{what}: zlib block does not decompress: {e}"), at))?;
+    let st = d.decompress(src, out, flate2::FlushDecompress::Finish).map_err(|e| Error::corrupt(format!("{what}: zlib block does not decompress: {e}"), at))?;
     if st != flate2::Status::StreamEnd || d.total_out() as usize != out.len() {
         return Err(Error::corrupt(format!("{what}: zlib block gave {} bytes, header says {}", d.total_out(), out.len()), at));
     }
@@ -151,11 +194,8 @@ fn zlib_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
 }
 
 fn lzma_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
-    let mut s = xz2::stream::Stream::new_stream_decoder(u64::MAX, 0)
-        .map_err(|e| Error::corrupt(format!("{what}: lzma decoder: {e}"), at))?;
-    let st = s
-        .process(src, out, xz2::stream::Action::Finish)
-        .map_err(|e| Error::corrupt(format!("{what}: lzma block does not decompress: {e}"), at))?;
+    let mut s = xz2::stream::Stream::new_stream_decoder(u64::MAX, 0).map_err(|e| Error::corrupt(format!("{what}: lzma decoder: {e}"), at))?;
+    let st = s.process(src, out, xz2::stream::Action::Finish).map_err(|e| Error::corrupt(format!("{what}: lzma block does not decompress: {e}"), at))?;
     if st != xz2::stream::Status::StreamEnd || s.total_out() as usize != out.len() {
         return Err(Error::corrupt(format!("{what}: lzma block gave {} bytes, header says {}", s.total_out(), out.len()), at));
     }
@@ -174,8 +214,7 @@ fn lz4_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
     if stored != computed {
         return Err(Error::Checksum { what: format!("{what} (lz4 block)"), offset: at, stored, computed });
     }
-    let n = lz4_flex::block::decompress_into(data, out)
-        .map_err(|e| Error::corrupt(format!("{what}: lz4 block does not decompress: {e}"), at))?;
+    let n = lz4_flex::block::decompress_into(data, out).map_err(|e| Error::corrupt(format!("{what}: lz4 block does not decompress: {e}"), at))?;
     if n != out.len() {
         return Err(Error::corrupt(format!("{what}: lz4 block gave {n} bytes, header says {}", out.len()), at));
     }
@@ -300,6 +339,32 @@ mod tests {
         let mut z = Vec::new();
         compress(&data, 505, &mut z).unwrap();
         assert_eq!(decompress(&z, data.len(), "t", 0).unwrap(), data);
+    }
+
+    #[test]
+    fn declared_lengths_must_match_the_block_headers() {
+        let data = vec![7u8; 100_000];
+        let mut z = Vec::new();
+        compress(&data, 505, &mut z).unwrap();
+        check_blocks(&z, data.len() as u64, "t", 0).unwrap();
+        // A length the blocks do not hold is refused before anything is allocated, however
+        // plausible the ratio (2^28 doubles from a few hundred bytes).
+        for lie in [data.len() as u64 + 1, 8 << 28, u32::MAX as u64 * 8] {
+            let e = check_blocks(&z, lie, "page", 40).unwrap_err().to_string();
+            assert!(e.contains("page") && e.contains("offset 40"), "{e}");
+            assert!(decompress(&z, lie as usize, "page", 40).is_err());
+        }
+        // A zstd frame stating another content size than its block header.
+        let mut bad = z.clone();
+        let n = u24(&bad[6..9]) - 1;
+        bad[6..9].copy_from_slice(&(n as u32).to_le_bytes()[..3]);
+        let e = check_blocks(&bad, n as u64, "t", 0).unwrap_err().to_string();
+        assert!(e.contains("zstd frame holds 100000 bytes"), "{e}");
+        // Truncated header and trailing garbage.
+        assert!(check_blocks(&z[..5], 1000, "t", 0).is_err());
+        let mut tail = z.clone();
+        tail.extend_from_slice(&[0; 3]);
+        assert!(check_blocks(&tail, data.len() as u64, "t", 0).is_err());
     }
 
     use super::*;

@@ -187,7 +187,8 @@ pub struct ClusterDescriptor {
     pub first_entry: u64,
     /// Number of entries.
     pub n_entries: u64,
-    /// Per physical column id; `None` for columns that did not exist yet.
+    /// Per physical column id, as far as the cluster lists columns (ids past the end were not
+    /// listed: columns that did not exist yet); `None` likewise.
     pub columns: Vec<Option<ColumnRange>>,
 }
 

@@ -235,7 +235,10 @@ pub fn parse_page_list(buf: &[u8], d: &mut Descriptor, group: usize) -> Result<(
     if hc != d.header_checksum {
         return Err(Error::Checksum { what: "page list's copy of the header checksum".into(), offset: 0, stored: hc, computed: d.header_checksum });
     }
-    let g = d.cluster_groups.get(group).ok_or_else(|| Error::Invalid(format!("page list of cluster group {group}, but the footer lists {}", d.cluster_groups.len())))?;
+    let g = d
+        .cluster_groups
+        .get(group)
+        .ok_or_else(|| Error::Invalid(format!("page list of cluster group {group}, but the footer lists {}", d.cluster_groups.len())))?;
     let ls = c.list_frame("cluster summary list", 24)?;
     if ls.len() != g.n_clusters {
         return Err(c.err(format!("page list has {} clusters, its cluster group says {}", ls.len(), g.n_clusters)));
@@ -262,7 +265,9 @@ pub fn parse_page_list(buf: &[u8], d: &mut Descriptor, group: usize) -> Result<(
         if lcol.len() as usize > n_columns {
             return Err(c.err(format!("cluster lists {} columns, the schema has {n_columns}", lcol.len())));
         }
-        let mut columns = Vec::with_capacity(n_columns);
+        // Only the columns the cluster lists are kept (no padding to the schema's column count: a
+        // small page list of many clusters times many columns must not become a large table).
+        let mut columns = Vec::with_capacity(lcol.len() as usize);
         for _ in 0..lcol.len() {
             let lp = c.list_frame("page list", 16)?;
             let mut pages = Vec::with_capacity(lp.len() as usize);
@@ -280,7 +285,6 @@ pub fn parse_page_list(buf: &[u8], d: &mut Descriptor, group: usize) -> Result<(
             columns.push(Some(ColumnRange { first_element: off.max(0) as u64, n_elements: n, compression, suppressed, pages }));
         }
         c.leave(&lcol, "column page list")?;
-        columns.resize(n_columns, None);
         let id = d.clusters.len();
         d.clusters.push(ClusterDescriptor { id, first_entry, n_entries, columns });
     }

@@ -3,6 +3,7 @@
 
 pub mod anchor;
 pub mod descriptor;
+pub mod names;
 crate::unstable_mod! {
     /// XXH3 checksums of envelopes and pages (internal).
     checksum

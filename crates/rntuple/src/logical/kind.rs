@@ -231,6 +231,9 @@ pub fn classify(d: &Descriptor, f: &FieldDescriptor) -> Result<Kind, String> {
                 return Ok(Kind::String);
             }
             if let Some(n) = f.repetition {
+                if n == 0 || n > i32::MAX as u64 {
+                    return Err(format!("fixed-size field '{}' of {n} elements per entry (supported: 1 to 2^31-1)", f.name));
+                }
                 if strip("std::bitset<") || (n_children == 0 && !f.columns.is_empty()) {
                     if f.columns.is_empty() || col_type(0)? != ColumnType::Bit {
                         return Err(format!("bitset field '{}' without a Bit column", f.name));

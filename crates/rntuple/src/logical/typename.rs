@@ -67,6 +67,29 @@ fn scalar_name(t: &str) -> Option<(Scalar, Option<String>)> {
 /// assert_eq!(t.name(), "std::vector<std::pair<std::int32_t,std::string>>");
 /// ```
 pub fn parse(t: &str) -> Result<TypeExpr> {
+    // Every level of nesting re-scans its arguments, so the depth bounds the work (and the
+    // recursion) to `MAX_TYPE_DEPTH` passes over the name.
+    let mut depth = 0usize;
+    for c in t.chars() {
+        match c {
+            '<' => {
+                depth += 1;
+                if depth > MAX_TYPE_DEPTH {
+                    let head: String = t.chars().take(60).collect();
+                    return Err(Error::Unsupported(format!("type '{head}...' ({} bytes) is nested more than {MAX_TYPE_DEPTH} template levels deep", t.len())));
+                }
+            }
+            '>' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    parse_level(t)
+}
+
+/// Deepest template nesting of a type name accepted by [`parse`].
+pub const MAX_TYPE_DEPTH: usize = 64;
+
+fn parse_level(t: &str) -> Result<TypeExpr> {
     let collapsed: String = {
         // Keep single spaces only inside multi-word fundamental names.
         let mut s = t.trim().to_string();
@@ -94,7 +117,7 @@ pub fn parse(t: &str) -> Result<TypeExpr> {
         if args.len() != 1 {
             return Err(Error::Invalid(format!("type '{t}': {what} takes one template argument")));
         }
-        parse(args[0])
+        parse_level(args[0])
     };
     let num =
         |s: &str| -> Result<u64> { s.trim_end_matches(['u', 'U', 'l', 'L']).parse().map_err(|_| Error::Invalid(format!("type '{t}': '{s}' is not a size"))) };
@@ -106,28 +129,28 @@ pub fn parse(t: &str) -> Result<TypeExpr> {
             if args.len() != 2 {
                 return Err(Error::Invalid(format!("type '{t}': a map takes two template arguments")));
             }
-            TypeExpr::Map(format!("std::{head}"), Box::new(parse(args[0])?), Box::new(parse(args[1])?))
+            TypeExpr::Map(format!("std::{head}"), Box::new(parse_level(args[0])?), Box::new(parse_level(args[1])?))
         }
         "optional" | "unique_ptr" => TypeExpr::Optional(format!("std::{head}"), Box::new(one(head)?)),
         "array" => {
             if args.len() != 2 {
                 return Err(Error::Invalid(format!("type '{t}': std::array takes a type and a size")));
             }
-            TypeExpr::Array(Box::new(parse(args[0])?), num(args[1])?)
+            TypeExpr::Array(Box::new(parse_level(args[0])?), num(args[1])?)
         }
         "bitset" => TypeExpr::Bitset(num(args[0])?),
         "pair" => {
             if args.len() != 2 {
                 return Err(Error::Invalid(format!("type '{t}': std::pair takes two template arguments")));
             }
-            TypeExpr::Tuple("std::pair".into(), args.iter().map(|a| parse(a)).collect::<Result<_>>()?)
+            TypeExpr::Tuple("std::pair".into(), args.iter().map(|a| parse_level(a)).collect::<Result<_>>()?)
         }
-        "tuple" => TypeExpr::Tuple("std::tuple".into(), args.iter().map(|a| parse(a)).collect::<Result<_>>()?),
+        "tuple" => TypeExpr::Tuple("std::tuple".into(), args.iter().map(|a| parse_level(a)).collect::<Result<_>>()?),
         "variant" => {
             if args.len() > 125 {
                 return Err(Error::Unsupported(format!("type '{t}': more than 125 alternatives")));
             }
-            TypeExpr::Variant(args.iter().map(|a| parse(a)).collect::<Result<_>>()?)
+            TypeExpr::Variant(args.iter().map(|a| parse_level(a)).collect::<Result<_>>()?)
         }
         "atomic" => TypeExpr::Atomic(Box::new(one("std::atomic")?)),
         _ => return Err(Error::Unsupported(format!("type '{t}'"))),
@@ -140,8 +163,15 @@ impl TypeExpr {
         match self {
             TypeExpr::Scalar(s, _) => s.type_name().into(),
             TypeExpr::String => "std::string".into(),
-            TypeExpr::Collection(_, c) | TypeExpr::Optional(_, c) if c.name().is_empty() => String::new(),
-            TypeExpr::Collection(n, c) | TypeExpr::Optional(n, c) => format!("{n}<{}>", c.name()),
+            TypeExpr::Collection(n, c) | TypeExpr::Optional(n, c) => {
+                // Each level names its item once (naming it twice per level took 2^depth steps).
+                let item = c.name();
+                if item.is_empty() {
+                    String::new()
+                } else {
+                    format!("{n}<{item}>")
+                }
+            }
             TypeExpr::Map(n, k, v) => format!("{n}<{},{}>", k.name(), v.name()),
             TypeExpr::Array(c, n) => format!("std::array<{},{n}>", c.name()),
             TypeExpr::Bitset(n) => format!("std::bitset<{n}>"),
@@ -180,5 +210,18 @@ mod tests {
         assert!(parse("MyClass").is_err());
         assert!(parse("std::vector<int").is_err());
         assert!(parse("std::array<int,x>").is_err());
+    }
+
+    #[test]
+    fn deep_names_are_linear_and_bounded() {
+        let nest = |n: usize| format!("{}float{}", "std::vector<".repeat(n), ">".repeat(n));
+        // 60 levels: parsed and named at once (naming was exponential in the depth).
+        let t = parse(&nest(60)).unwrap();
+        assert_eq!(t.name(), nest(60));
+        // Deeper than the limit (and far deeper: no stack overflow): an error naming the limit.
+        for n in [65, 10_000] {
+            let e = parse(&nest(n)).unwrap_err().to_string();
+            assert!(e.contains("nested more than 64"), "{e}");
+        }
     }
 }

@@ -184,7 +184,7 @@ pub fn merge_with_mode(
     for ((path, r), columns) in readers.iter().zip(&column_maps) {
         let n_columns = r.descriptor().columns.len();
         for c in &r.descriptor().clusters {
-            if c.columns.len() != n_columns {
+            if c.columns.len() > n_columns {
                 return Err(Error::Invalid(format!("merge: {path}, cluster {}: {} column ranges for {n_columns} columns", c.id, c.columns.len())));
             }
             let copied = copy_cluster_into(&mut ds, r, c, columns).map_err(|e| e.context(format!("merge: {path}, cluster {}", c.id)))?;
@@ -231,9 +231,10 @@ fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<
     let mut copied: HashMap<u64, usize> = HashMap::new();
     let max_key = r.anchor().max_key_size;
     for &col in columns {
-        let range = c.columns.get(col).ok_or_else(|| Error::Invalid(format!("column {col} has no range in this cluster")))?;
-        let range = range
-            .as_ref()
+        let range = c
+            .columns
+            .get(col)
+            .and_then(Option::as_ref)
             .ok_or_else(|| Error::Invalid(format!("column {col} has no pages in this cluster (a deferred column): merging such RNTuples is not supported")))?;
         if range.suppressed {
             return Err(Error::Invalid(format!(

@@ -163,7 +163,7 @@ impl Reader {
             Kind::Optional => {
                 let (offs, cs) = self.offsets(f, spans, mult)?;
                 let child = self.read_node(f.children[0], &cs, None)?;
-                let mut idx: Vec<Option<u64>> = Vec::with_capacity(len as usize);
+                let mut idx: Vec<Option<u64>> = Vec::with_capacity(offs.len().saturating_sub(1));
                 for w in offs.windows(2) {
                     match w[1] - w[0] {
                         0 => idx.push(None),

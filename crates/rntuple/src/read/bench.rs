@@ -34,7 +34,10 @@ impl Reader {
                 if let Some(Some(r)) = cl.columns.get(c as usize) {
                     for p in &r.pages {
                         let b = read_blob(&*self.src, p.locator.offset, p.locator.size, self.anchor.max_key_size, "page")?;
-                        pages.push((b, codec.page_bytes(p.n_elements as u64) as usize));
+                        let len = codec.page_bytes(p.n_elements as u64);
+                        // The blocks' headers must account for the length the page list claims.
+                        compression::check_blocks(&b, len, "page", p.locator.offset)?;
+                        pages.push((b, len as usize));
                     }
                 }
             }

@@ -19,8 +19,12 @@
 //! # Ok::<(), rntuple::Error>(())
 //! ```
 
+use crate::format::descriptor::{ClusterDescriptor, Role};
 use crate::read::reader::Reader;
 use std::sync::atomic::Ordering;
+
+/// About how many decoded bytes one batch of [`Reader::check`] reads.
+const CHECK_BATCH_BYTES: u64 = 64 << 20;
 
 /// A field whose data in one cluster could not be read.
 #[derive(Debug, Clone)]
@@ -76,8 +80,18 @@ impl Reader {
         for c in clusters {
             let end = c.first_entry.saturating_add(c.n_entries);
             for name in &names {
-                if let Err(e) = self.read_batch(Some(&[name.as_str()]), c.first_entry, end) {
-                    report.problems.push(Problem { field: name.clone(), cluster: c.id, entries: (c.first_entry, end), error: e.to_string() });
+                // In batches of entries whose decoded size stays near `CHECK_BATCH_BYTES`, so that
+                // a large cluster (or one of zero-filled deferred columns) is checked in bounded
+                // memory; the first error ends the field's check in this cluster.
+                let step = self.check_step(name, c);
+                let mut at = c.first_entry;
+                while at < end {
+                    let stop = at.saturating_add(step).min(end);
+                    if let Err(e) = self.read_batch(Some(&[name.as_str()]), at, stop) {
+                        report.problems.push(Problem { field: name.clone(), cluster: c.id, entries: (c.first_entry, end), error: e.to_string() });
+                        break;
+                    }
+                    at = stop;
                 }
                 done += 1;
                 progress(done, total);
@@ -87,5 +101,35 @@ impl Reader {
         report.stored_bytes = stats.stored_bytes.load(Ordering::Relaxed) - before.1;
         report.uncompressed_bytes = stats.uncompressed_bytes.load(Ordering::Relaxed) - before.2;
         report
+    }
+}
+
+impl Reader {
+    /// How many entries of top-level field `name` one check batch reads in cluster `c`: the
+    /// cluster's elements of the field's subtree (from the page list; `repetition` per entry for
+    /// columns without data there), at 8 bytes each, spread over its entries.
+    fn check_step(&self, name: &str, c: &ClusterDescriptor) -> u64 {
+        let d = self.descriptor();
+        let Some(top) = d.fields.iter().position(|f| f.parent.is_none() && f.name == name) else { return c.n_entries.max(1) };
+        let mut elements = 0u64;
+        // (field, elements per entry while no collection lies above it)
+        let mut stack = vec![(top, Some(1u64))];
+        while let Some((id, per_entry)) = stack.pop() {
+            let f = &d.fields[id];
+            let per_entry = per_entry.and_then(|p| p.checked_mul(f.repetition.unwrap_or(1)));
+            for &col in &f.columns {
+                match c.columns.get(col as usize).and_then(Option::as_ref) {
+                    Some(range) => elements = elements.saturating_add(range.n_elements),
+                    None => elements = elements.saturating_add(per_entry.unwrap_or(0).saturating_mul(c.n_entries)),
+                }
+            }
+            let below = match f.role {
+                Role::Collection | Role::Variant => None,
+                _ => per_entry,
+            };
+            stack.extend(f.children.iter().map(|&ch| (ch as usize, below)));
+        }
+        let per_entry_bytes = elements.saturating_mul(8).div_ceil(c.n_entries.max(1)).max(1);
+        (CHECK_BATCH_BYTES / per_entry_bytes).max(1)
     }
 }

@@ -18,6 +18,13 @@ type Piece<'a> = (&'a PageDescriptor, usize, usize);
 /// Columns with at least this many elements in one cluster are decoded on several threads.
 const PARALLEL_MIN_ELEMENTS: usize = 1 << 20;
 
+/// Outputs of at least this many bytes are reserved only after their pages are probed.
+const PROBE_MIN_BYTES: usize = 16 << 20;
+
+/// Most bytes of zeros one read may produce for columns without data (deferred columns, fields
+/// added later): they are backed by no stored bytes, so they are bounded explicitly.
+pub const MAX_ZERO_FILL_BYTES: u64 = 1 << 30;
+
 /// Where a column's data for a span lie in a cluster (see `Reader::column_slice`).
 struct ColumnSlice<'a> {
     col: &'a ColumnDescriptor,
@@ -160,7 +167,15 @@ impl Reader {
         }
         let total: usize = pieces.iter().map(|p| p.2 - p.1).sum();
         let threads = if total >= PARALLEL_MIN_ELEMENTS && pieces.len() >= 4 { self.threads.min(pieces.len()) } else { 1 };
-        out.reserve(total);
+        // A large output is reserved only once the pages' stored bytes are seen to back it.
+        if total.saturating_mul(std::mem::size_of::<T>()) >= PROBE_MIN_BYTES {
+            for (page, _, _) in &pieces {
+                self.probe_page(col, codec, page)?;
+            }
+        }
+        out.try_reserve(total).map_err(|_| {
+            Error::Unsupported(format!("column {}: cannot allocate {total} elements of {} bytes in cluster {cluster}", col.id, std::mem::size_of::<T>()))
+        })?;
         let base = out.len();
         {
             let spare = &mut out.spare_capacity_mut()[..total];
@@ -229,9 +244,12 @@ impl Reader {
                 let cluster = &self.desc.clusters[span.cluster];
                 return Err(Error::corrupt(format!("variant '{}' has no switch data in cluster {}", f.name, cluster.id), 0));
             }
+            let cluster = &self.desc.clusters[span.cluster];
+            reserve_zeros(out, n_req, f, cluster)?;
             out.extend(std::iter::repeat_n((0u64, 0u32), n_req as usize));
             return Ok(());
         };
+        reserve_zeros(out, sl.lead, f, &self.desc.clusters[span.cluster])?;
         out.extend(std::iter::repeat_n((0u64, 0u32), sl.lead as usize));
         let codec = ColumnCodec { ty: ColumnType::Switch, bits: 96, range: None };
         let first = sl.range.pages.partition_point(|p| p.first_in_cluster + p.n_elements as u64 <= sl.ps);
@@ -254,8 +272,8 @@ impl Reader {
     /// Reads end offsets of a collection (column 0) over spans. Returns the global offsets
     /// (n+1 values starting at 0) and the child spans.
     pub(super) fn offsets(&self, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<(Vec<i64>, Vec<Span>)> {
-        let total: u64 = spans.iter().map(|s| s.end - s.start).sum();
-        let mut offs: Vec<i64> = vec_with_capacity(total as usize + 1);
+        // Reserved as far as the page lists back the spans (a lying offset cannot drive it).
+        let mut offs: Vec<i64> = vec_with_capacity(self.reservation(f, spans).saturating_add(1));
         offs.push(0i64);
         let mut child = Vec::with_capacity(spans.len());
         for sp in spans {
@@ -330,6 +348,23 @@ fn push_zeros<T: Native>(out: &mut Vec<T>, n: u64, entry_aligned: bool, f: &Fiel
     if n > 0 && !entry_aligned {
         return Err(Error::corrupt(format!("field '{}' needs {n} elements in cluster {}, which has no data for it", f.name, c.id), 0));
     }
+    reserve_zeros(out, n, f, c)?;
     out.extend(std::iter::repeat_n(T::default(), n as usize));
     Ok(())
+}
+
+/// Room for `n` zero elements (of a column without data in cluster `c`), within
+/// [`MAX_ZERO_FILL_BYTES`] and without aborting when memory cannot be had.
+fn reserve_zeros<T>(out: &mut Vec<T>, n: u64, f: &FieldDescriptor, c: &ClusterDescriptor) -> Result<()> {
+    let bytes = n.saturating_mul(std::mem::size_of::<T>().max(1) as u64);
+    if bytes > MAX_ZERO_FILL_BYTES {
+        return Err(Error::Unsupported(format!(
+            "field '{}': {n} elements in cluster {} have no stored data (a deferred column) and would fill {bytes} bytes with zeros, \
+             more than the {} MiB one read may fill; read fewer entries",
+            f.name,
+            c.id,
+            MAX_ZERO_FILL_BYTES >> 20
+        )));
+    }
+    out.try_reserve(n as usize).map_err(|_| Error::Unsupported(format!("field '{}': cannot allocate {n} elements", f.name)))
 }

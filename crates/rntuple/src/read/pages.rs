@@ -64,6 +64,46 @@ impl Reader {
         })
     }
 
+    /// Checks, without decompressing, that a page's stored bytes can back its element count:
+    /// they lie inside the file, and for a compressed page its compression block headers (read
+    /// from the file, 9 bytes per block) add up to the uncompressed length. Run before an output
+    /// buffer for many elements is reserved, so that a page list's lying counts fail before the
+    /// allocation they would drive. Pages split over several keys are checked by size only.
+    pub(super) fn probe_page(&self, col: &ColumnDescriptor, codec: &ColumnCodec, page: &PageDescriptor) -> Result<()> {
+        let what = || format!("page of column {} ({}) at offset {}", col.id, codec.ty.name(), page.locator.offset);
+        let (offset, size) = (page.locator.offset, page.locator.size);
+        let len = codec.page_bytes(page.n_elements as u64);
+        if size > len || (size < len && len > size.saturating_mul(1 << 17) + (1 << 20)) {
+            return Err(Error::corrupt(format!("{}: claims {len} uncompressed bytes from {size} stored bytes", what()), offset));
+        }
+        let chunked = self.anchor.max_key_size > 0 && size > self.anchor.max_key_size;
+        if chunked {
+            return Ok(());
+        }
+        if offset.checked_add(size).is_none_or(|e| e > self.src.len()) {
+            return Err(Error::corrupt(format!("{}: extends beyond the end of the file", what()), offset));
+        }
+        let mut ip = 0u64;
+        let mut total = 0u64;
+        while size < len && ip < size {
+            let mut h = [0u8; compression::BLOCK_HEADER];
+            if size - ip < h.len() as u64 {
+                return Err(Error::corrupt(format!("{}: truncated compression block header", what()), offset + ip));
+            }
+            self.src.read_exact_at(offset + ip, &mut h)?;
+            let csize = u64::from(h[3]) | u64::from(h[4]) << 8 | u64::from(h[5]) << 16;
+            total += u64::from(h[6]) | u64::from(h[7]) << 8 | u64::from(h[8]) << 16;
+            ip += h.len() as u64 + csize;
+            if ip > size || total > len {
+                return Err(Error::corrupt(format!("{}: compression blocks do not fit the page's {size} stored bytes", what()), offset + ip));
+            }
+        }
+        if size < len && total != len {
+            return Err(Error::corrupt(format!("{}: compression blocks hold {total} bytes, the page list says {len}", what()), offset));
+        }
+        Ok(())
+    }
+
     /// Checks a stored page's checksum (`stored` = the page's `size` bytes, then its checksum if
     /// it has one), decompresses it into `unz` when compressed and hands the `len` uncompressed
     /// bytes to `f`.
@@ -95,6 +135,13 @@ impl Reader {
         self.stats.uncompressed_bytes.fetch_add(len, Ordering::Relaxed);
         if size == len {
             return f(data);
+        }
+        // The blocks' own headers must account for the page's length before a buffer of that
+        // length is made: a lying element count cannot drive the allocation.
+        compression::check_blocks(data, len, &what(), page.locator.offset)?;
+        if unz.len() < len as usize {
+            unz.try_reserve(len as usize - unz.len())
+                .map_err(|_| Error::Unsupported(format!("{}: cannot allocate {len} bytes for the uncompressed page", what())))?;
         }
         unz.resize(len as usize, 0);
         compression::decompress_into(data, unz, &what(), page.locator.offset)?;

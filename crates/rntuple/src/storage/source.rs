@@ -46,10 +46,30 @@ pub struct FileSource {
 }
 
 impl FileSource {
-    /// Opens a file for reading.
+    /// Opens a regular file for reading. A FIFO, socket or device is refused by its type (it is
+    /// opened non-blocking and checked before any read, so a FIFO without a writer cannot hang).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        use std::os::unix::fs::OpenOptionsExt;
         let p = path.as_ref();
-        let file = File::open(p).map_err(|e| Error::io(format!("opening {}", p.display()), e))?;
+        let file =
+            std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(p).map_err(|e| Error::io(format!("opening {}", p.display()), e))?;
+        let meta = file.metadata().map_err(|e| Error::io(format!("stat of {}", p.display()), e))?;
+        if !meta.is_file() {
+            let ft = meta.file_type();
+            use std::os::unix::fs::FileTypeExt;
+            let kind = if ft.is_dir() {
+                "a directory"
+            } else if ft.is_fifo() {
+                "a FIFO"
+            } else if ft.is_socket() {
+                "a socket"
+            } else if ft.is_block_device() || ft.is_char_device() {
+                "a device"
+            } else {
+                "not a regular file"
+            };
+            return Err(Error::Invalid(format!("{}: {kind}; only regular files are read", p.display())));
+        }
         Self::from_file(file, p)
     }
 
@@ -107,5 +127,25 @@ mod tests {
         assert_eq!(m.view(u64::MAX, 2), None);
         let mut buf = [0u8; 3];
         assert!(m.read_exact_at(98, &mut buf).is_err());
+    }
+
+    #[test]
+    fn only_regular_files_are_opened() {
+        let dir = std::env::temp_dir().join(format!("rntuple-source-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // A FIFO without a writer would block a plain open; it is refused at once, by type.
+        let e = FileSource::open(&fifo).err().unwrap().to_string();
+        assert!(e.contains("a FIFO; only regular files are read"), "{e}");
+        let e = FileSource::open(&dir).err().unwrap().to_string();
+        assert!(e.contains("a directory"), "{e}");
+        let e = FileSource::open("/dev/null").err().unwrap().to_string();
+        assert!(e.contains("a device"), "{e}");
+        std::fs::write(dir.join("f"), b"abc").unwrap();
+        assert_eq!(FileSource::open(dir.join("f")).unwrap().len(), 3);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

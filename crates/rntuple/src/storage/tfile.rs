@@ -5,6 +5,8 @@ use super::source::ReadAt;
 use crate::error::{Error, Result};
 use crate::format::anchor::{parse_anchor, Anchor, AnchorStatus};
 use crate::format::compression;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// A parsed TKey header.
@@ -113,7 +115,12 @@ pub struct RootFile {
     pub ntuples: Vec<NTupleEntry>,
     /// Every key found (path, class name), for `info`.
     pub keys: Vec<(String, String)>,
+    /// The keys lists walked so far: each directory is walked once, however often it is listed.
+    walked: HashSet<u64>,
 }
+
+/// Most keys (over all directories) a file may list before walking stops with an error.
+pub const MAX_KEYS: usize = 1 << 20;
 
 const MAX_DIR_DEPTH: usize = 64;
 
@@ -121,7 +128,7 @@ impl RootFile {
     /// Parses the file header and walks the directory tree.
     pub fn open(src: Arc<dyn ReadAt>) -> Result<Self> {
         let (_, version, begin) = file_header(&*src)?;
-        let mut f = RootFile { src, root_version: version % 1_000_000, ntuples: Vec::new(), keys: Vec::new() };
+        let mut f = RootFile { src, root_version: version % 1_000_000, ntuples: Vec::new(), keys: Vec::new(), walked: HashSet::new() };
         // The TFile key at fBEGIN carries the top directory record after its name and title.
         let (key, payload) = f.read_key(begin, "top directory key")?;
         let mut r = Be { b: &payload, pos: 0, base: begin + key.key_len as u64 };
@@ -146,7 +153,8 @@ impl RootFile {
         if depth > MAX_DIR_DEPTH {
             return Err(Error::corrupt("directories nested too deeply (a loop?)", seek_keys));
         }
-        if seek_keys == 0 {
+        // A keys list reached again (two keys naming one directory, or a loop) is walked once.
+        if seek_keys == 0 || !self.walked.insert(seek_keys) {
             return Ok(());
         }
         let (kl, payload) = self.read_key(seek_keys, "keys list")?;
@@ -156,21 +164,30 @@ impl RootFile {
         if n as usize > payload.len() / 26 {
             return Err(Error::corrupt(format!("keys list claims {n} keys in {} bytes", payload.len()), base));
         }
+        if self.keys.len() + n as usize > MAX_KEYS {
+            return Err(Error::Unsupported(format!("the file's directories list more than {MAX_KEYS} keys")));
+        }
         let mut found: Vec<KeyHeader> = Vec::new();
         for _ in 0..n {
             let (k, used) = parse_key_header(&payload[r.pos..], base + r.pos as u64)?;
             r.pos += used;
             found.push(k);
         }
-        // Keep the highest cycle of each name.
+        // Keep the highest cycle of each name (a map: a keys list of many keys stays linear).
         let mut best: Vec<KeyHeader> = Vec::new();
+        let mut by_name: HashMap<(String, String), usize> = HashMap::new();
         for k in found {
-            if let Some(b) = best.iter_mut().find(|b| b.name == k.name && b.class_name == k.class_name) {
-                if k.cycle > b.cycle {
-                    *b = k;
+            match by_name.entry((k.name.clone(), k.class_name.clone())) {
+                Entry::Occupied(e) => {
+                    let b = &mut best[*e.get()];
+                    if k.cycle > b.cycle {
+                        *b = k;
+                    }
                 }
-            } else {
-                best.push(k);
+                Entry::Vacant(e) => {
+                    e.insert(best.len());
+                    best.push(k);
+                }
             }
         }
         for k in best {

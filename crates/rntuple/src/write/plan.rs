@@ -120,10 +120,7 @@ pub(crate) fn plan_schema(desc: &mut Descriptor, schema: &[(String, TypeExpr)], 
 }
 
 pub(crate) fn check_field_name(name: &str) -> Result<()> {
-    if name.is_empty() || name.contains(['.', '/', '\\', ' ']) {
-        return Err(Error::Invalid(format!("field name '{name}' is empty or contains '.', '/', '\\' or a space")));
-    }
-    Ok(())
+    crate::format::names::check_name(name, "field")
 }
 
 fn scalar_column(s: Scalar, compressed: bool) -> (ColumnType, ColumnBuf) {
@@ -186,6 +183,11 @@ pub(crate) fn plan_field(
         return Err(Error::Unsupported(format!(
             "field '{name}': an untyped record (derived struct) inside {bad}; records go in fields, vectors and optionals"
         )));
+    }
+    if let TypeExpr::Array(_, n) | TypeExpr::Bitset(n) = te {
+        if *n == 0 || *n > i32::MAX as u64 {
+            return Err(Error::Unsupported(format!("field '{name}' of type '{}': fixed sizes from 1 to 2^31-1 are supported", te.name())));
+        }
     }
     let id = desc.fields.len() as u32;
     let (role, repetition, alias) = match te {

@@ -52,6 +52,7 @@ impl Dataset {
     pub fn create(path: impl AsRef<Path>, mut desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
         let path = path.as_ref();
         opts.validate()?;
+        crate::format::names::check_name(&desc.name, "RNTuple")?;
         let (hb, sum) = serialize::header(&desc);
         desc.header_checksum = sum;
         let mut file = if opts.update_existing_file {
