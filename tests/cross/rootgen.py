@@ -12,7 +12,8 @@ only), then reads every RNTuple back with ROOT's RNTupleReader and stores
     OUT/oracle/<case>__<ntuple>.json           every entry, in the JSON form of `rntuple dump` (DESIGN.md)
     OUT/oracle/<case>__<ntuple>.describe.json  ROOT's view of the metadata: fields, columns, clusters, pages
     OUT/oracle/<case>__<ntuple>.sizes/.values  (big-page cases) the float vectors as raw arrays
-    OUT/oracle_testdata/<dir>__<file>__<ntuple>.json   ROOT's reading of the shared test files (first 300 entries)
+    OUT/oracle_testdata/<dir>__<file>__<ntuple>.json   ROOT's reading of the shared test files (every entry; the
+                                               first TESTDATA_WINDOW of the 100-million-entry ones)
     OUT/manifest.json                          what was made, with timings and per-case errors
 
 The outputs are reused when OUT/manifest.json was made from the same sources (this file, root_helpers.cxx,
@@ -345,9 +346,12 @@ def _generate_case(ROOT, outdir: Path, name: str, spec: dict) -> dict:
 
 
 # The shared test files (not written by us): ROOT 6.40 reads them too, so our reader is also compared with ROOT
-# there (test_testdata_root.py). Large RNTuples: the first TESTDATA_MAX_ENTRIES entries.
+# there (test_testdata_root.py): every entry of RNTuples up to TESTDATA_FULL_ENTRIES entries; of the larger ones (the
+# two 100-million-entry files, whose JSON would take gigabytes) the first TESTDATA_WINDOW entries, the whole
+# compared with uproot by exact per-field arrays (test_testdata_uproot.py).
 TESTDATA_SUBDIRS = ("rntuple", "v1-older")
-TESTDATA_MAX_ENTRIES = 300
+TESTDATA_FULL_ENTRIES = 1_000_000
+TESTDATA_WINDOW = 20_000
 
 
 def testdata_dir() -> Path:
@@ -368,9 +372,25 @@ def _testdata_listing(base: Path):
 
 def _testdata_oracle(ROOT, outdir: Path, sub: str, path: Path, ntuple: str) -> dict:
     stem = outdir / "oracle_testdata" / f"{sub}__{path.name}__{ntuple}"
-    n = ROOT.xoracle.DumpJson(ntuple, str(path), str(stem) + ".json", "", 0, TESTDATA_MAX_ENTRIES)
     d = json.loads(str(ROOT.xoracle.Describe(ntuple, str(path))))
+    stop = d["num_entries"] if d["num_entries"] <= TESTDATA_FULL_ENTRIES else TESTDATA_WINDOW
+    n = ROOT.xoracle.DumpJson(ntuple, str(path), str(stem) + ".json", "", 0, stop)
     return {"json": str(stem.relative_to(outdir)) + ".json", "entries_dumped": int(n), "describe": d}
+
+
+def _plain_root_error(ROOT, path: Path, ntuple: str) -> dict:
+    """Where the oracle (which emulates classes without a dictionary) fails: what plain ROOT 6.40 says, building the
+    reader's model without emulation (the error of RNTupleReader::GetModel, or null when it succeeds)."""
+    try:
+        reader = ROOT.RNTupleReader.Open(ntuple, str(path))
+        reader.GetModel()
+    except Exception as exc:  # a C++ exception surfaces as a Python exception
+        msg = str(exc)
+        for line in msg.splitlines():  # PyROOT's text: the signature, then "    RException: <what>", then "At:"
+            if "RException:" in line:
+                return {"plain_error": line.split("RException:", 1)[1].strip()}
+        return {"plain_error": msg.strip().splitlines()[0] if msg.strip() else type(exc).__name__}
+    return {"plain_error": None}
 
 
 def generate(outdir: Path, force=False):
@@ -419,7 +439,10 @@ def generate(outdir: Path, force=False):
             res = _in_child(lambda sub=sub, path=path, nt=nt: _testdata_oracle(ROOT, outdir, sub, path, nt))
             manifest["testdata"][testdata_key(sub, path.name, nt)] = res
             if res.get("error"):
-                print(f"rootgen: testdata {sub}/{path.name}:{nt}: ROOT cannot read it: {res['error'][:200]}")
+                plain = _in_child(lambda path=path, nt=nt: _plain_root_error(ROOT, path, nt))
+                res["plain_error"] = plain.get("plain_error", "the plain-ROOT probe failed: " + str(plain.get("error")))
+                print(f"rootgen: testdata {sub}/{path.name}:{nt}: ROOT cannot read it: {res['error'][:200]}; "
+                      f"plain ROOT: {res['plain_error']}")
     timings["testdata_s"] = round(time.time() - t_all, 2)
     manifest["sources_hash"] = digest
     manifest_path.write_text(json.dumps(manifest, indent=1))

@@ -175,6 +175,25 @@ def root_dump(path, ntuple: str) -> list:
         return json.loads(f.read().decode("utf-8"), object_hook=_hook)
 
 
+def root_dump_many(pairs: list) -> list[list]:
+    """root_dump of several (path, ntuple) pairs in one ROOT process."""
+    outs = []
+    for k, (path, ntuple) in enumerate(pairs):
+        out = Path(str(path) + f".{ntuple}.{k}.root.json")
+        out.unlink(missing_ok=True)
+        outs.append(out)
+    log = run_root([("dump", str(path), ntuple, str(out)) for (path, ntuple), out in zip(pairs, outs)])
+    result = []
+    for (path, ntuple), out in zip(pairs, outs):
+        if not out.exists():
+            raise AssertionError(f"ROOT could not read {path}:{ntuple}: {log[-2000:]}")
+        with open(out, "rb") as f:
+            result.append(json.loads(f.read().decode("utf-8"), object_hook=_hook))
+    if "failed" in log:
+        raise AssertionError(f"ROOT failed on one of {pairs}: {log[-2000:]}")
+    return result
+
+
 # ----- comparison ---------------------------------------------------------------------------------------------
 
 def _special(x):

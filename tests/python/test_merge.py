@@ -84,3 +84,41 @@ def test_small_keys_and_initial_page_size_options(tmp_path):
     assert opts["write_outside_lock"] is True
     with pytest.raises(ValueError, match="max_key_size"):
         rntuple.write(tmp_path / "bad.root", "Events", data, max_key_size=10)
+
+
+def test_merge_of_inputs_of_different_compression_read_by_root_and_uproot(tmp_path):
+    """Inputs written with zstd, lzma, lz4 and zlib, merged (--compression 404 for the envelopes): ROOT 6.40 and
+    uproot read every entry as the inputs' one after the other, and each cluster keeps its input's settings."""
+    import uproot
+
+    from conftest import root_dump_many, same
+
+    settings = [505, 207, 404, 101]
+    paths, parts = [], []
+    for k, c in enumerate(settings):
+        p = tmp_path / f"in_{c}.root"
+        part = ak.Array({"id": _part(k, 900 + 100 * k)["id"], "v": _part(k, 900 + 100 * k)["v"],
+                         "s": [f"{c}:{i}" for i in range(900 + 100 * k)]})
+        rntuple.write(p, "Events", part, compression=c, max_unzipped_page_size=4096, approx_zipped_cluster_size=8000)
+        paths.append(p)
+        parts.append(part)
+    out = tmp_path / "mixed.root"
+    stats = rntuple.merge(out, paths, "Events", compression=404)
+    want = ak.to_list(ak.concatenate(parts))
+    assert stats["entries"] == len(want) == 4200
+    (oracle,) = root_dump_many([(out, "Events")])
+    errors = []
+    for i, (o, e) in enumerate(zip(oracle, want)):
+        same(o, e, f"entry[{i}]", errors)
+    assert len(oracle) == len(want) and not errors, "\n".join(errors)
+    with uproot.open(out) as f:
+        nt = f["Events"]
+        assert ak.to_list(nt.arrays()) == want
+        # per cluster, the compression settings of its columns (uproot's page list): each input's, in order
+        got_settings = [{c.compression_settings for c in cluster} for cluster in nt.page_link_list]
+    want_settings = []
+    for k, c in enumerate(settings):
+        with uproot.open(paths[k]) as f:
+            n_in = len(f["Events"].cluster_summaries)
+        want_settings += [{c}] * n_in
+    assert got_settings == want_settings

@@ -75,3 +75,41 @@ def test_bad_requests_raise(source, tmp_path):
         rntuple.skim(source, tmp_path / "x.root", entry_start=20, entry_stop=10)
     with rntuple.open(source) as f:
         assert f["Events"].num_entries == 5000
+
+
+def test_skims_read_by_root_and_uproot(source, tmp_path):
+    """Python skims (fields of whole clusters copied; a range re-encoded with lz4; whole clusters re-encoded with
+    lzma by `reencode=True`): ROOT 6.40 and uproot read every kept entry and field as written, and the re-encoded
+    pages carry the new compression settings (uproot's page list)."""
+    import uproot
+
+    from conftest import root_dump_many, same
+
+    data = ak.to_list(_data(5000))
+    cl = _clusters(source)
+    a, b = cl[1][0], cl[-2][1]
+    outs = {
+        "copied": (tmp_path / "copied.root", dict(fields=["id", "label"], entry_start=a, entry_stop=b), "copied pages",
+                   505),
+        "range": (tmp_path / "range.root", dict(fields="v", entry_start=1234, entry_stop=3210, compression=404),
+                  "re-encoded", 404),
+        "reencode": (tmp_path / "reencode.root", dict(entry_start=a, entry_stop=b, compression=207, reencode=True),
+                     "re-encoded", 207),
+    }
+    for out, kw, method, _ in outs.values():
+        stats = rntuple.skim(source, out, "Events", **kw)
+        assert stats["method"] == method, stats
+    oracles = root_dump_many([(out, "Events") for out, *_ in outs.values()])
+    for (name, (out, kw, _, setting)), oracle in zip(outs.items(), oracles):
+        keep = kw.get("fields") or ["id", "v", "label"]
+        keep = [keep] if isinstance(keep, str) else keep
+        want = [{k: e[k] for k in keep} for e in data[kw["entry_start"]:kw["entry_stop"]]]
+        errors = []
+        for i, (o, e) in enumerate(zip(oracle, want)):
+            same(o, e, f"{name} entry[{i}]", errors)
+        assert len(oracle) == len(want) and not errors, "\n".join(errors)
+        with uproot.open(out) as f:
+            nt = f["Events"]
+            assert ak.to_list(nt.arrays()) == want, name
+            settings = {c.compression_settings for cluster in nt.page_link_list for c in cluster}
+        assert settings == {setting}, (name, settings)

@@ -310,8 +310,12 @@ fn late_model_extension_reads_defaults_before() {
         serde_json::json!([7, "t"]),
         serde_json::json!([[1, 0.5]]),
     ];
-    for (mid_cluster, settings) in [(false, 505u32), (true, 0), (true, 505)] {
-        let path = std::env::temp_dir().join(format!("rntuple-ext-{}-{mid_cluster}-{settings}.root", std::process::id()));
+    // The files stay in target/tmp (late_field_{boundary,mid}_<settings>.root, with the expected
+    // entries beside them as .expected.json) for tests/cross/test_late_field.py, where ROOT 6.40 and
+    // uproot read them entry by entry.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for (mid_cluster, settings) in [(false, 505u32), (false, 0), (true, 0), (true, 505)] {
+        let path = dir.join(format!("late_field_{}_{settings}.root", if mid_cluster { "mid" } else { "boundary" }));
         let opts = WriteOptions { compression: settings, approx_zipped_cluster_size: 2000, max_unzipped_page_size: 256, ..Default::default() };
         let mut w = Writer::create(&path, "T", &[("id", "std::uint64_t")], opts).unwrap();
         let first = 1000u64;
@@ -336,16 +340,26 @@ fn late_model_extension_reads_defaults_before() {
         let r = f.reader("T").unwrap();
         assert_eq!(r.num_entries(), first + 700);
         assert!(r.descriptor().fields.iter().filter(|f| f.parent.is_none()).skip(1).all(|f| f.from_extension));
+        if !mid_cluster {
+            // The late fields start exactly at the second cluster.
+            let c = &r.descriptor().clusters;
+            assert!(c.len() >= 2 && c.iter().any(|c| c.first_entry == first), "no cluster starts at entry {first}");
+        }
         let vals = r.read_values(None, 0, first + 700).unwrap();
+        let mut expected = Vec::new();
         for (i, v) in vals.iter().enumerate() {
             let j = v.to_json();
             assert_eq!(j["id"], serde_json::json!(i), "entry {i}");
+            let mut want_entry = serde_json::Map::new();
+            want_entry.insert("id".into(), serde_json::json!(i));
             for (k, (n, _, default)) in added.iter().enumerate() {
                 let want = if (i as u64) < first { default } else { &later[k] };
                 assert_eq!(&j[*n], want, "mid_cluster={mid_cluster} settings={settings} entry {i} field {n}");
+                want_entry.insert(n.to_string(), want.clone());
             }
+            expected.push(serde_json::Value::Object(want_entry));
         }
-        std::fs::remove_file(&path).ok();
+        std::fs::write(path.with_extension("expected.json"), serde_json::to_string(&expected).unwrap()).unwrap();
     }
 }
 
