@@ -6,23 +6,22 @@ For every file:
   * every eventId in [0, T*N) appears exactly once; the ids of thread t (t*N .. t*N+N-1) appear in entry order
     in increasing order; every cluster holds consecutive ids of one thread (a cluster is one context's unit);
   * ROOT and uproot read the same entries (eventId, particle counts and every float value, exactly);
-  * our reader agrees: `rntuple dump --fields eventId` gives the same id order, `rntuple bench read` the same
-    eventId sum (`checksum`), particle count and particle sum (a sequential double sum in entry order);
+  * our reader agrees: `rntuple dump --fields eventId` gives the same id order, our reader (the `rntuple` Python
+    package) the same eventIds, particle counts and particle values entry by entry (bit patterns), and `rntuple
+    bench read` the same eventId sum (`checksum`), particle count and particle sum;
   * the particles of eventId t*N+i are those of entry i of `rntuple bench write --threads 1 --mode sequential`
     (every thread writes the same data, only the ids differ), value by value;
   * the JSON report of `bench write` is consistent with the file (entries, contexts, clusters, lock figures).
 ROOT's own RNTupleParallelWriter (bench/root_parallel_write.C) writes the same data: sorted by eventId, its
 entries equal ours, and the same checks hold for its file (a self-check of this test).
 
-Until the parallel writer has landed in the CLI (its `bench write --help` lists no `--preallocate`), the tests
-that need it are skipped with that reason.
+Every option is tested, none detected: the CLI must have them all (a missing one fails).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +29,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import uproot
+
+from conftest import skip_or_fail
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -79,35 +80,13 @@ os._exit(0)
 """
 
 
-# ------------------------------------------------------------------------------------------------------------
-# What the CLI offers
+# Many clusters per thread and several pages per cluster.
+FLAGS = ["--cluster-size", str(CLUSTER_BYTES), "--page-size", str(SMALL_PAGE)]
 
 
 @pytest.fixture(scope="module")
-def write_help(cli) -> str:
-    p = cli.run("bench", "write", "--help")
-    return (p.stdout + p.stderr).decode(errors="replace")
-
-
-@pytest.fixture(scope="module")
-def parallel_cli(cli, write_help):
-    if "--preallocate" not in write_help:
-        pytest.skip("the parallel writer has not landed in the CLI yet: `rntuple bench write --help` lists no "
-                    "--preallocate")
+def parallel_cli(cli):
     return cli
-
-
-def extra_flags(help_text: str, per_thread: int) -> list[str]:
-    """Flags for many clusters (any option of `bench write` with 'cluster' in its name) and small pages
-    (--page-size), when the CLI has them."""
-    flags = []
-    opts = re.findall(r"(--[a-z0-9-]*cluster[a-z0-9-]*)\s+<", help_text)
-    if opts:
-        name = opts[0]
-        flags += [name, str(max(1, per_thread // 7)) if "entries" in name else str(CLUSTER_BYTES)]
-    if re.search(r"--page-size\s+<", help_text):
-        flags += ["--page-size", str(SMALL_PAGE)]
-    return flags
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -145,11 +124,11 @@ class Written:
 
 
 @pytest.fixture(scope="module")
-def written(parallel_cli, write_help, tmp_path_factory) -> Written:
+def written(parallel_cli, tmp_path_factory) -> Written:
     cli = parallel_cli
     out = tmp_path_factory.mktemp("parallel")
     w = Written(out)
-    w.flags = extra_flags(write_help, ENTRIES)
+    w.flags = list(FLAGS)
     for opt, args in OPTIONS.items():
         for t in THREADS:
             path = out / f"ours_{opt}_t{t}.root"
@@ -157,13 +136,12 @@ def written(parallel_cli, write_help, tmp_path_factory) -> Written:
     base = out / "separate.root"
     w.separate = (base, _bench_write(cli, base, SEPARATE_T, ENTRIES, ["--mode", "separate-files", "--compression", "505"] + w.flags))
     single = out / "single.root"
-    # the reference data of one thread, from the sequential writer when the CLI has that mode
-    seq = ["--mode", "sequential"] if re.search(r"\bsequential\b", write_help) else []
+    # the reference data of one thread, from the sequential writer
+    seq = ["--mode", "sequential"]
     w.single = (single, _bench_write(cli, single, 1, ENTRIES, ["--compression", "505", *seq]))
     # the same with implicit MT off: every page compressed as it fills and written at once (a key per page)
-    if seq and "--no-implicit-mt" in write_help:
-        w.single_st = (out / "single_st.root", _bench_write(cli, out / "single_st.root", 1, ENTRIES,
-                                                            ["--compression", "505", *seq, "--no-implicit-mt"]))
+    w.single_st = (out / "single_st.root", _bench_write(cli, out / "single_st.root", 1, ENTRIES,
+                                                        ["--compression", "505", *seq, "--no-implicit-mt"]))
 
     jobs = {"writes": {}, "reads": {}}
     for t in (4, 16):
@@ -175,7 +153,7 @@ def written(parallel_cli, write_help, tmp_path_factory) -> Written:
     for k in range(SEPARATE_T):
         jobs["reads"][f"separate_{k}"] = {"path": f"{base}.t{k}", "prefix": w.prefix(f"separate_{k}")}
     jobs["reads"]["single"] = {"path": str(single), "prefix": w.prefix("single")}
-    if w.single_st:
+    if w.single_st:  # always set
         jobs["reads"]["single_st"] = {"path": str(w.single_st[0]), "prefix": w.prefix("single_st")}
     for name, job in jobs["writes"].items():
         jobs["reads"][name] = {"path": job["path"], "prefix": w.prefix(name)}
@@ -213,6 +191,20 @@ def _ours_read(cli, path) -> dict:
     p = cli.run("bench", "read", str(path), "--ntuple", "Events")
     assert p.returncode == 0, p.stderr.decode()[-2000:]
     return json.loads(p.stdout)
+
+
+def _ours_arrays(path) -> tuple:
+    """eventIds, particle counts and particle values as our reader (the `rntuple` Python package) reads them."""
+    try:
+        import rntuple
+    except ImportError:
+        skip_or_fail("the rntuple Python package is not installed in this venv (`make python`)")
+    import awkward as ak
+
+    with rntuple.open(path) as f:
+        a = f["Events"].arrays(["eventId", "particles"])
+    return (np.asarray(a["eventId"]).astype(np.uint64), np.asarray(ak.num(a["particles"])).astype(np.uint32),
+            np.asarray(ak.flatten(a["particles"])))
 
 
 def _ours_ids(cli, path) -> np.ndarray:
@@ -296,6 +288,16 @@ def test_ours_equals_root(parallel_cli, written, opt, threads):
     r = _root_read(written, f"{opt}_t{threads}")
     ids, counts, values = written.raw(f"{opt}_t{threads}")
     assert np.array_equal(_ours_ids(cli, cli_path), ids), "`rntuple dump --fields eventId` gives another order than ROOT"
+    # every entry's particles, value by value (bit patterns), as ROOT reads them
+    o_ids, o_counts, o_values = _ours_arrays(cli_path)
+    assert np.array_equal(o_ids, ids), "our reader gives other eventIds (or another order) than ROOT"
+    assert np.array_equal(o_counts, counts), "our reader gives other particle counts than ROOT"
+    assert o_values.dtype == np.float32, o_values.dtype
+    if not np.array_equal(o_values.view(np.uint32), values.view(np.uint32)):
+        k = int(np.nonzero(o_values.view(np.uint32) != values.view(np.uint32))[0][0])
+        entry = int(np.searchsorted(np.cumsum(counts.astype(np.int64)), k, side="right"))
+        pytest.fail(f"our reader's particle values differ from ROOT's, first at value {k} (entry {entry}): "
+                    f"{o_values[k]!r} vs {values[k]!r}")
     ours = _ours_read(cli, cli_path)
     assert ours["entries"] == threads * ENTRIES
     assert ours["checksum"] == r["eventid_sum"]
@@ -333,11 +335,9 @@ def test_report_matches_file(written, opt, threads):
     assert bool(rep["direct_io"]) == ("--direct-io" in OPTIONS[opt]), what
 
 
-def test_many_clusters_when_the_cli_can_make_them(written, write_help):
-    """With a cluster-size flag, each thread's entries span several clusters, so clusters of different
-    threads interleave (the ordering checks above are only strong then)."""
-    if not any("cluster" in f for f in written.flags):
-        pytest.skip("`rntuple bench write --help` lists no cluster-size option: one cluster per thread")
+def test_many_clusters(written):
+    """With --cluster-size, each thread's entries span several clusters, so clusters of different threads
+    interleave (the ordering checks above are only strong then)."""
     for (opt, t), (_, rep) in written.ours.items():
         assert rep["clusters"] >= 2 * t, f"{opt} T={t}: only {rep['clusters']} clusters with {written.flags}"
 
@@ -356,6 +356,10 @@ def test_separate_files(written, parallel_cli):
             f"file {k}: the particles differ from the 1-thread file"
         u_ids, u_counts, u_values = _uproot(path)
         assert np.array_equal(u_ids, ids) and np.array_equal(u_counts, counts)
+        assert np.array_equal(u_values.view(np.uint32), values.view(np.uint32)), f"file {k}: uproot's particles"
+        o_ids, o_counts, o_values = _ours_arrays(path)
+        assert np.array_equal(o_ids, ids) and np.array_equal(o_counts, counts), f"file {k}: our ids or counts"
+        assert np.array_equal(o_values.view(np.uint32), values.view(np.uint32)), f"file {k}: our particle values"
         ours = _ours_read(parallel_cli, path)
         assert ours["entries"] == ENTRIES and ours["checksum"] == r["eventid_sum"]
         assert math.isclose(ours["particles_sum"], r["particles_sum"], rel_tol=1e-12)
@@ -401,8 +405,6 @@ def test_repeated_16_threads(parallel_cli, written, tmp_path, opt):
 def test_pages_streamed_as_compressed_read_as_the_buffered_file(written):
     """`--mode sequential --no-implicit-mt` at 505 writes each page as it is compressed: ROOT reads the same
     entries as from the buffered file, and the file is within 0.1 % of its size (a key per page)."""
-    if written.single_st is None:
-        pytest.skip("the CLI has no --no-implicit-mt")
     _root_read(written, "single_st")
     a, b = written.raw("single_st"), written.raw("single")
     assert len(a[0]) == ENTRIES

@@ -12,7 +12,7 @@ import pytest
 import uproot
 
 import rntuple
-from conftest import root_dump
+from conftest import root_dump, same
 
 THREADS = 4
 PER_THREAD = 25_000
@@ -91,9 +91,16 @@ def test_root_reads_parallel_file(parallel_file):
     assert len(oracle) == THREADS * PER_THREAD
     ids = sorted(e["id"] for e in oracle)
     assert ids == list(range(THREADS * PER_THREAD))
-    ours = rntuple.open(parallel_file)["Events"].to_rows(entry_start=0, entry_stop=2000)
-    for o, e in zip(oracle, ours):
-        assert o["id"] == e["id"] and o["tag"] == e["tag"] and len(o["v"]) == len(e["v"])
+    # every entry, every value: ROOT's reading equals ours (in the file's order) and what was written (by id)
+    ours = rntuple.open(parallel_file)["Events"].to_rows()
+    errors = []
+    for i, (o, e) in enumerate(zip(oracle, ours)):
+        same(o, e, f"entry[{i}]", errors)
+        i_d = e["id"]
+        written = {"id": i_d, "x": np.float32(i_d) * np.float32(0.5), "v": [float(np.float32(i_d))] * (i_d % 3),
+                   "tag": f"t{i_d % 10}"}
+        same(o, {k: float(v) if k == "x" else v for k, v in written.items()}, f"entry[{i}] (as written)", errors)
+    assert len(ours) == len(oracle) and not errors, "\n".join(errors)
 
 
 def test_uproot_reads_parallel_file(parallel_file):
