@@ -162,13 +162,17 @@ class Writer:
                  enable_page_checksums: bool = ..., use_implicit_mt: bool = ..., imt_threads: int = ...,
                  page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ...,
                  use_direct_io: bool = ..., preallocate: bool = ..., update_existing_file: bool = ...,
-                 write_outside_lock: bool = ..., max_key_size: int = ...) -> None: ...
+                 write_outside_lock: bool = ..., max_key_size: int = ..., checkpoint_clusters: int = ...) -> None: ...
     @property
     def schema(self) -> dict[str, _FieldType] | None:
         """Field name -> ROOT type name."""
     @property
     def num_entries(self) -> int:
         """Entries written so far."""
+    def checkpoint(self) -> None:
+        """Makes the file on disk a complete ROOT file holding every entry so far (survives a crash)."""
+    def abort(self) -> None:
+        """Discards the writer without committing: an existing file of that name stays as it was."""
     def extend(self, data: _Data) -> None:
         """Appends entries."""
     def fill(self, entry: Mapping[str, Any]) -> None:
@@ -191,7 +195,7 @@ class ParallelWriter:
                  enable_page_checksums: bool = ..., use_implicit_mt: bool = ..., imt_threads: int = ...,
                  page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ...,
                  use_direct_io: bool = ..., preallocate: bool = ..., update_existing_file: bool = ...,
-                 write_outside_lock: bool = ..., max_key_size: int = ...) -> None: ...
+                 write_outside_lock: bool = ..., max_key_size: int = ..., checkpoint_clusters: int = ...) -> None: ...
     @property
     def schema(self) -> dict[str, _FieldType] | None:
         """Field name -> ROOT type name."""
@@ -200,6 +204,8 @@ class ParallelWriter:
         """Entries in clusters committed so far."""
     def fill_context(self) -> FillContext:
         """A new fill context (one per thread)."""
+    def checkpoint(self) -> None:
+        """Makes the file on disk a complete ROOT file holding every cluster committed so far."""
     def commit(self) -> int:
         """Finishes open contexts and completes the file; returns its size."""
     def close(self) -> int:

@@ -424,7 +424,10 @@ class Writer:
     histograms, TTrees and other RNTuples stay, instead of creating the file). An unknown option or a value of
     the wrong kind raises ``TypeError``, options that do not fit together :class:`InvalidArgumentError` (a
     ``ValueError``). The file is complete after :meth:`commit` (also called when the ``with`` block ends, even on
-    an exception; a failing commit raises).
+    an exception; a failing commit raises). A new file is written under a temporary name beside ``path`` and
+    renamed over it at the commit, so an existing file is replaced only then; :meth:`abort` discards the writer.
+    With ``checkpoint_clusters=K`` the file is written at ``path`` and every K clusters becomes a complete ROOT
+    file that a crash leaves readable (:meth:`checkpoint` makes one on demand).
     """
 
     def __init__(self, path, ntuple_name: str = "Events", schema=None, **options):
@@ -434,6 +437,7 @@ class Writer:
         self._schema = None if schema is None else normalize_schema(schema)
         self._native = None
         self._size = None
+        self._aborted = False
         if self._schema is not None:
             self._create()
 
@@ -455,7 +459,7 @@ class Writer:
         (numpy, awkward, pyarrow or lists), or a list of dicts (one per entry, in the JSON form of
         ``rntuple dump``). A batch that does not fit the schema raises and writes nothing (the error names the
         field, its ROOT type and the data's type)."""
-        if self._size is not None:
+        if self._size is not None or self._aborted:
             raise InvalidArgumentError(f"the writer of {self._path!r} was committed already")
         d = _Data(data)
         if self._native is None:
@@ -475,10 +479,30 @@ class Writer:
         self._native.add_field(name, type_name)
         self._schema.append((name, type_name))
 
+    def checkpoint(self) -> None:
+        """Makes the file on disk a complete ROOT file holding every entry written so far, while the writer
+        goes on (a crash after it leaves those entries readable); what ``checkpoint_clusters=K`` does every K
+        clusters."""
+        if self._size is not None:
+            raise InvalidArgumentError(f"the writer of {self._path!r} was committed already")
+        if self._native is None:
+            self._schema = []
+            self._create()
+        self._native.checkpoint()
+
+    def abort(self) -> None:
+        """Discards the writer without committing: the new file is not written, and an existing file of that
+        name stays as it was (with ``checkpoint_clusters``, the file keeps its last checkpoint)."""
+        if self._size is None and self._native is not None:
+            self._native.abort()
+        self._aborted = self._size is None
+
     def commit(self) -> int:
         """Completes the file and returns its size in bytes (idempotent)."""
         if self._size is not None:
             return self._size
+        if self._aborted:
+            raise InvalidArgumentError(f"the writer of {self._path!r} was aborted")
         if self._native is None:
             self._schema = []
             self._create()
@@ -552,6 +576,11 @@ class ParallelWriter:
         with self._lock:
             self._contexts.add(ctx)
         return ctx
+
+    def checkpoint(self) -> None:
+        """Makes the file on disk a complete ROOT file holding every cluster committed so far by any context
+        (the clusters the contexts are still filling are not in it)."""
+        self._ensure(None).checkpoint()
 
     def commit(self) -> int:
         """Finishes the contexts still open, writes the footer and the file directory; returns the file size
@@ -662,6 +691,11 @@ def write(path, ntuple_name=None, data=None, schema=None, *, name: str | None = 
     if data is None:
         raise TypeError("write() needs data")
     ntuple_name = ntuple_name or name or "Events"
-    with Writer(path, ntuple_name, schema, **options) as w:
+    w = Writer(path, ntuple_name, schema, **options)
+    try:
         w.extend(data)
+    except BaseException:
+        # A failed write leaves no output: an existing file of that name stays as it was.
+        w.abort()
+        raise
     return w.commit()

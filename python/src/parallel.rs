@@ -48,6 +48,11 @@ impl NativeParallelWriter {
         self.inner.num_entries()
     }
 
+    /// Makes the file on disk a complete ROOT file holding every cluster committed so far.
+    fn checkpoint(&self, py: Python<'_>) -> PyResult<()> {
+        py.allow_threads(|| self.inner.checkpoint()).or_raise(py)
+    }
+
     /// Writes the footer and the file directory; every fill context must be finished.
     fn commit(&self, py: Python<'_>) -> PyResult<u64> {
         py.allow_threads(|| self.inner.commit()).or_raise(py)

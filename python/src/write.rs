@@ -83,6 +83,24 @@ impl NativeWriter {
         Ok(self.inner.lock().map_err(|_| to_py_err(py, poisoned()))?.is_none())
     }
 
+    /// Makes the file on disk a complete ROOT file holding every entry so far (`Writer::checkpoint`).
+    fn checkpoint(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, |w| w.checkpoint())
+    }
+
+    /// Discards the writer without committing (`Writer::abort`): a new file's temporary file is
+    /// removed, an existing file of that name stays as it was. Idempotent.
+    fn abort(&self, py: Python<'_>) -> PyResult<()> {
+        py.allow_threads(|| {
+            let w = self.inner.lock().map_err(|_| poisoned())?.take();
+            if let Some(w) = w {
+                w.abort();
+            }
+            Ok(())
+        })
+        .or_raise(py)
+    }
+
     /// Writes the last cluster, the page list, footer and file directory; returns the file size.
     fn commit(&self, py: Python<'_>) -> PyResult<u64> {
         py.allow_threads(|| {

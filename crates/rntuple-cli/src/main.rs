@@ -76,6 +76,11 @@ enum Cmd {
         /// The entry at which the late fields are added.
         #[arg(long, default_value_t = 0)]
         late_at: usize,
+        /// Writes that survive a crash: every K committed clusters the file on disk becomes a
+        /// complete ROOT file with every entry so far (0: off; the output is then written under
+        /// a temporary name and renamed at the end).
+        #[arg(long, default_value_t = 0, value_name = "K")]
+        checkpoint_clusters: u64,
     },
     /// Merges the RNTuple of several files (same schema) into a new file by copying compressed
     /// pages, without decompressing them; prints one JSON object with what was copied.
@@ -95,6 +100,11 @@ enum Cmd {
         /// name in the others (which may order them differently and have more, dropped).
         #[arg(long, default_value = "strict", value_parser = ["strict", "filter"])]
         mode: String,
+        /// Writes that survive a crash: every K committed clusters the file on disk becomes a
+        /// complete ROOT file with every entry so far (0: off; the output is then written under
+        /// a temporary name and renamed at the end).
+        #[arg(long, default_value_t = 0, value_name = "K")]
+        checkpoint_clusters: u64,
     },
     /// Writes some top-level fields and/or a range of entries of an RNTuple into a new file; copies
     /// the compressed pages when the range is made of whole clusters, re-encodes otherwise; prints
@@ -113,6 +123,11 @@ enum Cmd {
         /// Re-encode even when the pages could be copied (to recompress them, say).
         #[arg(long)]
         reencode: bool,
+        /// Writes that survive a crash: every K committed clusters the file on disk becomes a
+        /// complete ROOT file with every entry so far (0: off; the output is then written under
+        /// a temporary name and renamed at the end).
+        #[arg(long, default_value_t = 0, value_name = "K")]
+        checkpoint_clusters: u64,
     },
     /// Benchmarks.
     Bench {
@@ -174,6 +189,11 @@ enum BenchCmd {
         /// always keeps them, as the parallel writer's contexts do).
         #[arg(long)]
         buffer_uncompressed: bool,
+        /// Writes that survive a crash: every K committed clusters the file on disk becomes a
+        /// complete ROOT file with every entry so far (0: off; the output is then written under
+        /// a temporary name and renamed at the end).
+        #[arg(long, default_value_t = 0, value_name = "K")]
+        checkpoint_clusters: u64,
     },
     /// Reads fields of all entries into Arrow arrays; prints one JSON object with timings.
     Read {
@@ -201,10 +221,14 @@ fn main() -> ExitCode {
         Cmd::Info { file, ntuple, json } => cmd::info::info(&file, ntuple.as_deref(), json),
         Cmd::Check { file, ntuple, json } => cmd::check::check(&file, ntuple.as_deref(), json, progress),
         Cmd::Dump { file, sel } => cmd::dump::dump(&file, sel.ntuple.as_deref(), sel.fields.as_deref(), sel.entries.as_deref(), progress),
-        Cmd::Merge { output, inputs, ntuple, compression, mode } => cmd::merge::merge(&output, &inputs, ntuple.as_deref(), compression, &mode, progress),
-        Cmd::Skim { input, output, sel, compression, reencode } => cmd::skim::skim(&input, &output, &sel, compression, reencode, progress),
-        Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at } => {
-            cmd::import_json::import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at)
+        Cmd::Merge { output, inputs, ntuple, compression, mode, checkpoint_clusters } => {
+            cmd::merge::merge(&output, &inputs, ntuple.as_deref(), compression, &mode, checkpoint_clusters, progress)
+        }
+        Cmd::Skim { input, output, sel, compression, reencode, checkpoint_clusters } => {
+            cmd::skim::skim(&input, &output, &sel, compression, reencode, checkpoint_clusters, progress)
+        }
+        Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at, checkpoint_clusters } => {
+            cmd::import_json::import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at, checkpoint_clusters)
         }
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref()),
         Cmd::Bench {
@@ -223,6 +247,7 @@ fn main() -> ExitCode {
                     output,
                     no_implicit_mt,
                     buffer_uncompressed,
+                    checkpoint_clusters,
                 },
         } => {
             let write_outside_lock = !write_inside_lock;
@@ -240,6 +265,7 @@ fn main() -> ExitCode {
                 implicit_mt: !no_implicit_mt,
                 buffer_uncompressed,
                 progress,
+                checkpoint_clusters,
             };
             cmd::bench_write::bench_write(&cfg)
         }

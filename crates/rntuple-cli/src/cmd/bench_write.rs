@@ -20,14 +20,18 @@ pub(crate) struct WriteBench {
     pub(crate) output: String,
     pub(crate) implicit_mt: bool,
     pub(crate) buffer_uncompressed: bool,
+    pub(crate) checkpoint_clusters: u64,
 }
+
+/// The most writing threads `bench write` starts.
+const MAX_THREADS: usize = 1024;
 
 pub(crate) fn bench_write(cfg: &WriteBench) -> Res {
     use rntuple::write::{ContextMetrics, ParallelWriter, WriteOptions, Writer};
     const SCHEMA: [(&str, &str); 2] = [("eventId", "std::uint64_t"), ("particles", "std::vector<float>")];
     let (t_n, n) = (cfg.threads, cfg.entries);
-    if t_n == 0 {
-        return Err("--threads must be at least 1".into());
+    if !(1..=MAX_THREADS).contains(&t_n) {
+        return Err(format!("--threads {t_n}: must be between 1 and {MAX_THREADS}").into());
     }
     if cfg.mode == "sequential" && t_n != 1 {
         return Err("--mode sequential writes with one thread (--threads 1)".into());
@@ -43,6 +47,7 @@ pub(crate) fn bench_write(cfg: &WriteBench) -> Res {
         preallocate: cfg.preallocate,
         write_outside_lock: cfg.write_outside_lock,
         stream_uncompressed_pages: !cfg.buffer_uncompressed,
+        checkpoint_clusters: cfg.checkpoint_clusters,
         ..Default::default()
     };
     let pb = progress_bar(n * t_n as u64, "entries", cfg.progress);
@@ -137,7 +142,7 @@ pub(crate) fn bench_write(cfg: &WriteBench) -> Res {
             "entries": entries, "seconds": secs, "entries_per_second": entries as f64 / secs, "stored_bytes": bytes,
             "stored_mb_per_second": bytes as f64 / 1e6 / secs, "uncompressed_mb_per_second": raw as f64 / 1e6 / secs,
             "clusters": clusters, "preallocate": cfg.preallocate, "write_outside_lock": cfg.write_outside_lock, "direct_io": cfg.direct_io, "stream_uncompressed_pages": !cfg.buffer_uncompressed && cfg.mode == "sequential",
-            "page_size": opts_page_size(cfg), "output": cfg.output,
+            "page_size": opts_page_size(cfg), "output": cfg.output, "checkpoint_clusters": cfg.checkpoint_clusters,
             "lock": {"acquisitions": contexts.iter().map(|m| m.acquisitions).sum::<u64>(), "wait_seconds": sum(|m| m.wait_seconds),
                      "hold_seconds": sum(|m| m.hold_seconds), "max_lock_fraction": max_frac},
             "contexts": ctx_json,

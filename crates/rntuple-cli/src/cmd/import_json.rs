@@ -3,7 +3,17 @@
 use super::select::field_list;
 use super::Res;
 
-pub(crate) fn import_json(file: &str, ntuple: &str, schema: &str, input: &str, compression: u32, late: Option<&str>, late_at: usize) -> Res {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn import_json(
+    file: &str,
+    ntuple: &str,
+    schema: &str,
+    input: &str,
+    compression: u32,
+    late: Option<&str>,
+    late_at: usize,
+    checkpoint_clusters: u64,
+) -> Res {
     use rntuple::write::{WriteOptions, Writer};
     let schema: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(schema).map_err(|e| format!("--schema must be a JSON object of field name -> type name: {e}"))?;
@@ -26,7 +36,17 @@ pub(crate) fn import_json(file: &str, ntuple: &str, schema: &str, input: &str, c
         }
     }
     let pairs: Vec<(&str, &str)> = fields.iter().filter(|(n, _)| !late.contains(&n.as_str())).map(|(a, b)| (a.as_str(), b.as_str())).collect();
-    let mut w = Writer::create(file, ntuple, &pairs, WriteOptions { compression, ..Default::default() })?;
+    let mut w = Writer::create(file, ntuple, &pairs, WriteOptions { compression, checkpoint_clusters, ..Default::default() })?;
+    // A bad entry leaves no output (the writer is aborted: a dropped writer would commit).
+    if let Err(e) = fill_entries(&mut w, &entries, &fields, &late, late_at) {
+        w.abort();
+        return Err(e);
+    }
+    w.commit()?;
+    Ok(())
+}
+
+fn fill_entries(w: &mut rntuple::write::Writer, entries: &[serde_json::Value], fields: &[(String, String)], late: &[&str], late_at: usize) -> Res {
     for (i, e) in entries.iter().enumerate() {
         if i == late_at {
             for (n, t) in fields.iter().filter(|(n, _)| late.contains(&n.as_str())) {
@@ -41,6 +61,5 @@ pub(crate) fn import_json(file: &str, ntuple: &str, schema: &str, input: &str, c
         }
         w.fill(&v).map_err(|err| format!("entry {i}: {err}"))?;
     }
-    w.commit()?;
     Ok(())
 }

@@ -5,11 +5,11 @@ use crate::progress::progress_bar;
 use rntuple::RNTupleFile;
 use std::time::Instant;
 
-pub(crate) fn merge(output: &str, inputs: &[String], ntuple: Option<&str>, compression: u32, mode: &str, progress: bool) -> Res {
+pub(crate) fn merge(output: &str, inputs: &[String], ntuple: Option<&str>, compression: u32, mode: &str, checkpoint_clusters: u64, progress: bool) -> Res {
     let mode: rntuple::ops::merge::MergeMode = mode.parse()?;
     let first = inputs.first().ok_or("merge: no input files")?;
     let name = pick_ntuple(&RNTupleFile::open(first)?, ntuple)?;
-    let opts = rntuple::write::WriteOptions { compression, ..Default::default() };
+    let opts = rntuple::write::WriteOptions { compression, checkpoint_clusters, ..Default::default() };
     let t = Instant::now();
     let pb = progress_bar(0, "clusters", progress);
     let stats = rntuple::ops::merge::merge_with_mode(inputs, &name, output, mode, opts, |done, total| {

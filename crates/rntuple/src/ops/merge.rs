@@ -30,6 +30,7 @@ use crate::error::{Error, Result};
 use crate::format::descriptor::{ClusterDescriptor, Descriptor};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
+use crate::storage::output::refuse_same_file;
 use crate::storage::tfile::read_blob;
 use crate::write::options::WriteOptions;
 use crate::write::sealed::{ClusterOut, PagePosition, SealedCluster, SealedColumn, SealedPage};
@@ -124,15 +125,13 @@ pub fn merge_with_mode(
         return Err(Error::Invalid("merge: no input files".into()));
     }
     let output = output.as_ref();
+    // An output that is one of the inputs under any name (hard or symbolic links, relative
+    // paths) is refused before anything is opened for writing.
+    let paths: Vec<&Path> = inputs.iter().map(|p| p.as_ref()).collect();
+    refuse_same_file(output, &paths, "merge")?;
     let mut readers = Vec::with_capacity(inputs.len());
     for p in inputs {
         let p = p.as_ref();
-        // Creating the output truncates it: refuse an output that is one of the inputs, under
-        // any name (links, relative paths).
-        let same = p == output || matches!((std::fs::canonicalize(p), std::fs::canonicalize(output)), (Ok(a), Ok(b)) if a == b);
-        if same {
-            return Err(Error::Invalid(format!("merge: the output {} is also an input", output.display())));
-        }
         let f = RNTupleFile::open(p).map_err(|e| e.context(format!("merge: {}", p.display())))?;
         let r = f.reader(name).map_err(|e| e.context(format!("merge: {}", p.display())))?;
         readers.push((p.display().to_string(), r));
@@ -231,11 +230,10 @@ fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<
     let mut copied: HashMap<u64, usize> = HashMap::new();
     let max_key = r.anchor().max_key_size;
     for &col in columns {
-        let range = c
-            .columns
-            .get(col)
-            .and_then(Option::as_ref)
-            .ok_or_else(|| Error::Invalid(format!("column {col} has no pages in this cluster (a deferred column): merging such RNTuples is not supported")))?;
+        let range =
+            c.columns.get(col).and_then(Option::as_ref).ok_or_else(|| {
+                Error::Invalid(format!("column {col} has no pages in this cluster (a deferred column): merging such RNTuples is not supported"))
+            })?;
         if range.suppressed {
             return Err(Error::Invalid(format!(
                 "column {col} is suppressed in this cluster (several column representations): merging such RNTuples is not supported"
@@ -252,6 +250,9 @@ fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<
                 Some(&i) => i,
                 None => {
                     let bytes = read_blob(&**r.source(), p.locator.offset, stored, max_key, &format!("page of column {col}"))?;
+                    if p.has_checksum {
+                        verify_page_checksum(&bytes, col, p.locator.offset)?;
+                    }
                     out.chunks.push(bytes);
                     copied.insert(p.locator.offset, out.chunks.len() - 1);
                     out.chunks.len() - 1
@@ -265,6 +266,19 @@ fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<
     out.compression = compression;
     out.checksums = checksums;
     Ok(out)
+}
+
+/// Checks the XXH3 checksum that ends a copied page (the pages are copied, not decoded, so this
+/// is where a damaged page is caught: the copy fails instead of passing the damage on).
+fn verify_page_checksum(stored: &[u8], col: usize, offset: u64) -> Result<()> {
+    let Some(split) = stored.len().checked_sub(8) else {
+        return Err(Error::Invalid(format!("page of column {col} at offset {offset}: {} bytes, too short for its checksum", stored.len())));
+    };
+    let (body, sum) = stored.split_at(split);
+    if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != sum {
+        return Err(Error::Invalid(format!("page of column {col} at offset {offset}: checksum mismatch (the page is damaged)")));
+    }
+    Ok(())
 }
 
 /// For [`MergeMode::Filter`]: the column ids of `input` that hold the data of `out`'s columns,

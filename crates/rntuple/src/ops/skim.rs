@@ -40,6 +40,7 @@ use crate::logical::typename::{self, TypeExpr};
 use crate::ops::merge::{copy_cluster_into, field_path};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
+use crate::storage::output::refuse_same_file;
 use crate::write::sink::Dataset;
 use crate::write::writer::{WriteOptions, Writer};
 use std::path::Path;
@@ -108,10 +109,9 @@ pub fn skim_with_progress(
     progress: impl FnMut(u64, u64),
 ) -> Result<SkimStats> {
     let (input, output) = (input.as_ref(), output.as_ref());
-    let same = input == output || matches!((std::fs::canonicalize(input), std::fs::canonicalize(output)), (Ok(a), Ok(b)) if a == b);
-    if same {
-        return Err(Error::Invalid(format!("skim: the output {} is also the input", output.display())));
-    }
+    // Refused under any name (hard or symbolic links, relative paths), before anything is opened
+    // for writing.
+    refuse_same_file(output, &[input], "skim")?;
     let f = RNTupleFile::open(input).map_err(|e| e.context(format!("skim: {}", input.display())))?;
     let r = f.reader(name).map_err(|e| e.context(format!("skim: {}", input.display())))?;
     skim_reader(&r, output, what, opts, progress)
@@ -387,20 +387,14 @@ fn reencode(
     let d = r.descriptor();
     let schema = tops.iter().zip(names).map(|(&id, n)| Ok((n.clone(), field_type(d, id, 0)?))).collect::<Result<Vec<_>>>()?;
     let mut w = Writer::create_with_types(output, &d.name, &schema, opts)?;
-    let fields: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-    // One input cluster (or the part of it in range) at a time: memory bounded by a cluster.
-    let mut at = start;
-    while at < stop {
-        // Clusters are in entry order: the first one that ends after `at` holds it.
-        let k = d.clusters.partition_point(|c| c.first_entry + c.n_entries <= at);
-        let end = d.clusters.get(k).filter(|c| c.first_entry <= at).map_or(stop, |c| (c.first_entry + c.n_entries).min(stop));
-        let end = if end <= at { stop } else { end };
-        let batch = r.read_batch(Some(&fields), at, end)?;
-        w.append_batch(&batch)?;
-        at = end;
-        progress(at - start, stop - start);
+    match fill_reencoded(r, &mut w, names, start, stop, progress) {
+        Ok(()) => {}
+        Err(e) => {
+            // No output from a skim that failed half-way (a writer dropped would commit).
+            w.abort();
+            return Err(e);
+        }
     }
-    w.commit_cluster()?;
     let entries = w.num_entries();
     let clusters = w.num_clusters();
     let file_bytes = w.commit()?;
@@ -415,4 +409,23 @@ fn reencode(
         page_bytes: 0,
         file_bytes,
     })
+}
+
+/// Fills the entries `start..stop` of the fields `names` of `r` into `w`, a cluster at a time.
+fn fill_reencoded(r: &Reader, w: &mut Writer, names: &[String], start: u64, stop: u64, progress: &mut impl FnMut(u64, u64)) -> Result<()> {
+    let d = r.descriptor();
+    let fields: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+    // One input cluster (or the part of it in range) at a time: memory bounded by a cluster.
+    let mut at = start;
+    while at < stop {
+        // Clusters are in entry order: the first one that ends after `at` holds it.
+        let k = d.clusters.partition_point(|c| c.first_entry + c.n_entries <= at);
+        let end = d.clusters.get(k).filter(|c| c.first_entry <= at).map_or(stop, |c| (c.first_entry + c.n_entries).min(stop));
+        let end = if end <= at { stop } else { end };
+        let batch = r.read_batch(Some(&fields), at, end)?;
+        w.append_batch(&batch)?;
+        at = end;
+        progress(at - start, stop - start);
+    }
+    w.commit_cluster()
 }

@@ -1,5 +1,6 @@
 //! Storage layer: byte sources and the ROOT file container.
 
+pub mod output;
 pub mod source;
 pub mod tfile;
 crate::unstable_mod! {

@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
 use crate::storage::key_plan::{KeyPlan, Piece};
+use crate::storage::output::{OutputFile, OutputMode};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -99,46 +100,75 @@ pub struct BlobSlot {
     pub key: Vec<u8>,
 }
 
-/// Writes a ROOT file: keys are appended at the end; `finish` writes the directory, keys list,
-/// free list and header.
+/// Writes a ROOT file: keys are appended at the end; [`RootFileWriter::finish`] (or a
+/// [`RootFileWriter::checkpoint`]) writes the keys list, free-segments record and the file header
+/// and directory record that point at them.
 pub struct RootFileWriter {
-    file: File,
+    out: OutputFile,
     path: String,
     file_name: String,
     end: u64,
     compression: u32,
     /// (key header bytes) of top-level keys, for the keys list.
     top_keys: Vec<Vec<u8>>,
+    /// Index in `top_keys` of the anchor key written by this writer, per RNTuple name (a
+    /// checkpoint's anchor replaces the previous one).
+    own_anchors: Vec<(String, usize)>,
     nbytes_name: u64,
-    /// Set when keys are added to an existing file: what of it is kept.
-    existing: Option<Existing>,
-}
-
-/// What an updated file keeps of itself.
-struct Existing {
-    /// Its StreamerInfo record (`fSeekInfo`, `fNbytesInfo`) and compression setting.
-    seek_info: u64,
-    nbytes_info: u32,
+    /// The TFile key, name and title (`nbytes_name` bytes at `BEGIN`), rewritten with the header.
+    tfile_prefix: Vec<u8>,
+    /// The StreamerInfo record (`fSeekInfo`, `fNbytesInfo`) once written (or the updated file's).
+    info: Option<(u64, u32)>,
+    /// Compression setting recorded in the file header.
     file_compression: u32,
     uuid: [u8; 18],
     ctime: u32,
-    /// (class name, name) of the keys it had.
-    keys: Vec<(String, String)>,
+    /// Whether a checkpoint renames a temporary file over the destination.
+    publish_at_checkpoint: bool,
+    /// Set when keys are added to an existing file: the (class name, name) of the keys it had.
+    existing_keys: Option<Vec<(String, String)>>,
 }
 
 impl RootFileWriter {
-    /// Creates (truncates) a ROOT file.
+    /// Creates a ROOT file atomically: under a temporary name beside `path`, renamed over it by
+    /// [`RootFileWriter::finish`] (see [`crate::storage::output`]).
     pub fn create(path: impl AsRef<Path>, compression: u32) -> Result<Self> {
+        Self::create_with(path, compression, OutputMode::Atomic)
+    }
+
+    /// Creates a ROOT file, atomically or for checkpoints (then the first
+    /// [`RootFileWriter::checkpoint`] renames it over `path`: see [`OutputMode`]).
+    pub fn create_with(path: impl AsRef<Path>, compression: u32, mode: OutputMode) -> Result<Self> {
         let p = path.as_ref();
-        let file = File::create(p).map_err(|e| Error::io(format!("creating {}", p.display()), e))?;
+        let out = OutputFile::create(p, mode)?;
         let file_name = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let mut w = RootFileWriter { file, path: p.display().to_string(), file_name, end: 0, compression, top_keys: Vec::new(), nbytes_name: 0, existing: None };
+        // UUID version 1, all zero.
+        let mut uuid = [0u8; 18];
+        uuid[1] = 1;
+        let mut w = RootFileWriter {
+            publish_at_checkpoint: mode == OutputMode::Checkpointed,
+            out,
+            path: p.display().to_string(),
+            file_name,
+            end: 0,
+            compression,
+            top_keys: Vec::new(),
+            own_anchors: Vec::new(),
+            nbytes_name: 0,
+            tfile_prefix: Vec::new(),
+            info: None,
+            file_compression: compression,
+            uuid,
+            ctime: datime(),
+            existing_keys: None,
+        };
         // Header placeholder, then the TFile key with an empty directory record (filled at finish).
         w.write_at(0, &[0u8; BEGIN as usize])?;
-        let (key, payload) = w.tfile_key(0)?;
-        w.write_at(BEGIN, &key)?;
-        w.write_at(BEGIN + key.len() as u64, &payload)?;
-        w.end = BEGIN + (key.len() + payload.len()) as u64;
+        let prefix = w.tfile_key();
+        w.write_at(BEGIN, &prefix)?;
+        w.write_at(BEGIN + prefix.len() as u64, &[0u8; 60])?;
+        w.end = BEGIN + prefix.len() as u64 + 60;
+        w.tfile_prefix = prefix;
         Ok(w)
     }
 
@@ -154,42 +184,56 @@ impl RootFileWriter {
         let src = crate::storage::source::FileSource::from_file(dup, p)?;
         let top = crate::storage::tfile::top_directory(&src).map_err(|e| Error::Invalid(format!("{}: cannot add to this file: {e}", p.display())))?;
         if top.begin != BEGIN {
-            return Err(Error::Unsupported(format!("{}: the top directory starts at {} (fBEGIN), not at {BEGIN} as in the files ROOT writes", p.display(), top.begin)));
+            return Err(Error::Unsupported(format!(
+                "{}: the top directory starts at {} (fBEGIN), not at {BEGIN} as in the files ROOT writes",
+                p.display(),
+                top.begin
+            )));
         }
         if top.dir_record_space < 60 {
-            return Err(Error::Unsupported(format!("{}: the top directory record has {} bytes of room, fewer than the 60 of its 64-bit form", p.display(), top.dir_record_space)));
+            return Err(Error::Unsupported(format!(
+                "{}: the top directory record has {} bytes of room, fewer than the 60 of its 64-bit form",
+                p.display(),
+                top.dir_record_space
+            )));
         }
+        let mut tfile_prefix = vec![0u8; top.nbytes_name as usize];
+        file.read_exact_at(&mut tfile_prefix, BEGIN).map_err(|e| Error::io(format!("reading the TFile key of {}", p.display()), e))?;
         let w = RootFileWriter {
-            file,
+            out: OutputFile::existing(file, p),
             path: p.display().to_string(),
             file_name: top.name.clone(),
             end: top.end,
             compression,
             top_keys: top.key_headers,
+            own_anchors: Vec::new(),
             nbytes_name: top.nbytes_name,
-            existing: Some(Existing { seek_info: top.seek_info, nbytes_info: top.nbytes_info, file_compression: top.compression, uuid: top.uuid, ctime: top.ctime, keys: top.keys }),
+            tfile_prefix,
+            info: Some((top.seek_info, top.nbytes_info)),
+            file_compression: top.compression,
+            uuid: top.uuid,
+            ctime: top.ctime,
+            existing_keys: Some(top.keys),
+            publish_at_checkpoint: false,
         };
         Ok(w)
     }
 
     /// Whether the file had a key of this class and name before it was opened for update.
     pub fn had_key(&self, class: &str, name: &str) -> bool {
-        self.existing.as_ref().is_some_and(|e| e.keys.iter().any(|(c, n)| c == class && n == name))
+        self.existing_keys.as_ref().is_some_and(|keys| keys.iter().any(|(c, n)| c == class && n == name))
     }
 
-    /// The TFile key and its payload (name, title, directory record).
-    fn tfile_key(&mut self, seek_keys_and_nbytes: u64) -> Result<(Vec<u8>, Vec<u8>)> {
+    /// The TFile key followed by the file's name and title (the directory record goes after).
+    fn tfile_key(&mut self) -> Vec<u8> {
         let name = self.file_name.clone();
         let obj_len = (tstring_len(&name) + tstring_len("") + 60) as u32;
         let key_len = 34 + tstring_len("TFile") + tstring_len(&name) + tstring_len("");
-        let key = key_header(key_len as u32 + obj_len, obj_len, BEGIN, 0, "TFile", &name, "");
+        let mut key = key_header(key_len as u32 + obj_len, obj_len, BEGIN, 0, "TFile", &name, "");
         self.nbytes_name = (key_len + tstring_len(&name) + tstring_len("")) as u64;
-        let mut p = Vec::new();
-        tstring(&mut p, &name);
-        tstring(&mut p, "");
-        let _ = seek_keys_and_nbytes;
-        p.extend_from_slice(&[0u8; 60]);
-        Ok((key, p))
+        tstring(&mut key, &name);
+        tstring(&mut key, "");
+        key
     }
 
     /// Current end of the file.
@@ -268,7 +312,12 @@ impl RootFileWriter {
 
     /// The open file, for writing reserved ranges with positioned writes from other threads.
     pub fn file(&self) -> &File {
-        &self.file
+        self.out.file()
+    }
+
+    /// The temporary file being written, when the output is replaced atomically at the finish.
+    pub fn temporary_path(&self) -> Option<&Path> {
+        self.out.temporary_path()
     }
 
     /// The path the file was created at.
@@ -278,7 +327,7 @@ impl RootFileWriter {
 
     /// Writes `b` at `offset` (positioned write; does not move the end of the file).
     pub fn write_at(&self, offset: u64, b: &[u8]) -> Result<()> {
-        self.file.write_all_at(b, offset).map_err(|e| Error::io(format!("writing {} bytes at offset {offset} of {}", b.len(), self.path), e))
+        self.out.file().write_all_at(b, offset).map_err(|e| Error::io(format!("writing {} bytes at offset {offset} of {}", b.len(), self.path), e))
     }
 
     /// Appends the anchor key of an RNTuple named `name`.
@@ -290,7 +339,15 @@ impl RootFileWriter {
         self.write_at(seek, &key)?;
         self.write_at(seek + key.len() as u64, &payload)?;
         self.end = seek + (key.len() + payload.len()) as u64;
-        self.top_keys.push(key);
+        // A later anchor of the same RNTuple (a checkpoint's) replaces the earlier one in the keys
+        // list; the earlier key stays in the file, unlisted.
+        match self.own_anchors.iter().find(|(n, _)| n == name) {
+            Some(&(_, i)) => self.top_keys[i] = key,
+            None => {
+                self.own_anchors.push((name.to_string(), self.top_keys.len()));
+                self.top_keys.push(key);
+            }
+        }
         Ok(())
     }
 
@@ -310,9 +367,39 @@ impl RootFileWriter {
         Ok((seek_info, nbytes_info))
     }
 
-    /// Writes keys list, free segments, directory record and file header; flushes to disk.
-    /// Returns the file size.
-    pub fn finish(mut self) -> Result<u64> {
+    /// Makes the file on disk a complete ROOT file holding everything written so far (the
+    /// anchors included), while it stays open for more keys after it: a checkpoint. Returns the
+    /// file's end as recorded in its header (`fEND`).
+    ///
+    /// Order, so that a crash at any instant leaves the previous checkpoint readable:
+    /// 1. the keys list, the StreamerInfo record (once) and the free-segments record are appended
+    ///    after everything else (nothing the previous checkpoint points at is overwritten);
+    /// 2. `fdatasync`: these records and every key before them (the clusters) are on disk;
+    /// 3. ONE positioned write of the first `100 + fNbytesName + 60` bytes: the file header
+    ///    (`fEND`, `fSeekFree`, `fNbytesFree`, `fSeekInfo`...) and the top directory record
+    ///    (`fNbytesKeys`, `fSeekKeys`...) with the TFile key between them, unchanged. It is the
+    ///    switch from the previous checkpoint to this one: the previous header points at records
+    ///    still intact, this one at records already on disk; a write within one page is not split
+    ///    by a killed process, and at a few hundred bytes it lies within the first sector;
+    /// 4. `fdatasync` again, so that the checkpoint is durable when this returns;
+    /// 5. the first checkpoint of a new file renames it from its temporary name over its
+    ///    destination (which so never holds a file without a checkpoint).
+    ///
+    /// Readers accept the bytes after `fEND` (the clusters written after the checkpoint): ROOT's
+    /// `TFile::Init` reads the keys normally when `fSeekKeys > fBEGIN` and `fEND` is not beyond
+    /// the file's size, and reads the RNTuple through the keys list; the free-segments record
+    /// lists one gap from `fEND` on, as at every commit.
+    pub fn checkpoint(&mut self) -> Result<u64> {
+        let end = self.write_directory(true)?;
+        if self.publish_at_checkpoint {
+            self.out.publish()?;
+        }
+        Ok(end)
+    }
+
+    /// The records of a checkpoint; `ordered`: with the two syncs that order them (a file under a
+    /// temporary name needs none: it is synced once before its rename).
+    fn write_directory(&mut self, ordered: bool) -> Result<u64> {
         // Keys list.
         let name = self.file_name.clone();
         let mut payload = (self.top_keys.len() as u32).to_be_bytes().to_vec();
@@ -326,16 +413,14 @@ impl RootFileWriter {
         self.write_at(seek_keys, &key)?;
         self.write_at(seek_keys + key.len() as u64, &payload)?;
         self.end = seek_keys + nbytes_keys as u64;
-        // A new file gets a StreamerInfo record describing ROOT::RNTuple; an updated file keeps
-        // its own (ROOT and uproot read the anchor without it), its UUID and creation time.
-        let (seek_info, nbytes_info, uuid, ctime, file_compression) = match &self.existing {
-            Some(e) => (e.seek_info, e.nbytes_info, e.uuid, Some(e.ctime), e.file_compression),
+        // A new file gets a StreamerInfo record describing ROOT::RNTuple (once); an updated file
+        // keeps its own (ROOT and uproot read the anchor without it).
+        let (seek_info, nbytes_info) = match self.info {
+            Some(i) => i,
             None => {
-                let (seek_info, nbytes_info) = self.write_streamer_info()?;
-                // UUID version 1, all zero.
-                let mut uuid = [0u8; 18];
-                uuid[1] = 1;
-                (seek_info, nbytes_info, uuid, None, self.compression)
+                let i = self.write_streamer_info()?;
+                self.info = Some(i);
+                i
             }
         };
         // Free segments: one entry from the end of the file to beyond it (64-bit form).
@@ -354,22 +439,12 @@ impl RootFileWriter {
         self.write_at(seek_free, &key)?;
         self.write_at(seek_free + key.len() as u64, &fp)?;
         self.end = file_end;
-        // Directory record (64-bit form, version 1005) after the TFile key's name and title.
-        let mut dir = Vec::with_capacity(60);
-        dir.extend_from_slice(&1005u16.to_be_bytes());
-        let dt = datime();
-        dir.extend_from_slice(&ctime.unwrap_or(dt).to_be_bytes());
-        dir.extend_from_slice(&dt.to_be_bytes());
-        dir.extend_from_slice(&nbytes_keys.to_be_bytes());
-        dir.extend_from_slice(&(self.nbytes_name as u32).to_be_bytes());
-        dir.extend_from_slice(&BEGIN.to_be_bytes());
-        dir.extend_from_slice(&0u64.to_be_bytes());
-        dir.extend_from_slice(&seek_keys.to_be_bytes());
-        dir.extend_from_slice(&uuid);
-        self.write_at(BEGIN + self.nbytes_name, &dir)?;
+        if ordered {
+            self.out.sync_data()?;
+        }
         // File header: the small layout while every offset fits in 31 bits (as ROOT writes
         // small files), else the 64-bit layout (version + 1000000).
-        let mut h = Vec::with_capacity(BEGIN as usize);
+        let mut h = Vec::with_capacity(BEGIN as usize + self.tfile_prefix.len() + 60);
         h.extend_from_slice(b"root");
         let small = self.end < (1 << 31);
         if small {
@@ -387,21 +462,43 @@ impl RootFileWriter {
         h.extend_from_slice(&1u32.to_be_bytes());
         h.extend_from_slice(&(self.nbytes_name as u32).to_be_bytes());
         h.push(if small { 4 } else { 8 });
-        h.extend_from_slice(&file_compression.to_be_bytes());
+        h.extend_from_slice(&self.file_compression.to_be_bytes());
         if small {
             h.extend_from_slice(&(seek_info as u32).to_be_bytes());
         } else {
             h.extend_from_slice(&seek_info.to_be_bytes());
         }
         h.extend_from_slice(&nbytes_info.to_be_bytes());
-        h.extend_from_slice(&uuid);
+        h.extend_from_slice(&self.uuid);
         h.resize(BEGIN as usize, 0);
+        // The TFile key with the file's name and title, unchanged.
+        h.extend_from_slice(&self.tfile_prefix);
+        // Directory record (64-bit form, version 1005).
+        h.extend_from_slice(&1005u16.to_be_bytes());
+        h.extend_from_slice(&self.ctime.to_be_bytes());
+        h.extend_from_slice(&datime().to_be_bytes());
+        h.extend_from_slice(&nbytes_keys.to_be_bytes());
+        h.extend_from_slice(&(self.nbytes_name as u32).to_be_bytes());
+        h.extend_from_slice(&BEGIN.to_be_bytes());
+        h.extend_from_slice(&0u64.to_be_bytes());
+        h.extend_from_slice(&seek_keys.to_be_bytes());
+        h.extend_from_slice(&self.uuid);
         self.write_at(0, &h)?;
-        match self.file.sync_all() {
-            // Character devices such as /dev/null cannot be synced; nothing is lost.
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {}
-            r => r.map_err(|e| Error::io(format!("syncing {}", self.path), e))?,
+        if ordered {
+            self.out.sync_data()?;
         }
         Ok(self.end)
+    }
+
+    /// Writes the keys list, free segments, directory record and file header (a last
+    /// [`RootFileWriter::checkpoint`]), syncs the file and, for a new file written under a
+    /// temporary name, renames it over its destination. Returns the file size.
+    pub fn finish(mut self) -> Result<u64> {
+        // In place (update mode, checkpoints), the records are ordered as at a checkpoint, so that
+        // a crash leaves the file as it was before; under a temporary name the rename is the switch.
+        let in_place = self.out.temporary_path().is_none() || self.publish_at_checkpoint;
+        let end = self.write_directory(in_place)?;
+        self.out.commit()?;
+        Ok(end)
     }
 }

@@ -180,6 +180,15 @@ write_options! {
     /// Largest payload of one RBlob key (1 GiB, recorded in the anchor): a cluster's pages go
     /// into as few keys as fit; a page or envelope above it is split into chunks, as ROOT does.
     max_key_size: u64 = 1 << 30;
+    /// Writes that survive a crash (0 = off): every this many committed clusters the file on
+    /// disk becomes a complete ROOT file holding every entry committed so far (a checkpoint: a
+    /// cluster group's page list, footer, anchor, keys list and file header), while later
+    /// clusters are appended after it. The switch from one checkpoint to the next is one small
+    /// overwrite at the start of the file, made after the new records are synced, so a killed
+    /// writer leaves the last checkpoint readable by ROOT, uproot and this reader. A checkpoint
+    /// with no entries is made at the file's creation, which puts the file at its final path
+    /// (until then it has a temporary name); it is written in place from then on.
+    checkpoint_clusters: u64 = 0;
 }
 
 impl WriteOptions {

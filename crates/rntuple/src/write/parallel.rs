@@ -102,6 +102,10 @@ impl Shared {
         let plans =
             clusters.iter().filter(|c| c.is_relocatable()).map(|c| KeyPlan::new(&c.chunk_lens(), self.opts.max_key_size)).collect::<Result<Vec<_>>>()?;
         let mut placements: Vec<Placement> = Vec::with_capacity(plans.len());
+        // With checkpoints, clusters written after the lock is released are marked written under
+        // it afterwards: no checkpoint lists a cluster before its bytes are in the file.
+        let checkpoints = self.opts.checkpoint_clusters > 0;
+        let mut pending: Vec<usize> = Vec::new();
         let r = (|| {
             let mut ds = self.lock(m)?;
             let t = Instant::now();
@@ -118,9 +122,13 @@ impl Shared {
                     if !outside {
                         write_placement(&self.target, &placement, &c.chunks)?;
                     }
-                    ds.append(c, &placement.offsets())?;
+                    // Without checkpoints nothing waits for the bytes: counted as written at once.
+                    pending.push(ds.append_placed(c, &placement.offsets(), !(outside && checkpoints))?);
                     m.bytes_written += placement.total();
                     placements.push(placement);
+                }
+                if !outside {
+                    ds.maybe_checkpoint()?;
                 }
                 Ok(())
             })();
@@ -130,6 +138,15 @@ impl Shared {
             if outside {
                 for (c, placement) in clusters.iter_mut().filter(|c| c.is_relocatable()).zip(&placements) {
                     write_placement(&self.target, placement, &c.chunks)?;
+                }
+                if checkpoints {
+                    let mut ds = self.lock(m)?;
+                    let t = Instant::now();
+                    ds.written(&pending);
+                    let r = ds.maybe_checkpoint();
+                    drop(ds);
+                    m.hold_seconds += t.elapsed().as_secs_f64();
+                    r?;
                 }
             }
             m.clusters += clusters.len() as u64;
@@ -216,6 +233,22 @@ impl ParallelWriter {
         self.shared.dataset.lock().map(|d| d.n_entries).unwrap_or(0)
     }
 
+    /// Makes the file on disk a complete ROOT file holding every cluster committed (and written)
+    /// so far by any context, while the contexts go on (see `Writer::checkpoint`); the clusters
+    /// the contexts are still filling are not in it.
+    pub fn checkpoint(&self) -> Result<()> {
+        if self.is_committed() {
+            return Err(Error::Invalid("the parallel writer was committed already".into()));
+        }
+        let mut ds = self.shared.dataset.lock().map_err(|_| Error::internal("the parallel writer's lock is poisoned"))?;
+        ds.checkpoint()
+    }
+
+    /// Checkpoints made so far (with `checkpoint_clusters`, the one at creation included).
+    pub fn num_checkpoints(&self) -> u64 {
+        self.shared.dataset.lock().map(|d| d.checkpoints()).unwrap_or(0)
+    }
+
     /// Commits the dataset and returns the file size. Every fill context must have ended
     /// (finished or dropped) before: a live context is an error, and the call can be repeated
     /// once it ended. A context that failed to write its data makes the commit fail.
@@ -240,7 +273,8 @@ impl ParallelWriter {
 
 impl Drop for ParallelWriter {
     fn drop(&mut self) {
-        if !self.is_committed() {
+        // Not while a panic unwinds: a new file's temporary file is then removed.
+        if !self.is_committed() && !std::thread::panicking() {
             if let Err(e) = self.commit() {
                 let name = self.shared.dataset.lock().map(|d| d.name().to_string()).unwrap_or_default();
                 eprintln!("rntuple: committing RNTuple '{name}' on drop failed: {e}");

@@ -16,9 +16,11 @@ use crate::format::cursor::Locator;
 use crate::format::descriptor::*;
 use crate::format::serialize;
 use crate::storage::key_plan::{KeyPlan, Piece};
+use crate::storage::output::OutputMode;
 use crate::storage::tfile_write::{BlobSlot, RootFileWriter, BLOB_KEY_LEN};
 use crate::write::options::WriteOptions;
 use crate::write::sealed::{ClusterOut, SealedCluster};
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -45,6 +47,13 @@ pub struct Dataset {
     pub bytes_written: u64,
     /// Where the sequential writer writes its blobs (a handle made once, not per cluster).
     own_target: Option<WriteTarget>,
+    /// Clusters already in a cluster group (listed by a checkpoint's page list).
+    grouped: usize,
+    /// Clusters appended whose bytes are not written yet (the parallel writer writes outside its
+    /// lock): a checkpoint stops before the first of them.
+    unwritten: BTreeSet<usize>,
+    /// Checkpoints made (the one at creation included).
+    checkpoints: u64,
 }
 
 impl Dataset {
@@ -62,7 +71,11 @@ impl Dataset {
             }
             f
         } else {
-            RootFileWriter::create(path, opts.compression)?
+            // A writer with checkpoints writes at the final path from its first checkpoint (made
+            // below): its checkpoints are what a crash leaves behind. Any other writes under a
+            // temporary name, renamed at the commit.
+            let mode = if opts.checkpoint_clusters > 0 { OutputMode::Checkpointed } else { OutputMode::Atomic };
+            RootFileWriter::create_with(path, opts.compression, mode)?
         };
         let mut z = Vec::new();
         compression::compress(&hb, opts.compression, &mut z)?;
@@ -70,7 +83,8 @@ impl Dataset {
         let header = (off, z.len() as u64, hb.len() as u64);
         let direct = if opts.use_direct_io {
             file.align_end(DIRECT_IO_ALIGN)?;
-            Some(open_direct(path)?)
+            // The file as it is on disk now (its temporary name until the commit).
+            Some(open_direct(file.temporary_path().unwrap_or(path))?)
         } else {
             None
         };
@@ -87,8 +101,15 @@ impl Dataset {
             opts,
             bytes_written: 0,
             own_target: None,
+            grouped: 0,
+            unwritten: BTreeSet::new(),
+            checkpoints: 0,
         };
         ds.own_target = Some(ds.target()?);
+        if ds.opts.checkpoint_clusters > 0 {
+            // From the start the file reads as an RNTuple (of no entries yet).
+            ds.checkpoint()?;
+        }
         Ok(ds)
     }
 
@@ -138,6 +159,14 @@ impl Dataset {
     /// Step 3: appends a placed cluster's metadata (`offsets`: the file offset of each of its
     /// chunks, empty for a cluster whose pages were written one by one); returns its first entry.
     pub fn append(&mut self, c: &SealedCluster, offsets: &[u64]) -> Result<u64> {
+        let first = self.n_entries;
+        self.append_placed(c, offsets, true)?;
+        Ok(first)
+    }
+
+    /// [`Dataset::append`] for a cluster whose bytes may not be written yet (`written` false):
+    /// no checkpoint includes it before [`Dataset::written`] says so. Returns its index.
+    pub fn append_placed(&mut self, c: &SealedCluster, offsets: &[u64], written: bool) -> Result<usize> {
         if c.columns.len() != self.col_first.len() {
             return Err(Error::Internal(format!("a cluster of {} columns for a schema of {}", c.columns.len(), self.col_first.len())));
         }
@@ -148,28 +177,82 @@ impl Dataset {
         }
         self.clusters.push(d);
         self.n_entries += c.n_entries;
-        Ok(first)
+        let id = self.clusters.len() - 1;
+        if !written {
+            self.unwritten.insert(id);
+        }
+        Ok(id)
     }
 
-    /// Commits the dataset: page list, footer, anchor, keys list, streamer info, free list and
-    /// file header; syncs the file. Returns the file size.
-    pub fn commit(&mut self) -> Result<u64> {
-        let mut file = self.file.take().ok_or_else(|| Error::Invalid("the RNTuple was committed already".into()))?;
+    /// The bytes of the clusters `ids` (from [`Dataset::append_placed`]) are written.
+    pub fn written(&mut self, ids: &[usize]) {
+        for id in ids {
+            self.unwritten.remove(id);
+        }
+    }
+
+    /// Clusters whose bytes are written, counted from the first: what a checkpoint can hold.
+    fn written_prefix(&self) -> usize {
+        self.unwritten.first().copied().unwrap_or(self.clusters.len())
+    }
+
+    /// Makes a checkpoint when `checkpoint_clusters` written clusters are not in one yet.
+    pub fn maybe_checkpoint(&mut self) -> Result<()> {
+        let k = self.opts.checkpoint_clusters;
+        if k > 0 && !self.is_committed() && (self.written_prefix() - self.grouped) as u64 >= k {
+            self.checkpoint()?;
+        }
+        Ok(())
+    }
+
+    /// A checkpoint: the written clusters not in a cluster group yet become one (its page list),
+    /// then the footer (listing every group so far), the anchor and the file's records make the
+    /// file on disk a complete ROOT file (see [`RootFileWriter::checkpoint`] for the order of the
+    /// writes); later clusters go after it.
+    pub fn checkpoint(&mut self) -> Result<()> {
+        self.write_envelopes(false)?;
+        let direct = self.direct.is_some();
+        let file = self.file()?;
+        file.checkpoint()?;
+        if direct {
+            file.align_end(DIRECT_IO_ALIGN)?;
+        }
+        self.checkpoints += 1;
+        Ok(())
+    }
+
+    /// Checkpoints made so far (with `checkpoint_clusters`, the one at creation included).
+    pub fn checkpoints(&self) -> u64 {
+        self.checkpoints
+    }
+
+    /// Writes the page list of the written clusters not in a group yet (as a new cluster group;
+    /// at the `last` commit also an empty one when there is none), then the footer and anchor.
+    fn write_envelopes(&mut self, last: bool) -> Result<()> {
+        let upto = self.written_prefix();
         let c = self.opts.compression;
-        let pl = serialize::page_list(self.desc.header_checksum, &self.clusters);
-        let mut z = Vec::new();
-        compression::compress(&pl, c, &mut z)?;
-        let off = file.write_payload(&z, pl.len() as u64, self.opts.max_key_size)?;
-        self.desc.cluster_groups.push(ClusterGroupDescriptor {
-            min_entry: 0,
-            entry_span: self.n_entries,
-            n_clusters: self.clusters.len() as u32,
-            page_list: EnvelopeLink { length: pl.len() as u64, locator: Locator { size: z.len() as u64, offset: off } },
-        });
+        let max_key = self.opts.max_key_size;
+        if upto > self.grouped || (last && self.desc.cluster_groups.is_empty()) {
+            let new = &self.clusters[self.grouped..upto];
+            let pl = serialize::page_list(self.desc.header_checksum, new);
+            let min_entry = new.first().map_or(0, |c| c.first_entry);
+            let entry_span = new.iter().map(|c| c.n_entries).sum();
+            let n_clusters = new.len() as u32;
+            let mut z = Vec::new();
+            compression::compress(&pl, c, &mut z)?;
+            let off = self.file()?.write_payload(&z, pl.len() as u64, max_key)?;
+            self.desc.cluster_groups.push(ClusterGroupDescriptor {
+                min_entry,
+                entry_span,
+                n_clusters,
+                page_list: EnvelopeLink { length: pl.len() as u64, locator: Locator { size: z.len() as u64, offset: off } },
+            });
+            self.grouped = upto;
+        }
         let fb = serialize::footer(&self.desc);
         let mut z = Vec::new();
         compression::compress(&fb, c, &mut z)?;
-        let foff = file.write_payload(&z, fb.len() as u64, self.opts.max_key_size)?;
+        let foff = self.file()?.write_payload(&z, fb.len() as u64, max_key)?;
         let anchor = Anchor {
             epoch: 1,
             major: 0,
@@ -181,10 +264,34 @@ impl Dataset {
             seek_footer: foff,
             nbytes_footer: z.len() as u64,
             len_footer: fb.len() as u64,
-            max_key_size: self.opts.max_key_size,
+            max_key_size: max_key,
         };
-        file.write_anchor(&self.name, &anchor)?;
+        let name = self.name.clone();
+        self.file()?.write_anchor(&name, &anchor)
+    }
+
+    /// Commits the dataset: page list, footer, anchor, keys list, streamer info, free list and
+    /// file header; syncs the file. Returns the file size.
+    pub fn commit(&mut self) -> Result<u64> {
+        if self.file.is_none() {
+            return Err(Error::Invalid("the RNTuple was committed already".into()));
+        }
+        if let Some(id) = self.unwritten.first() {
+            return Err(Error::Internal(format!("committing while cluster {id} is not written")));
+        }
+        self.write_envelopes(true)?;
+        let file = self.file.take().ok_or_else(|| Error::Invalid("the RNTuple was committed already".into()))?;
         file.finish()
+    }
+
+    /// Drops the dataset without committing it: a new file written under a temporary name is
+    /// removed (an existing file of that name stays as it was); a file with checkpoints keeps its
+    /// last checkpoint; a file opened for update keeps its former records (what was appended
+    /// after them is not listed).
+    pub fn abort(&mut self) {
+        self.file = None;
+        self.own_target = None;
+        self.direct = None;
     }
 
     /// Whether the dataset was committed.
@@ -204,13 +311,13 @@ impl ClusterOut for Dataset {
         if !c.is_relocatable() {
             // Unbuffered: the pages were written one by one; only the metadata is left.
             self.append(c, &[])?;
-            return Ok(());
+            return self.maybe_checkpoint();
         }
         let plan = self.plan(&c.chunk_lens())?;
         let placement = self.reserve(plan)?;
         write_placement(self.own_target()?, &placement, &c.chunks)?;
         self.append(c, &placement.offsets())?;
-        Ok(())
+        self.maybe_checkpoint()
     }
 
     fn pages_as_they_fill(&self) -> bool {

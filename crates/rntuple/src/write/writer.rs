@@ -29,6 +29,12 @@ use std::path::Path;
 /// assert_eq!(f.reader("Events")?.num_entries(), 10);
 /// # Ok::<(), rntuple::Error>(())
 /// ```
+///
+/// A new file is written under a temporary name beside `path` and renamed over it at the commit
+/// (an existing file is replaced only then); a writer dropped without a commit commits (as ROOT's
+/// `RNTupleWriter`), except while a panic unwinds, and [`Writer::abort`] discards it. With the
+/// option `checkpoint_clusters` the file is written at `path` and stays readable after a crash
+/// (see [`Writer::checkpoint`]).
 pub struct Writer {
     b: ClusterBuilder<Dataset>,
 }
@@ -136,6 +142,47 @@ impl Writer {
         self.b.flush_cluster()
     }
 
+    /// Makes the file on disk a complete ROOT file holding every entry filled so far (the current
+    /// cluster is written first), while the writer goes on: a crash after this leaves those
+    /// entries readable. What the option `checkpoint_clusters` does every K clusters, on demand.
+    /// In a file written under a temporary name (no `checkpoint_clusters`) the checkpoint is made
+    /// in the temporary file, which a crash leaves behind under its temporary name.
+    ///
+    /// ```
+    /// use rntuple::write::{Writer, WriteOptions};
+    /// use rntuple::Value;
+    /// let path = std::env::temp_dir().join("rntuple-doc-checkpoint.root");
+    /// let opts = WriteOptions { checkpoint_clusters: 1000, ..WriteOptions::default() };
+    /// let mut w = Writer::create(&path, "T", &[("x", "std::int32_t")], opts)?;
+    /// w.fill(&Value::Record(vec![("x".into(), Value::Int(1))]))?;
+    /// w.checkpoint()?;
+    /// // The file on disk holds the entry already, while the writer is still open.
+    /// assert_eq!(rntuple::RNTupleFile::open(&path)?.reader("T")?.num_entries(), 1);
+    /// w.fill(&Value::Record(vec![("x".into(), Value::Int(2))]))?;
+    /// w.commit()?;
+    /// assert_eq!(rntuple::RNTupleFile::open(&path)?.reader("T")?.num_entries(), 2);
+    /// # Ok::<(), rntuple::Error>(())
+    /// ```
+    pub fn checkpoint(&mut self) -> Result<()> {
+        if self.b.out.is_committed() {
+            return Err(Error::Invalid("the RNTuple was committed already".into()));
+        }
+        self.b.flush_cluster()?;
+        self.b.out.checkpoint()
+    }
+
+    /// Checkpoints made so far (with `checkpoint_clusters`, the one at creation included).
+    pub fn num_checkpoints(&self) -> u64 {
+        self.b.out.checkpoints()
+    }
+
+    /// Discards the writer without committing: a new file's temporary file is removed, so an
+    /// existing file of that name stays as it was; with checkpoints the file keeps its last
+    /// checkpoint; a file opened for update keeps its former content.
+    pub fn abort(mut self) {
+        self.b.out.abort();
+    }
+
     /// Commits the dataset: last cluster, page list, footer, anchor, file records. Returns the
     /// size of the file written.
     pub fn commit(mut self) -> Result<u64> {
@@ -153,7 +200,9 @@ impl Writer {
 
 impl Drop for Writer {
     fn drop(&mut self) {
-        if !self.b.out.is_committed() {
+        // While a panic unwinds, the entries may be half-filled: nothing is committed (a new
+        // file's temporary file is removed).
+        if !self.b.out.is_committed() && !std::thread::panicking() {
             if let Err(e) = self.commit_inner() {
                 eprintln!("rntuple: committing RNTuple '{}' on drop failed: {e}", self.b.out.name());
             }
