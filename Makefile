@@ -49,6 +49,11 @@ cargo-test:
 fuzz-smoke:
 	bash fuzz/smoke.sh
 
+# Every fuzz target for FUZZ_LONG_SECONDS (default an hour each), with the smoke run's memory limits.
+FUZZ_LONG_SECONDS ?= 3600
+fuzz-long:
+	FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_SECONDS_EACH=$(FUZZ_LONG_SECONDS) bash fuzz/smoke.sh
+
 # The Python package (python/, a PyO3 extension built by maturin with its own target directory), installed
 # into $(VENV) in editable mode.
 python: venv
@@ -57,6 +62,7 @@ python: venv
 
 pytest: venv build python
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/hostile
 	$(PY) -m pytest -q tests/python
 
 # Formatting (rustfmt.toml), clippy and ruff (ruff.toml; ruff is pinned in requirements-test.txt).

@@ -1,6 +1,9 @@
 //! Deterministic corruption sweep: thousands of damaged variants of the bundled files (bit
 //! flips, overwritten bytes, lying sizes and counts, truncations). Each must end in `Err` or in
-//! values: never a panic, an abort, a hang, or an allocation the file's size cannot justify.
+//! values: never a panic, an abort, a hang, or an allocation the file's size cannot justify. The last
+//! test changes declared sizes and counts (page element counts and sizes, offsets inside pages,
+//! cluster entry counts, column element offsets, deferred columns, repetition counts, envelope and
+//! anchor lengths) and re-forges the file with valid checksums (`rntuple::forge`).
 
 mod common;
 
@@ -129,6 +132,7 @@ fn mutate(orig: &[u8], rng: &mut Rng, kind: usize) -> (Vec<u8>, String) {
 
 #[test]
 fn corrupted_files_never_panic_hang_or_overallocate() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(td) = common::testdata() else { return };
     // Small files covering most features (the 100-million-entry file is left out: reading it
     // legitimately allocates hundreds of MB).
@@ -182,6 +186,7 @@ fn corrupted_files_never_panic_hang_or_overallocate() {
 /// variant is also skimmed (pages copied, and re-encoded).
 #[test]
 fn corrupted_envelopes_with_valid_checksums() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(td) = common::testdata() else { return };
     let mut total = 0;
     for name in ["rntviewer-testfile-uncomp-single-rntuple-v1-0-0-0.root"] {
@@ -262,4 +267,236 @@ fn corrupted_envelopes_with_valid_checksums() {
 
 fn xxhash_rust_xxh3(b: &[u8]) -> u64 {
     rntuple::format::checksum::xxh3(b)
+}
+
+/// Serializes the tests of this file: they share the largest-allocation tracker.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A file written by this crate's writer: several clusters of scalars, vectors, strings and arrays.
+fn writer_file() -> Vec<u8> {
+    use rntuple::write::{WriteOptions, Writer};
+    use rntuple::Value;
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corruption_writer.root");
+    let schema = [("x", "float"), ("v", "std::vector<std::int32_t>"), ("s", "std::string"), ("a", "std::array<double,3>"), ("b", "std::bitset<5>")];
+    let opts = WriteOptions { approx_zipped_cluster_size: 2000, max_unzipped_page_size: 512, ..Default::default() };
+    let mut w = Writer::create(&path, "Events", &schema, opts).unwrap();
+    for i in 0..600i64 {
+        let v = (0..i % 5).map(|k| Value::Int(i * k)).collect();
+        let a = (0..3).map(|k| Value::F64((i + k) as f64 / 3.0)).collect();
+        let b = (0..5).map(|k| Value::Bool((i >> k) & 1 == 1)).collect();
+        w.fill(&Value::Record(vec![
+            ("x".into(), Value::F32(i as f32 * 0.5)),
+            ("v".into(), Value::List(v)),
+            ("s".into(), Value::String("s".repeat((i % 7) as usize))),
+            ("a".into(), Value::List(a)),
+            ("b".into(), Value::List(b)),
+        ]))
+        .unwrap();
+    }
+    w.commit().unwrap();
+    std::fs::read(&path).unwrap()
+}
+
+/// What [`declare`] did: its description, an envelope length word to write (envelope type,
+/// length) and an anchor size field to change (which, value).
+type Declared = (String, Option<(u16, u64)>, Option<(usize, u64)>);
+
+/// A declared size or count of the descriptor or the envelopes changed, the file re-forged with
+/// every checksum valid (`rntuple::forge`), so that the lie reaches the reader.
+fn declare(parts: &mut [rntuple::forge::NTupleParts], rng: &mut Rng) -> Declared {
+    use rntuple::primitives::column_type::ColumnType;
+    use rntuple::primitives::decode::ColumnCodec;
+    let extreme = |rng: &mut Rng, near: u64| -> u64 {
+        let vals = [
+            0,
+            1,
+            near.wrapping_sub(1),
+            near.wrapping_add(1),
+            near.wrapping_mul(2),
+            1 << 16,
+            1 << 28,
+            (1 << 31) - 1,
+            1 << 32,
+            1 << 40,
+            1 << 62,
+            u64::MAX >> 8,
+            rng.next(),
+        ];
+        vals[rng.below(vals.len())]
+    };
+    let p = rng.below(parts.len());
+    let part = &mut parts[p];
+    let d = &mut part.desc;
+    let n_clusters = d.clusters.len();
+    let kind = rng.below(10);
+    let cluster = rng.below(n_clusters);
+    let pages: Vec<(usize, usize)> = d
+        .clusters
+        .get(cluster)
+        .map_or(vec![], |c| c.columns.iter().enumerate().filter_map(|(i, r)| r.as_ref().filter(|r| !r.pages.is_empty()).map(|r| (i, r.pages.len()))).collect());
+    let page = (!pages.is_empty()).then(|| {
+        let (col, n) = pages[rng.below(pages.len())];
+        (col, rng.below(n))
+    });
+    match (kind, page) {
+        (0, Some((col, k))) => {
+            let Some(Some(r)) = d.clusters[cluster].columns.get_mut(col) else { unreachable!() };
+            let v = extreme(rng, r.pages[k].n_elements as u64).min(i32::MAX as u64) as u32;
+            r.pages[k].n_elements = v;
+            (format!("cluster {cluster} column {col} page {k}: {v} elements"), None, None)
+        }
+        (1, Some((col, k))) => {
+            // The page's stored bytes cut or grown (its locator size follows, its checksum is new).
+            let Some(Some(r)) = d.clusters[cluster].columns.get(col) else { unreachable!() };
+            let at = r.pages[k].locator.offset;
+            let bytes = part.pages.entry(at).or_default();
+            let n = rng.below(bytes.len() * 2 + 16);
+            bytes.resize(n, 0x5A);
+            (format!("cluster {cluster} column {col} page {k}: {n} stored bytes"), None, None)
+        }
+        (2, Some((col, k))) => {
+            // A word inside the decoded page (an offset, a switch tag, a value) made extreme, the page
+            // re-compressed: lying offsets and indices behind a valid checksum.
+            let Some(Some(r)) = d.clusters[cluster].columns.get(col) else { unreachable!() };
+            let c = &d.columns[col];
+            let (at, n) = (r.pages[k].locator.offset, r.pages[k].n_elements as u64);
+            let Some(ty) = ColumnType::from_u16(c.column_type) else { return ("unknown column type".into(), None, None) };
+            let len = ColumnCodec { ty, bits: c.bits_on_storage, range: c.value_range }.page_bytes(n) as usize;
+            let bytes = part.pages.entry(at).or_default();
+            let Ok(mut raw) = rntuple::format::compression::decompress(bytes, len, "page", 0) else { return ("undecodable page".into(), None, None) };
+            if raw.len() < 8 {
+                return ("short page".into(), None, None);
+            }
+            let w = rng.below(raw.len() - 7);
+            let v = extreme(rng, 0);
+            raw[w..w + 8].copy_from_slice(&v.to_le_bytes());
+            let z = rntuple::forge::compress(&raw, if r.compression == 0 { 0 } else { 505 }).unwrap();
+            *bytes = z;
+            (format!("cluster {cluster} column {col} page {k}: word at {w} := {v:#x}"), None, None)
+        }
+        (9, Some((col, k))) => {
+            // As many valid zstd blocks (16 MiB of zeros each) as pass a stored-to-decoded ratio of
+            // 2^17, under a page claiming up to 512 MiB: the block headers cover a fraction of it.
+            let Some(Some(r)) = d.clusters[cluster].columns.get_mut(col) else { unreachable!() };
+            let c = &d.columns[col];
+            let per = ColumnType::from_u16(c.column_type).and_then(|t| t.fixed_bits()).unwrap_or(32).max(1) as u64;
+            let n = ((1u64 << 32) / per).min(i32::MAX as u64) as u32;
+            let want = ((n as u64 * per / 8) >> 17) as usize + 64;
+            let block = rntuple::forge::compress(&vec![0u8; 0xFF_FFFF], 505).unwrap();
+            let stored: Vec<u8> = block.iter().copied().cycle().take(want.div_ceil(block.len()) * block.len()).collect();
+            r.pages[k].n_elements = n;
+            let at = r.pages[k].locator.offset;
+            part.pages.insert(at, stored);
+            (format!("cluster {cluster} column {col} page {k}: {n} elements in {want} bytes of zstd blocks"), None, None)
+        }
+        (3, _) if n_clusters > 0 => {
+            let v = extreme(rng, d.clusters[cluster].n_entries);
+            d.clusters[cluster].n_entries = v;
+            if rng.below(2) == 0 {
+                // The cluster groups agree with the lie.
+                let end = d.clusters.iter().map(|c| c.first_entry.saturating_add(c.n_entries)).max().unwrap_or(0);
+                if let Some(g) = d.cluster_groups.last_mut() {
+                    g.entry_span = end.saturating_sub(g.min_entry);
+                }
+            }
+            (format!("cluster {cluster}: {v} entries"), None, None)
+        }
+        (4, _) if n_clusters > 0 => {
+            let cols = d.clusters[cluster].columns.len();
+            let col = rng.below(cols);
+            let Some(Some(r)) = d.clusters[cluster].columns.get_mut(col) else { return ("no column".into(), None, None) };
+            let v = extreme(rng, r.first_element);
+            r.first_element = v;
+            (format!("cluster {cluster} column {col}: element offset {v}"), None, None)
+        }
+        (5, _) if !d.columns.is_empty() => {
+            let col = rng.below(d.columns.len());
+            let v = extreme(rng, 0).max(1);
+            d.columns[col].first_element = v;
+            (format!("column {col} deferred to element {v}"), None, None)
+        }
+        (6, _) => {
+            let Some(f) = d.fields.iter_mut().filter(|f| f.repetition.is_some()).nth(rng.below(4)) else { return ("no array field".into(), None, None) };
+            let v = extreme(rng, f.repetition.unwrap_or(0));
+            f.repetition = Some(v);
+            (format!("field '{}': repetition {v}", f.name), None, None)
+        }
+        (7, _) => {
+            // An envelope's own length word (type | length << 16), resealed.
+            let ty = [1u16, 2, 3][rng.below(3)];
+            let v = extreme(rng, 0) & ((1 << 48) - 1);
+            (format!("envelope {ty}: length word {v}"), Some((ty, v)), None)
+        }
+        _ => {
+            // The anchor's stored or uncompressed envelope sizes (the anchor's checksum is new).
+            let which = rng.below(4);
+            (format!("anchor size field {which}"), None, Some((which, extreme(rng, 0))))
+        }
+    }
+}
+
+#[test]
+fn declared_sizes_and_counts_with_valid_checksums() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(td) = common::testdata() else { return };
+    let names = [
+        "test_stl_containers_rntuple_v1-0-0-0.root",
+        "test_atomic_bitset_rntuple_v1-0-0-0.root",
+        "test_extension_columns_rntuple_v1-0-0-0.root",
+        "test_multiple_cluster_groups_rntuple_v1-0-0-0.root",
+        "test_multiple_representations_rntuple_v1-0-0-0.root",
+        "test_int_vfloat_tlv_vtlv_rntuple_v1-0-0-0.root",
+        "rntviewer-testfile-multiple-rntuples-v1-0-0-0.root",
+        "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root",
+    ];
+    let mut inputs: Vec<(String, Vec<u8>)> = names.iter().map(|n| (n.to_string(), std::fs::read(td.join("rntuple").join(n)).unwrap())).collect();
+    inputs.push(("(this crate's writer)".into(), writer_file()));
+    let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("declared_skim.root");
+    let mut rng = Rng(0x0D0C_51E5);
+    let (mut total, mut read_ok) = (0, 0);
+    for (name, orig) in inputs {
+        let parts = rntuple::forge::disassemble(&orig).unwrap();
+        // Re-forged unchanged, the file reads as the original does.
+        let again = rntuple::forge::reassemble(&parts).unwrap();
+        LARGEST.store(0, Ordering::Relaxed);
+        assert_eq!(exercise(again.clone()), exercise(orig.clone()), "{name}: re-forged file reads differently");
+        assert_eq!(skim_both(again, &out), skim_both(orig.clone(), &out), "{name}: re-forged file skims differently");
+        // What reading the original needs at once, the yardstick of what a lie may make it allocate.
+        let budget = (LARGEST.load(Ordering::Relaxed) * 4).max(32 << 20);
+        for i in 0..300 {
+            let mut p = parts.clone();
+            let (desc, env, anchor) = declare(&mut p, &mut rng);
+            let bytes = rntuple::forge::reassemble_with(
+                &p,
+                &mut |ty, b| {
+                    if let Some((t, v)) = env {
+                        if t == ty && b.len() >= 8 {
+                            b[..8].copy_from_slice(&((v << 16) | ty as u64).to_le_bytes());
+                        }
+                    }
+                },
+                &mut |a| match anchor {
+                    Some((0, v)) => a.nbytes_header = v,
+                    Some((1, v)) => a.len_header = v,
+                    Some((2, v)) => a.nbytes_footer = v,
+                    Some((_, v)) => a.len_footer = v,
+                    None => {}
+                },
+            )
+            .unwrap();
+            LARGEST.store(0, Ordering::Relaxed);
+            let t = Instant::now();
+            let out2 = out.clone();
+            let res = std::panic::catch_unwind(move || (exercise(bytes.clone()), skim_both(bytes, &out2)));
+            let took = t.elapsed();
+            let Ok((n, _)) = res else { panic!("{name}: variant {i} ({desc}) panicked") };
+            read_ok += (n > 0) as usize;
+            assert!(took < Duration::from_secs(20), "{name}: variant {i} ({desc}) took {took:?}");
+            let largest = LARGEST.load(Ordering::Relaxed);
+            assert!(largest <= budget, "{name}: variant {i} ({desc}) allocated {largest} bytes at once (budget {budget})");
+            total += 1;
+        }
+    }
+    eprintln!("declared sizes and counts: {total} variants, {read_ok} still gave values");
+    assert!(total >= 2700);
 }
