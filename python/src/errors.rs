@@ -153,7 +153,8 @@ impl<T> OrRaise<T> for rntuple::Result<T> {
 /// Runs library work `f` with the GIL released, catching a Rust panic: it becomes an
 /// [`Error::Internal`] (raised as `InternalError`, an `RNTupleError`) instead of pyo3's
 /// `PanicException`, which derives from `BaseException` and escapes `except Exception`.
-/// Every call into the library from Python goes through here.
+/// Every call into the library from Python that does real work goes through here (reading,
+/// writing, merging, skimming, type parsing).
 pub(crate) fn unblocked<T: Send>(py: Python<'_>, f: impl FnOnce() -> rntuple::Result<T> + Send) -> rntuple::Result<T> {
     py.allow_threads(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {

@@ -9,7 +9,7 @@ use rntuple::read::check::CheckReport;
 use rntuple::write::WriteOptions;
 use std::path::PathBuf;
 
-use crate::errors::OrRaise;
+use crate::errors::{unblocked, OrRaise};
 
 /// The default options with the compression asked for (the library's default when `None`).
 fn with_compression(compression: Option<u32>) -> WriteOptions {
@@ -27,7 +27,7 @@ fn with_compression(compression: Option<u32>) -> WriteOptions {
 fn merge<'py>(py: Python<'py>, output: PathBuf, inputs: Vec<PathBuf>, ntuple: String, compression: Option<u32>, mode: &str) -> PyResult<Bound<'py, PyDict>> {
     let opts = with_compression(compression);
     let mode: MergeMode = mode.parse().or_raise(py)?;
-    let stats = py.allow_threads(|| rntuple::ops::merge::merge_with_mode(&inputs, &ntuple, &output, mode, opts, |_, _| {})).or_raise(py)?;
+    let stats = unblocked(py, || rntuple::ops::merge::merge_with_mode(&inputs, &ntuple, &output, mode, opts, |_, _| {})).or_raise(py)?;
     let d = PyDict::new(py);
     d.set_item("entries", stats.entries)?;
     d.set_item("clusters", stats.clusters)?;
@@ -59,7 +59,7 @@ fn skim<'py>(
         (a, b) => Some((a.unwrap_or(0), b.unwrap_or(u64::MAX))),
     };
     let what = Skim { fields, entries, reencode };
-    let stats = py.allow_threads(|| rntuple::ops::skim::skim(&input, &ntuple, &output, &what, opts)).or_raise(py)?;
+    let stats = unblocked(py, || rntuple::ops::skim::skim(&input, &ntuple, &output, &what, opts)).or_raise(py)?;
     let d = PyDict::new(py);
     d.set_item("method", stats.method.as_str())?;
     d.set_item("why_not_copied", stats.reason)?;

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use crate::arrow_ffi::batch_from_pyarrow;
 use crate::convert::{py_schema, rows_to_values};
-use crate::errors::{poisoned, to_py_err, OrRaise};
+use crate::errors::{poisoned, to_py_err, unblocked, OrRaise};
 use crate::options::write_options;
 
 /// Native part of `rntuple.ParallelWriter`.
@@ -33,13 +33,13 @@ impl NativeParallelWriter {
     fn new(py: Python<'_>, path: std::path::PathBuf, name: &str, schema: &Bound<'_, PyAny>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let opts = write_options(options)?;
         let schema = py_schema(schema)?;
-        let w = py.allow_threads(|| ParallelWriter::create_with_types(&path, name, &schema, opts)).or_raise(py)?;
+        let w = unblocked(py, || ParallelWriter::create_with_types(&path, name, &schema, opts)).or_raise(py)?;
         Ok(NativeParallelWriter { inner: w })
     }
 
     /// A new fill context (one per thread).
     fn fill_context(&self, py: Python<'_>) -> PyResult<NativeFillContext> {
-        let ctx = py.allow_threads(|| self.inner.fill_context()).or_raise(py)?;
+        let ctx = unblocked(py, || self.inner.fill_context()).or_raise(py)?;
         Ok(NativeFillContext { inner: Mutex::new(Some(ctx)), entries: 0.into() })
     }
 
@@ -50,19 +50,19 @@ impl NativeParallelWriter {
 
     /// Makes the file on disk a complete ROOT file holding every cluster committed so far.
     fn checkpoint(&self, py: Python<'_>) -> PyResult<()> {
-        py.allow_threads(|| self.inner.checkpoint()).or_raise(py)
+        unblocked(py, || self.inner.checkpoint()).or_raise(py)
     }
 
     /// Writes the footer and the file directory; every fill context must be finished.
     fn commit(&self, py: Python<'_>) -> PyResult<u64> {
-        py.allow_threads(|| self.inner.commit()).or_raise(py)
+        unblocked(py, || self.inner.commit()).or_raise(py)
     }
 }
 
 impl NativeFillContext {
     /// Runs `f` on the context with the GIL released.
     fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut FillContext) -> rntuple::Result<R> + Send) -> PyResult<R> {
-        py.allow_threads(|| {
+        unblocked(py, || {
             let mut g = self.inner.lock().map_err(|_| poisoned())?;
             let c = g.as_mut().ok_or_else(|| Error::Invalid("this fill context was finished already".into()))?;
             f(c)
@@ -114,7 +114,7 @@ impl NativeFillContext {
 
     /// Flushes the last cluster and releases the context (idempotent).
     fn finish(&self, py: Python<'_>) -> PyResult<()> {
-        py.allow_threads(|| {
+        unblocked(py, || {
             let c = self.inner.lock().map_err(|_| poisoned())?.take();
             match c {
                 Some(c) => c.finish().map(|_| ()),

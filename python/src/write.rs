@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use crate::arrow_ffi::batch_from_pyarrow;
 use crate::convert::{py_schema, rows_to_values};
-use crate::errors::{poisoned, to_py_err, OrRaise};
+use crate::errors::{poisoned, to_py_err, unblocked, OrRaise};
 use crate::options::write_options;
 
 /// Sequential writer (native part of `rntuple.Writer`).
@@ -28,7 +28,7 @@ impl NativeWriter {
 
     /// Runs `f` on the writer with the GIL released.
     fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Writer) -> rntuple::Result<R> + Send) -> PyResult<R> {
-        py.allow_threads(|| {
+        unblocked(py, || {
             let mut g = self.inner.lock().map_err(|_| poisoned())?;
             let w = g.as_mut().ok_or_else(|| self.committed_already())?;
             f(w)
@@ -45,7 +45,7 @@ impl NativeWriter {
         let opts = write_options(options)?;
         let shown = path.display().to_string();
         let schema = py_schema(schema)?;
-        let w = py.allow_threads(|| Writer::create_with_types(&path, name, &schema, opts)).or_raise(py)?;
+        let w = unblocked(py, || Writer::create_with_types(&path, name, &schema, opts)).or_raise(py)?;
         Ok(NativeWriter { inner: Mutex::new(Some(w)), path: shown })
     }
 
@@ -91,7 +91,7 @@ impl NativeWriter {
     /// Discards the writer without committing (`Writer::abort`): a new file's temporary file is
     /// removed, an existing file of that name stays as it was. Idempotent.
     fn abort(&self, py: Python<'_>) -> PyResult<()> {
-        py.allow_threads(|| {
+        unblocked(py, || {
             let w = self.inner.lock().map_err(|_| poisoned())?.take();
             if let Some(w) = w {
                 w.abort();
@@ -103,7 +103,7 @@ impl NativeWriter {
 
     /// Writes the last cluster, the page list, footer and file directory; returns the file size.
     fn commit(&self, py: Python<'_>) -> PyResult<u64> {
-        py.allow_threads(|| {
+        unblocked(py, || {
             let w = self.inner.lock().map_err(|_| poisoned())?.take();
             w.ok_or_else(|| self.committed_already())?.commit()
         })

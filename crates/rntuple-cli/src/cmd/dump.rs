@@ -22,7 +22,9 @@ pub(crate) fn dump(path: &str, ntuple: Option<&str>, fields: Option<&str>, entri
     let out = std::io::stdout();
     let mut w = std::io::BufWriter::new(out.lock());
     write!(w, "[")?;
-    let step = 4096u64;
+    // Batches of at most 4096 entries, fewer when entries hold many columns: about 2^18 column
+    // values per batch keep the memory of a wide RNTuple bounded (4,000 columns: 65 entries).
+    let step = (262_144 / r.descriptor().columns.len().max(1) as u64).clamp(1, 4096);
     let mut first = true;
     let mut s = start;
     let pb = progress_bar(stop.saturating_sub(start), "entries", progress);

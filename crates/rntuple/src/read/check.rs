@@ -64,7 +64,9 @@ impl Reader {
     /// Reads every readable top-level field of every cluster and reports what could not be read.
     /// `progress(done, total)` is called after each (cluster, field) unit.
     pub fn check(&self, mut progress: impl FnMut(u64, u64)) -> CheckReport {
-        let names: Vec<String> = self.fields().iter().map(|f| f.name.clone()).collect();
+        let checked = self.fields();
+        let names: Vec<String> = checked.iter().map(|f| f.name.clone()).collect();
+        let ids: Vec<u32> = checked.iter().map(|f| f.id).collect();
         let clusters = &self.descriptor().clusters;
         let mut report = CheckReport {
             entries: self.num_entries(),
@@ -75,15 +77,28 @@ impl Reader {
         };
         let stats = self.stats();
         let before = (stats.pages.load(Ordering::Relaxed), stats.stored_bytes.load(Ordering::Relaxed), stats.uncompressed_bytes.load(Ordering::Relaxed));
-        let total = (clusters.len() * names.len()) as u64;
+        // What there is to check follows the page lists: a field is read in a cluster that lists
+        // one of its columns (the work is proportional to the page lists, not to fields times
+        // clusters); a column every cluster must list (neither deferred nor added late) but one
+        // does not is reported without reading.
+        let owner = self.column_owners(&ids);
+        let d = self.descriptor();
+        let required: Vec<usize> =
+            (0..d.columns.len()).filter(|&id| owner[id].is_some() && d.columns[id].flags & 1 == 0 && !d.columns[id].from_extension).collect();
+        let units: Vec<Vec<usize>> = clusters.iter().map(|c| self.fields_listed(c, &owner, names.len())).collect();
+        let total: u64 = units.iter().map(|u| u.len() as u64).sum();
         let mut done = 0;
-        for c in clusters {
+        for (c, fields) in clusters.iter().zip(&units) {
             let end = c.first_entry.saturating_add(c.n_entries);
-            for name in &names {
+            if let Some(p) = missing_column(c, &required, &owner, &names) {
+                report.problems.push(p);
+            }
+            for &k in fields {
+                let name = &names[k];
                 // In batches of entries whose decoded size stays near `CHECK_BATCH_BYTES`, so that
                 // a large cluster (or one of zero-filled deferred columns) is checked in bounded
                 // memory; the first error ends the field's check in this cluster.
-                let step = self.check_step(name, c);
+                let step = self.check_step(ids[k], c);
                 let mut at = c.first_entry;
                 while at < end {
                     let stop = at.saturating_add(step).min(end);
@@ -105,12 +120,12 @@ impl Reader {
 }
 
 impl Reader {
-    /// How many entries of top-level field `name` one check batch reads in cluster `c`: the
+    /// How many entries of top-level field `top` one check batch reads in cluster `c`: the
     /// cluster's elements of the field's subtree (from the page list; `repetition` per entry for
     /// columns without data there), at 8 bytes each, spread over its entries.
-    fn check_step(&self, name: &str, c: &ClusterDescriptor) -> u64 {
+    fn check_step(&self, top: u32, c: &ClusterDescriptor) -> u64 {
         let d = self.descriptor();
-        let Some(top) = d.fields.iter().position(|f| f.parent.is_none() && f.name == name) else { return c.n_entries.max(1) };
+        let top = top as usize;
         let mut elements = 0u64;
         // (field, elements per entry while no collection lies above it)
         let mut stack = vec![(top, Some(1u64))];
@@ -132,4 +147,46 @@ impl Reader {
         let per_entry_bytes = elements.saturating_mul(8).div_ceil(c.n_entries.max(1)).max(1);
         (CHECK_BATCH_BYTES / per_entry_bytes).max(1)
     }
+}
+
+impl Reader {
+    /// For each physical column, the index in `names` of the checked top-level field it belongs
+    /// to (`None`: a field not checked).
+    fn column_owners(&self, ids: &[u32]) -> Vec<Option<usize>> {
+        let d = self.descriptor();
+        let index: std::collections::HashMap<u32, usize> = ids.iter().enumerate().map(|(k, &id)| (id, k)).collect();
+        let mut top: Vec<Option<usize>> = vec![None; d.fields.len()];
+        // Parents precede children (checked when the reader opened), so one pass suffices.
+        for (i, f) in d.fields.iter().enumerate() {
+            top[i] = match f.parent {
+                None => index.get(&(i as u32)).copied(),
+                Some(p) => top.get(p as usize).copied().flatten(),
+            };
+        }
+        d.columns.iter().map(|c| top.get(c.field_id as usize).copied().flatten()).collect()
+    }
+
+    /// The checked fields (indices into the names) that cluster `c` lists a column of, in order.
+    fn fields_listed(&self, c: &ClusterDescriptor, owner: &[Option<usize>], n: usize) -> Vec<usize> {
+        let mut here = vec![false; n];
+        for (id, range) in c.columns.iter().enumerate() {
+            if let (Some(_), Some(Some(k))) = (range, owner.get(id)) {
+                here[*k] = true;
+            }
+        }
+        (0..n).filter(|&k| here[k]).collect()
+    }
+}
+
+/// The first of the `required` columns (of checked fields, neither deferred nor added by a schema
+/// extension) that cluster `c` does not list, as a problem of its field.
+fn missing_column(c: &ClusterDescriptor, required: &[usize], owner: &[Option<usize>], names: &[String]) -> Option<Problem> {
+    let id = *required.iter().find(|&&id| c.n_entries > 0 && c.columns.get(id).is_none_or(|r| r.is_none()))?;
+    let k = owner[id]?;
+    Some(Problem {
+        field: names[k].clone(),
+        cluster: c.id,
+        entries: (c.first_entry, c.first_entry.saturating_add(c.n_entries)),
+        error: format!("the page list of cluster {} lacks column {id}, which is neither deferred nor added late", c.id),
+    })
 }
