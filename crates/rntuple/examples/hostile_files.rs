@@ -439,7 +439,9 @@ fn cases() -> Res<Vec<Case>> {
         "Events",
         "6-cross-product",
         "36,000 deferred float columns x 36,000 clusters of 1 entry listing no columns: every value is 0 (1.3e9 values)",
-        expect(ok, ok, ok, either, either),
+        // `bench read` reads every entry at once: 5 GB of zeros, which the reader refuses (more
+        // than one read may fill with zeros of deferred columns).
+        with(expect(ok, ok, ok, either, either), "bench", either),
         n,
         json!({"huge": true, "dump_range": [n - 1, n], "zeros": true}),
     ));

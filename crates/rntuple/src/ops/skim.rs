@@ -411,21 +411,62 @@ fn reencode(
     })
 }
 
-/// Fills the entries `start..stop` of the fields `names` of `r` into `w`, a cluster at a time.
+/// About how many decoded bytes one batch of a re-encoding skim reads.
+const REENCODE_BATCH_BYTES: u64 = 64 << 20;
+
+/// Fills the entries `start..stop` of the fields `names` of `r` into `w`, in batches of about
+/// [`REENCODE_BATCH_BYTES`] decoded bytes: several small input clusters at once, a large one in
+/// parts (the writer forms its own clusters). Memory is bounded by a batch, and the work by the
+/// entries, not by clusters times fields.
 fn fill_reencoded(r: &Reader, w: &mut Writer, names: &[String], start: u64, stop: u64, progress: &mut impl FnMut(u64, u64)) -> Result<()> {
     let d = r.descriptor();
     let fields: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-    // One input cluster (or the part of it in range) at a time: memory bounded by a cluster.
+    let wanted: std::collections::HashSet<&str> = fields.iter().copied().collect();
+    let ids: Vec<u32> = d.top_level_fields().into_iter().filter(|&f| wanted.contains(d.fields[f as usize].name.as_str())).collect();
+    // Deferred columns read as zeros are backed by no stored bytes: refuse a skim that would
+    // write more of them than one read may fill, before anything is written.
+    r.check_zero_fill(&ids, start, stop)?;
     let mut at = start;
     while at < stop {
-        // Clusters are in entry order: the first one that ends after `at` holds it.
-        let k = d.clusters.partition_point(|c| c.first_entry + c.n_entries <= at);
-        let end = d.clusters.get(k).filter(|c| c.first_entry <= at).map_or(stop, |c| (c.first_entry + c.n_entries).min(stop));
-        let end = if end <= at { stop } else { end };
+        let end = batch_end(d, at, stop);
         let batch = r.read_batch(Some(&fields), at, end)?;
         w.append_batch(&batch)?;
         at = end;
         progress(at - start, stop - start);
     }
     w.commit_cluster()
+}
+
+/// The end of the batch starting at entry `at`: whole clusters while their estimated decoded
+/// size (8 bytes per element of its pages (at least their stored bytes), and 8 bytes per entry for each column a cluster does
+/// not list) stays within [`REENCODE_BATCH_BYTES`], or a part of one large cluster.
+fn batch_end(d: &Descriptor, at: u64, stop: u64) -> u64 {
+    let n_columns = d.columns.len() as u64;
+    let mut k = d.clusters.partition_point(|c| c.first_entry + c.n_entries <= at);
+    let mut end = at;
+    let mut bytes = 0u64;
+    while let Some(c) = d.clusters.get(k).filter(|c| end < stop && c.first_entry <= end) {
+        let listed = c.columns.iter().flatten().count() as u64;
+        let stored: u64 = c.columns.iter().flatten().flat_map(|r| &r.pages).map(|p| p.locator.size.max(8 * p.n_elements as u64)).sum();
+        let est = stored.saturating_add(n_columns.saturating_sub(listed).saturating_mul(8).saturating_mul(c.n_entries));
+        let c_end = (c.first_entry + c.n_entries).min(stop);
+        let here = c_end - end;
+        let part = est.saturating_mul(here) / c.n_entries.max(1);
+        if bytes > 0 && bytes.saturating_add(part) > REENCODE_BATCH_BYTES {
+            break;
+        }
+        if part > REENCODE_BATCH_BYTES {
+            // A large cluster alone: as many entries as fit.
+            let per_entry = (est / c.n_entries.max(1)).max(1);
+            return (end + (REENCODE_BATCH_BYTES / per_entry).max(1)).min(c_end);
+        }
+        bytes += part;
+        end = c_end;
+        k += 1;
+    }
+    if end <= at {
+        stop
+    } else {
+        end
+    }
 }

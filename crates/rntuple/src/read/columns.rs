@@ -18,6 +18,11 @@ type Piece<'a> = (&'a PageDescriptor, usize, usize);
 /// Columns with at least this many elements in one cluster are decoded on several threads.
 const PARALLEL_MIN_ELEMENTS: usize = 1 << 20;
 
+/// Most elements reserved before the pages of a read are probed (see [`Reader::reservation`]).
+const MAX_RESERVATION: u64 = 1 << 24;
+/// Most elements reserved up front at all (2^31: an Arrow array's reach).
+const MAX_WHOLE_RESERVATION: u64 = 1 << 31;
+
 /// Outputs of at least this many bytes are reserved only after their pages are probed.
 const PROBE_MIN_BYTES: usize = 16 << 20;
 
@@ -317,9 +322,11 @@ impl Reader {
         Ok((offs, child))
     }
 
-    /// How many elements to reserve for reading `spans` of field `f`: the requested count,
-    /// bounded by what the page lists say the clusters hold (so that a lying offset cannot
-    /// drive the allocation).
+    /// How many elements to reserve up front for reading `spans` of field `f`: the requested
+    /// count, bounded by what the page lists say the clusters hold (so that a lying offset cannot
+    /// drive the allocation). Above [`MAX_RESERVATION`] the pages of those clusters are probed
+    /// first ([`Reader::probe_page`]); if one does not back its count, only `MAX_RESERVATION` is
+    /// reserved (a hint: the read then fails on that page, or grows its output fallibly).
     pub(super) fn reservation(&self, f: &FieldDescriptor, spans: &[Span]) -> usize {
         let mut total = 0u64;
         for sp in spans {
@@ -327,7 +334,25 @@ impl Reader {
             let avail = f.columns.iter().filter_map(|&id| c.columns.get(id as usize).and_then(|r| r.as_ref()).map(|r| r.n_elements)).max().unwrap_or(0);
             total = total.saturating_add((sp.end - sp.start).min(avail));
         }
-        total.min(1 << 31) as usize
+        if total > MAX_RESERVATION && !self.pages_back(f, spans) {
+            return MAX_RESERVATION as usize;
+        }
+        total.min(MAX_WHOLE_RESERVATION) as usize
+    }
+
+    /// Whether every page of `f`'s columns in the clusters of `spans` passes [`Reader::probe_page`].
+    fn pages_back(&self, f: &FieldDescriptor, spans: &[Span]) -> bool {
+        let mut clusters: Vec<usize> = spans.iter().map(|s| s.cluster).collect();
+        clusters.dedup();
+        clusters.iter().all(|&k| {
+            f.columns.iter().all(|&id| {
+                let col = &self.desc.columns[id as usize];
+                let Some(range) = self.desc.clusters[k].columns.get(id as usize).and_then(Option::as_ref) else { return true };
+                let Some(ty) = ColumnType::from_u16(col.column_type) else { return false };
+                let codec = ColumnCodec { ty, bits: col.bits_on_storage, range: col.value_range };
+                range.pages.iter().all(|p| self.probe_page(col, &codec, p).is_ok())
+            })
+        })
     }
 }
 

@@ -29,6 +29,7 @@ impl Reader {
     ) -> Result<R> {
         let what = || format!("page of column {} ({}) in cluster {cluster} at offset {}", col.id, codec.ty.name(), page.locator.offset);
         let len = codec.page_bytes(page.n_elements as u64);
+        check_page_len(len, &what)?;
         let size = page.locator.size;
         if size > len {
             return Err(Error::corrupt(format!("{}: {size} stored bytes for {len} uncompressed bytes", what()), page.locator.offset));
@@ -73,6 +74,7 @@ impl Reader {
         let what = || format!("page of column {} ({}) at offset {}", col.id, codec.ty.name(), page.locator.offset);
         let (offset, size) = (page.locator.offset, page.locator.size);
         let len = codec.page_bytes(page.n_elements as u64);
+        check_page_len(len, &what)?;
         if size > len || (size < len && len > size.saturating_mul(1 << 17) + (1 << 20)) {
             return Err(Error::corrupt(format!("{}: claims {len} uncompressed bytes from {size} stored bytes", what()), offset));
         }
@@ -147,6 +149,22 @@ impl Reader {
         compression::decompress_into(data, unz, &what(), page.locator.offset)?;
         f(unz)
     }
+}
+
+/// Largest uncompressed page this reader decodes (a page is decompressed whole). ROOT writes
+/// pages of at most 1 MiB by default; the format allows up to 2^31-1 elements (16 GiB of
+/// doubles), which a small file of valid compression blocks of zeros can claim.
+pub const MAX_PAGE_BYTES: u64 = 1 << 30;
+
+fn check_page_len(len: u64, what: &dyn Fn() -> String) -> Result<()> {
+    if len > MAX_PAGE_BYTES {
+        return Err(Error::Unsupported(format!(
+            "{}: {len} uncompressed bytes, more than the {} MiB this reader decodes as one page",
+            what(),
+            MAX_PAGE_BYTES >> 20
+        )));
+    }
+    Ok(())
 }
 
 pub(super) fn relocate(e: Error, page: &PageDescriptor) -> Error {

@@ -116,19 +116,24 @@ impl Reader {
     pub(super) fn resolve_fields(&self, fields: Option<&[&str]>) -> Result<Vec<u32>> {
         match fields {
             None => Ok(self.fields().iter().map(|f| f.id).collect()),
-            Some(names) => names
-                .iter()
-                .map(|n| {
-                    let id = self.desc.fields.iter().find(|f| f.parent.is_none() && f.name == *n).map(|f| f.id).ok_or_else(|| {
-                        let all: Vec<&str> = self.fields().iter().map(|f| f.name.as_str()).collect();
-                        Error::NotFound(format!("no top-level field '{n}' in RNTuple '{}' (fields: {})", self.desc.name, all.join(", ")))
-                    })?;
-                    if !self.readable[id as usize] {
-                        return Err(Error::Unsupported(format!("field '{n}' cannot be read: {}", self.first_problem(id))));
-                    }
-                    Ok(id)
-                })
-                .collect(),
+            Some(names) => {
+                // One map of the top-level names: resolving many names stays linear.
+                let top: std::collections::HashMap<&str, u32> =
+                    self.desc.fields.iter().filter(|f| f.parent.is_none()).map(|f| (f.name.as_str(), f.id)).collect();
+                names
+                    .iter()
+                    .map(|n| {
+                        let id = top.get(n).copied().ok_or_else(|| {
+                            let all: Vec<&str> = self.fields().iter().map(|f| f.name.as_str()).collect();
+                            Error::NotFound(format!("no top-level field '{n}' in RNTuple '{}' (fields: {})", self.desc.name, all.join(", ")))
+                        })?;
+                        if !self.readable[id as usize] {
+                            return Err(Error::Unsupported(format!("field '{n}' cannot be read: {}", self.first_problem(id))));
+                        }
+                        Ok(id)
+                    })
+                    .collect()
+            }
         }
     }
 
@@ -180,7 +185,7 @@ impl Reader {
     /// deferred columns (outside any collection) hold before their first stored element. They are
     /// backed by no stored bytes, so a small file could otherwise make one read of many gigabytes
     /// (a lower bound: columns missing from clusters otherwise are bounded as they are read).
-    fn check_zero_fill(&self, ids: &[u32], start: u64, stop: u64) -> Result<()> {
+    pub(crate) fn check_zero_fill(&self, ids: &[u32], start: u64, stop: u64) -> Result<()> {
         let mut total = 0u64;
         let mut largest = (0u64, 0u32);
         for &id in ids {
