@@ -149,7 +149,8 @@ class Generated:
         return rootgen.oracle_stem(self.dir, name, ntuple)
 
     def testdata_oracle(self, sub, filename, ntuple) -> list:
-        """ROOT's reading of a shared test file (first rootgen.TESTDATA_MAX_ENTRIES entries)."""
+        """ROOT's reading of a shared test file (every entry; rootgen.TESTDATA_WINDOW of the 100-million-entry
+        files), or the manifest's error record (with plain ROOT's error) where ROOT cannot read it."""
         res = self.manifest["testdata"].get(rootgen.testdata_key(sub, filename, ntuple))
         if res is None:
             pytest.fail(f"rootgen.py did not read {sub}/{filename}:{ntuple} with ROOT")
