@@ -14,7 +14,7 @@ export RNTUPLE_TESTDATA
 BIN := target/release/rntuple
 CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
 
-.PHONY: demo test lint build venv cargo-test pytest fuzz-smoke bench-read bench-parallel-write tsan clean python
+.PHONY: demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-parallel-write tsan clean python
 
 build:
 	cargo build --release --workspace
@@ -48,6 +48,11 @@ cargo-test:
 
 fuzz-smoke:
 	bash fuzz/smoke.sh
+
+# Longer runs of the randomized cross tests than `make test` does: 500 random schemas through ROOT and uproot.
+RANDOM_SEEDS_LONG ?= 500
+test-long: venv build python
+	RNTUPLE_RANDOM_SEEDS=$(RANDOM_SEEDS_LONG) RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross/test_random_schemas.py
 
 # Every fuzz target for FUZZ_LONG_SECONDS (default an hour each), with the smoke run's memory limits.
 FUZZ_LONG_SECONDS ?= 3600

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import rntuple
+from conftest import skip_or_fail
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("RNTUPLE_BIN", REPO / "target" / "release" / "rntuple"))
@@ -20,7 +21,7 @@ BIN = Path(os.environ.get("RNTUPLE_BIN", REPO / "target" / "release" / "rntuple"
 
 def cli(*args) -> subprocess.CompletedProcess:
     if not BIN.is_file():
-        pytest.skip(f"the rntuple binary {BIN} does not exist (cargo build --release)")
+        skip_or_fail(f"the rntuple binary {BIN} does not exist (cargo build --release)")
     return subprocess.run([str(BIN), "--no-progress", *map(str, args)], capture_output=True, timeout=120)
 
 
@@ -120,7 +121,7 @@ def test_import_json_error_leaves_no_output(tmp_path):
     r = subprocess.run([str(BIN), "import-json", out, "--ntuple", "T", "--schema", '{"x":"double"}'],
                        input=b'[{"x": 1}, {"x": "bad"}]', capture_output=True, timeout=60) if BIN.is_file() else None
     if r is None:
-        pytest.skip("no rntuple binary")
+        skip_or_fail(f"the rntuple binary {BIN} does not exist (cargo build --release)")
     assert r.returncode == 1 and b"entry 1" in r.stderr, r.stderr
     assert not out.exists() and leftovers(tmp_path) == []
 
