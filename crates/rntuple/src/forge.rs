@@ -42,7 +42,7 @@ use crate::primitives::column_type::ColumnType;
 use crate::primitives::encode::{encode_page, PageValues};
 use crate::storage::source::{MemSource, ReadAt};
 use crate::storage::tfile::{read_blob, RootFile};
-use crate::storage::tfile_write::{anchor_bytes, ROOT_VERSION};
+use crate::storage::tfile_write::{anchor_bytes, tstring, tstring_len, ROOT_VERSION};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -59,25 +59,6 @@ pub const DEFAULT_MAX_KEY_SIZE: u64 = 1 << 30;
 pub type DirId = usize;
 /// The top directory.
 pub const TOP: DirId = 0;
-
-fn tstring(out: &mut Vec<u8>, s: &str) {
-    match u8::try_from(s.len()) {
-        Ok(n) if n < 255 => out.push(n),
-        _ => {
-            out.push(255);
-            out.extend_from_slice(&(s.len() as u32).to_be_bytes());
-        }
-    }
-    out.extend_from_slice(s.as_bytes());
-}
-
-fn tstring_len(s: &str) -> usize {
-    if s.len() < 255 {
-        1 + s.len()
-    } else {
-        5 + s.len()
-    }
-}
 
 /// A TKey header (version 1004, 64-bit seeks), as the writer writes it.
 fn key_header(nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &str, name: &str, title: &str) -> Vec<u8> {

@@ -15,7 +15,8 @@ const BEGIN: u64 = 100;
 /// ROOT version code written into the header (as ROOT 6.40.00).
 pub const ROOT_VERSION: u32 = 64000;
 
-fn tstring(out: &mut Vec<u8>, s: &str) {
+/// Appends a ROOT TString: a length byte (255 and a u32 for 255 bytes or more), then the bytes.
+pub(crate) fn tstring(out: &mut Vec<u8>, s: &str) {
     if s.len() < 255 {
         out.push(s.len() as u8);
     } else {
@@ -25,7 +26,8 @@ fn tstring(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-fn tstring_len(s: &str) -> usize {
+/// The stored length of [`tstring`]'s output for `s`.
+pub(crate) fn tstring_len(s: &str) -> usize {
     if s.len() < 255 {
         1 + s.len()
     } else {
