@@ -7,7 +7,8 @@ parallel writer from Python (three fill contexts, small clusters) and `rntuple i
 then read by ROOT's RNTupleReader (root_helpers.cxx's oracle, all files in one ROOT process) and by uproot, and
 every value of every entry is compared with what was written (rootgen.compare: exact, floats as float32). Merge
 (the three files into one), skim with pages copied (a field subset) and skim re-encoded (an entry range inside
-clusters), and a second RNTuple added in update mode, are checked the same way.
+clusters), a second RNTuple added in update mode, and the last field added by late model extension half-way
+(import-json --late-fields), are checked the same way.
 
 RNTUPLE_RANDOM_SEEDS sets the number of seeds (default 50; `make test-long` runs more). An index field `i` lets
 the parallel writer's file be compared whatever the order of its contexts' clusters.
@@ -177,6 +178,29 @@ def random_py_type(r: random.Random, depth: int):
     return random_type(r, depth)
 
 
+def default_value(t: str):
+    """What ROOT (and we) read for a field before it was added by late model extension: the type's
+    default-constructed value (a std::variant reads as valueless)."""
+    if t == "bool":
+        return False
+    if t in ("float", "double", "Double32_t"):
+        return 0.0
+    if t == "std::string":
+        return ""
+    if t.startswith(("std::vector<", "ROOT::VecOps::RVec<", "std::set<", "std::multiset<", "std::map<", "std::multimap<")):
+        return []
+    if t.startswith("std::array<"):
+        item, n = _args(t)
+        return [default_value(item) for _ in range(int(n))]
+    if t.startswith(("std::optional<", "std::unique_ptr<")) or t == VARIANT:
+        return None
+    if t.startswith(("std::pair<", "std::tuple<")):
+        return [default_value(a) for a in _args(t)]
+    if t.startswith("std::bitset<"):
+        return [False] * int(_args(t)[0])
+    return 0  # the integers, char, std::atomic<std::uint16_t>
+
+
 def draw(seed: int):
     """Schema (list of (name, type); `i` first) and entries of one seed. Every third seed also has untyped
     records and collections (which only the Python writers take)."""
@@ -304,6 +328,19 @@ def random_files(cli, tmp_path_factory):
         cases[seed] = dict(schema=schema, entries=entries, files=files, merged=merged, copied=copied, keep=keep,
                            reenc=reenc, range=(lo, hi), entries2=entries2, updated=updated)
         targets += [("T", f) for f in files.values()] + [("T", merged), ("T", copied), ("T", reenc), ("U", updated)]
+        # The late-field path: the last field joins by late model extension half-way (import-json).
+        if "cli" in files and len(schema) > 2 and len(entries) >= 2:
+            name, t = schema[-1]
+            at = len(entries) // 2
+            late = out / f"s{seed}_late.root"
+            p = cli.run("import-json", late, "--ntuple", "T", "--schema", json.dumps(dict(schema)), "--input",
+                        out / f"s{seed}.json", "--late-fields", name, "--late-at", at)
+            assert p.returncode == 0, p.stderr.decode()
+            # Late fields come after the header's fields in the file's schema.
+            want = [{**{k: v for k, v in e.items() if k != name}, name: default_value(t) if k < at else e[name]}
+                    for k, e in enumerate(entries)]
+            cases[seed].update(late=late, late_entries=want, late_at=at)
+            targets.append(("T", late))
     # The test of the test: a file written with one value of one entry changed (of a type every reader reads in
     # full), compared with what should have been written.
     r = random.Random(7)
@@ -386,4 +423,9 @@ def test_merge_skim_and_update_of_random_schemas(random_files):
         errors += check_root(oracle[("U", c["updated"])], c["entries2"], what + " update-mode RNTuple U")
         t_after = oracle[("T", c["updated"])]
         errors += check_root(sorted(t_after, key=lambda e: e["i"]), c["entries"], what + " T after the update")
+        if "late" in c:
+            late_what = what + f" late field from entry {c['late_at']}"
+            errors += check_root(oracle[("T", c["late"])], c["late_entries"], late_what)
+            errors += check_uproot(c["late"], "T", c["late_entries"], len(c["late_entries"]), late_what)
+    assert sum("late" in c for c in _seeds(cases).values()) >= SEEDS // 5
     assert not errors, f"{len(errors)} differences:\n  " + "\n  ".join(errors[:40])
