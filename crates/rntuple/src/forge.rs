@@ -42,7 +42,7 @@ use crate::primitives::column_type::ColumnType;
 use crate::primitives::encode::{encode_page, PageValues};
 use crate::storage::source::{MemSource, ReadAt};
 use crate::storage::tfile::{read_blob, RootFile};
-use crate::storage::tfile_write::{anchor_bytes, tstring, tstring_len, ROOT_VERSION};
+use crate::storage::tfile_write::{anchor_bytes, key_header_at, tstring, tstring_len, ROOT_VERSION};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -60,22 +60,9 @@ pub type DirId = usize;
 /// The top directory.
 pub const TOP: DirId = 0;
 
-/// A TKey header (version 1004, 64-bit seeks), as the writer writes it.
+/// A TKey header as the writer writes it, with the fixed [`DATIME`].
 fn key_header(nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &str, name: &str, title: &str) -> Vec<u8> {
-    let key_len = 34 + tstring_len(class) + tstring_len(name) + tstring_len(title);
-    let mut h = Vec::with_capacity(key_len);
-    h.extend_from_slice(&nbytes.to_be_bytes());
-    h.extend_from_slice(&1004u16.to_be_bytes());
-    h.extend_from_slice(&obj_len.to_be_bytes());
-    h.extend_from_slice(&DATIME.to_be_bytes());
-    h.extend_from_slice(&(key_len as u16).to_be_bytes());
-    h.extend_from_slice(&1u16.to_be_bytes());
-    h.extend_from_slice(&seek_key.to_be_bytes());
-    h.extend_from_slice(&seek_pdir.to_be_bytes());
-    tstring(&mut h, class);
-    tstring(&mut h, name);
-    tstring(&mut h, title);
-    h
+    key_header_at(DATIME, nbytes, obj_len, seek_key, seek_pdir, class, name, title)
 }
 
 /// A key header's length for these strings.

@@ -52,14 +52,21 @@ fn datime() -> u32 {
     ((y.saturating_sub(1995)) << 26) | (m << 22) | (d << 17) | (((rem / 3600) as u32) << 12) | ((((rem % 3600) / 60) as u32) << 6) | (rem % 60) as u32
 }
 
-/// A TKey header (version 1004, 64-bit seeks).
+/// A TKey header (version 1004, 64-bit seeks), stamped now.
 fn key_header(nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &str, name: &str, title: &str) -> Vec<u8> {
+    key_header_at(datime(), nbytes, obj_len, seek_key, seek_pdir, class, name, title)
+}
+
+/// A TKey header (version 1004, 64-bit seeks) with the TDatime `datime` (forged files use a
+/// fixed one, so that they are reproducible).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn key_header_at(datime: u32, nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &str, name: &str, title: &str) -> Vec<u8> {
     let key_len = 34 + tstring_len(class) + tstring_len(name) + tstring_len(title);
     let mut h = Vec::with_capacity(key_len);
     h.extend_from_slice(&nbytes.to_be_bytes());
     h.extend_from_slice(&1004u16.to_be_bytes());
     h.extend_from_slice(&obj_len.to_be_bytes());
-    h.extend_from_slice(&datime().to_be_bytes());
+    h.extend_from_slice(&datime.to_be_bytes());
     h.extend_from_slice(&(key_len as u16).to_be_bytes());
     h.extend_from_slice(&1u16.to_be_bytes());
     h.extend_from_slice(&seek_key.to_be_bytes());
