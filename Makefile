@@ -54,10 +54,11 @@ RANDOM_SEEDS_LONG ?= 500
 test-long: venv build python
 	RNTUPLE_RANDOM_SEEDS=$(RANDOM_SEEDS_LONG) RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross/test_random_schemas.py
 
-# Every fuzz target for FUZZ_LONG_SECONDS (default an hour each), with the smoke run's memory limits.
+# Every fuzz target at once for FUZZ_LONG_SECONDS of wall time (default an hour each), at the lowest
+# CPU priority, with the smoke run's memory limits; logs and per-target CPU time in fuzz/logs/.
 FUZZ_LONG_SECONDS ?= 3600
 fuzz-long:
-	FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_SECONDS_EACH=$(FUZZ_LONG_SECONDS) bash fuzz/smoke.sh
+	FUZZ_PARALLEL=1 FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_SECONDS_EACH=$(FUZZ_LONG_SECONDS) nice -n 19 bash fuzz/smoke.sh
 
 # The Python package (python/, a PyO3 extension built by maturin with its own target directory), installed
 # into $(VENV) in editable mode.

@@ -6,7 +6,7 @@
 # (structurally valid files with valid checksums around arbitrary descriptors, built by
 # rntuple::forge). Every target runs with -rss_limit_mb=512 and -malloc_limit_mb=256: an input that
 # makes the reader allocate beyond that is a finding. Installs cargo-fuzz when missing.
-# `make fuzz-long` runs the same with FUZZ_SECONDS = FUZZ_SECONDS_EACH = FUZZ_LONG_SECONDS.
+# `make fuzz-long` runs all targets at once (FUZZ_PARALLEL=1), each for FUZZ_LONG_SECONDS of wall time.
 set -euo pipefail
 cd "$(dirname "$0")"
 SECONDS_TO_RUN="${FUZZ_SECONDS:-60}"
@@ -49,10 +49,39 @@ printf 'std::map<std::string, std::array<std::optional<std::variant<float, bool>
 # smaller one keeps the limit about the reader's own memory.
 LIMITS=(-rss_limit_mb=512 -malloc_limit_mb=256)
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=64"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    "${FUZZ[@]}" run read_file corpus/read_file -- -max_total_time="$SECONDS_TO_RUN" -max_len=65536 "${LIMITS[@]}" -timeout=20 -detect_leaks=0
-for target in envelopes decompress type_names decode_page structured; do
-    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-        "${FUZZ[@]}" run "$target" "corpus/$target" -- -max_total_time="$SECONDS_EACH" -max_len=65536 "${LIMITS[@]}" -timeout=20 -detect_leaks=0
+export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+TARGETS=(read_file envelopes decompress type_names decode_page structured)
+run_target() {
+    local target="$1" seconds="$2"
+    "${FUZZ[@]}" run "$target" "corpus/$target" -- -max_total_time="$seconds" -max_len=65536 "${LIMITS[@]}" -timeout=20 -detect_leaks=0
+}
+if [ "${FUZZ_PARALLEL:-0}" = "1" ]; then
+    # All targets at once (make fuzz-long), each for SECONDS_EACH of wall time, logs in fuzz/logs/;
+    # each log ends with libFuzzer's run count and the CPU time the target used (`times`).
+    mkdir -p logs
+    pids=()
+    for target in "${TARGETS[@]}"; do
+        ( run_target "$target" "$SECONDS_EACH" && status=0 || status=$?; times; exit $status ) >"logs/$target.log" 2>&1 &
+        pids+=($!)
+    done
+    failed=0
+    for i in "${!TARGETS[@]}"; do
+        if ! wait "${pids[$i]}"; then
+            echo "fuzz: ${TARGETS[$i]} found something: see fuzz/logs/${TARGETS[$i]}.log and fuzz/artifacts/${TARGETS[$i]}/" >&2
+            failed=1
+        fi
+    done
+    for target in "${TARGETS[@]}"; do
+        runs=$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "logs/$target.log" | tail -1)
+        cpu=$(tail -2 "logs/$target.log" | tail -1)
+        echo "fuzz: $target: ${runs:-no summary}; CPU time (user, system) of its processes: $cpu"
+    done
+    [ "$failed" = 0 ] || exit 1
+    echo "fuzz: every target ran ${SECONDS_EACH}s at once, with ${LIMITS[*]}, without a finding"
+    exit 0
+fi
+run_target read_file "$SECONDS_TO_RUN"
+for target in "${TARGETS[@]:1}"; do
+    run_target "$target" "$SECONDS_EACH"
 done
 echo "fuzz: read_file ran ${SECONDS_TO_RUN}s, envelopes, decompress, type_names, decode_page and structured ${SECONDS_EACH}s each, with ${LIMITS[*]}, without a crash"

@@ -43,6 +43,7 @@ use crate::read::reader::Reader;
 use crate::storage::output::refuse_same_file;
 use crate::write::sink::Dataset;
 use crate::write::writer::{WriteOptions, Writer};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// What to keep.
@@ -131,11 +132,12 @@ pub fn skim_reader(r: &Reader, output: impl AsRef<Path>, what: &Skim, opts: Writ
     let names: Vec<String> = tops.iter().map(|&i| d.fields[i as usize].name.clone()).collect();
     let clusters: Vec<&ClusterDescriptor> = d.clusters.iter().filter(|c| c.first_entry < stop && c.first_entry + c.n_entries > start).collect();
     // Copied pages keep projected fields as projections: their source fields come along.
-    let copy_tops = with_projection_sources(d, &tops)?;
+    let top = top_ancestors(d)?;
+    let copy_tops = with_projection_sources(d, &top, &tops)?;
     let why_not_copy = if what.reencode {
         None
     } else {
-        let sub = subset(d, &copy_tops)?;
+        let sub = subset(d, &top, &copy_tops)?;
         Some(match uncopyable(d, &sub, &clusters, start, stop) {
             None => {
                 let stats = copy_pages(r, sub, &clusters, output, opts, &mut progress)?;
@@ -168,44 +170,67 @@ fn top_fields(d: &Descriptor, wanted: Option<&[String]>) -> Result<Vec<u32>> {
     if wanted.is_empty() {
         return Err(Error::Invalid("skim: no fields selected".into()));
     }
-    for w in wanted {
-        if !all.iter().any(|f| &f.name == w) {
-            let known: Vec<&str> = all.iter().map(|f| f.name.as_str()).collect();
-            return Err(Error::Invalid(format!("skim: no top-level field '{w}' (the fields are: {})", known.join(", "))));
-        }
+    let known: HashSet<&str> = all.iter().map(|f| f.name.as_str()).collect();
+    if let Some(w) = wanted.iter().find(|w| !known.contains(w.as_str())) {
+        let known: Vec<&str> = all.iter().map(|f| f.name.as_str()).collect();
+        return Err(Error::Invalid(format!("skim: no top-level field '{w}' (the fields are: {})", known.join(", "))));
     }
-    Ok(all.iter().filter(|f| wanted.contains(&f.name)).map(|f| f.id).collect())
+    let wanted: HashSet<&str> = wanted.iter().map(|w| w.as_str()).collect();
+    Ok(all.iter().filter(|f| wanted.contains(f.name.as_str())).map(|f| f.id).collect())
 }
 
 /// `tops` and the top-level fields the projected fields among them read from, in schema order.
-fn with_projection_sources(d: &Descriptor, tops: &[u32]) -> Result<Vec<u32>> {
-    let mut keep: Vec<u32> = tops.to_vec();
+fn with_projection_sources(d: &Descriptor, top: &[u32], tops: &[u32]) -> Result<Vec<u32>> {
+    let wanted: HashSet<u32> = tops.iter().copied().collect();
+    let mut keep = wanted.clone();
     for a in &d.aliases {
-        if tops.contains(&top_of(d, a.field_id)?) {
+        if wanted.contains(&top_at(top, a.field_id)?) {
             let col = d
                 .columns
                 .get(a.physical as usize)
                 .ok_or_else(|| Error::Invalid(format!("skim: alias column of field {} names column {}, which does not exist", a.field_id, a.physical)))?;
-            let src = top_of(d, col.field_id)?;
-            if !keep.contains(&src) {
-                keep.push(src);
-            }
+            keep.insert(top_at(top, col.field_id)?);
         }
     }
+    let mut keep: Vec<u32> = keep.into_iter().collect();
     keep.sort_unstable();
     Ok(keep)
 }
 
-/// The top-level ancestor of a field.
-fn top_of(d: &Descriptor, mut id: u32) -> Result<u32> {
-    for _ in 0..=d.fields.len() {
-        match d.fields.get(id as usize).map(|f| f.parent) {
-            Some(None) => return Ok(id),
-            Some(Some(p)) => id = p,
-            None => break,
+/// The top-level ancestor of every field, in work linear in the fields: each walk up stops at
+/// the first ancestor already resolved. A parent chain that loops or leaves the field list is an
+/// error.
+fn top_ancestors(d: &Descriptor) -> Result<Vec<u32>> {
+    let n = d.fields.len();
+    let mut top: Vec<Option<u32>> = vec![None; n];
+    let mut path = Vec::new();
+    for start in 0..n {
+        path.clear();
+        let mut id = start;
+        let found = loop {
+            if let Some(t) = top[id] {
+                break t;
+            }
+            if path.len() >= n {
+                return Err(Error::Invalid(format!("skim: field {start} has no top-level ancestor (its parents form a loop)")));
+            }
+            path.push(id);
+            match d.fields[id].parent {
+                None => break id as u32,
+                Some(p) if (p as usize) < n => id = p as usize,
+                Some(p) => return Err(Error::Invalid(format!("skim: field {id} names parent {p}, which does not exist"))),
+            }
+        };
+        for &p in &path {
+            top[p] = Some(found);
         }
     }
-    Err(Error::Invalid(format!("skim: field {id} has no top-level ancestor")))
+    Ok(top.into_iter().map(|t| t.unwrap_or_default()).collect())
+}
+
+/// The entry of [`top_ancestors`] for a field id from the file.
+fn top_at(top: &[u32], id: u32) -> Result<u32> {
+    top.get(id as usize).copied().ok_or_else(|| Error::Invalid(format!("skim: field {id} does not exist")))
 }
 
 /// A schema cut down to some top-level fields, and the input column ids of its columns.
@@ -216,11 +241,12 @@ struct Subset {
 
 /// Keeps the fields under `tops` (in input order, so header fields stay before extension
 /// fields), renumbers fields and columns, and keeps the alias columns of kept projected fields.
-fn subset(d: &Descriptor, tops: &[u32]) -> Result<Subset> {
+fn subset(d: &Descriptor, top: &[u32], tops: &[u32]) -> Result<Subset> {
+    let tops: HashSet<u32> = tops.iter().copied().collect();
     let mut field_map: Vec<Option<u32>> = vec![None; d.fields.len()];
     let mut fields = Vec::new();
     for f in &d.fields {
-        if tops.contains(&top_of(d, f.id)?) {
+        if tops.contains(&top_at(top, f.id)?) {
             field_map[f.id as usize] = Some(fields.len() as u32);
             fields.push(f.clone());
         }
@@ -468,5 +494,69 @@ fn batch_end(d: &Descriptor, at: u64, stop: u64) -> u64 {
         stop
     } else {
         end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(id: u32, parent: Option<u32>) -> FieldDescriptor {
+        FieldDescriptor {
+            id,
+            field_version: 0,
+            type_version: 0,
+            parent,
+            role: Role::Leaf,
+            flags: 0,
+            name: format!("f{id}"),
+            type_name: "float".into(),
+            type_alias: String::new(),
+            description: String::new(),
+            repetition: None,
+            projection_source: None,
+            type_checksum: None,
+            children: Vec::new(),
+            columns: Vec::new(),
+            from_extension: false,
+        }
+    }
+
+    #[test]
+    fn top_ancestors_of_a_deep_chain_and_of_roots() {
+        // 0 <- 1 <- 2 <- ... <- 9999, and a second root 10000 with child 10001.
+        let mut d = Descriptor::default();
+        d.fields.push(field(0, None));
+        for i in 1..10_000 {
+            d.fields.push(field(i, Some(i - 1)));
+        }
+        d.fields.push(field(10_000, None));
+        d.fields.push(field(10_001, Some(10_000)));
+        let top = top_ancestors(&d).unwrap();
+        assert_eq!(top.len(), 10_002);
+        assert!(top[..10_000].iter().all(|&t| t == 0));
+        assert_eq!(&top[10_000..], &[10_000, 10_000]);
+        let sub = subset(&d, &top, &[10_000]).unwrap();
+        assert_eq!(sub.desc.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["f10000", "f10001"]);
+        assert_eq!(sub.desc.fields[1].parent, Some(0));
+    }
+
+    #[test]
+    fn top_ancestors_refuses_loops_and_missing_parents() {
+        let mut d = Descriptor { fields: vec![field(0, Some(1)), field(1, Some(0))], ..Default::default() };
+        let e = top_ancestors(&d).unwrap_err().to_string();
+        assert!(e.contains("loop"), "{e}");
+        d.fields = vec![field(0, None), field(1, Some(7))];
+        let e = top_ancestors(&d).unwrap_err().to_string();
+        assert!(e.contains("parent 7"), "{e}");
+    }
+
+    #[test]
+    fn top_fields_keeps_schema_order_and_names_the_unknown() {
+        let d = Descriptor { fields: vec![field(0, None), field(1, None), field(2, Some(1))], ..Default::default() };
+        let want = vec!["f1".to_string(), "f0".to_string()];
+        assert_eq!(top_fields(&d, Some(&want)).unwrap(), [0, 1]);
+        let e = top_fields(&d, Some(&["f2".to_string()])).unwrap_err().to_string();
+        assert!(e.contains("no top-level field 'f2'") && e.contains("f0, f1"), "{e}");
     }
 }

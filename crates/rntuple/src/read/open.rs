@@ -40,6 +40,8 @@ pub struct Reader {
     pub(super) kinds: Vec<std::result::Result<Kind, String>>,
     /// Per field: whether it and its whole subtree can be read.
     pub(super) readable: Vec<bool>,
+    /// The top-level fields by name (the first of a name, should a file repeat one).
+    pub(super) top_by_name: std::collections::HashMap<String, u32>,
     pub(super) stats: ReadStats,
     pub(super) verify_page_checksums: bool,
     pub(super) threads: usize,
@@ -120,7 +122,11 @@ impl Reader {
                 }
             }
         }
-        Ok(Reader { src, anchor, desc, kinds, readable, stats: ReadStats::default(), verify_page_checksums: true, threads: default_threads() })
+        let mut top_by_name = std::collections::HashMap::new();
+        for f in desc.fields.iter().filter(|f| f.parent.is_none()) {
+            top_by_name.entry(f.name.clone()).or_insert(f.id);
+        }
+        Ok(Reader { src, anchor, desc, kinds, readable, top_by_name, stats: ReadStats::default(), verify_page_checksums: true, threads: default_threads() })
     }
 }
 

@@ -116,24 +116,19 @@ impl Reader {
     pub(super) fn resolve_fields(&self, fields: Option<&[&str]>) -> Result<Vec<u32>> {
         match fields {
             None => Ok(self.fields().iter().map(|f| f.id).collect()),
-            Some(names) => {
-                // One map of the top-level names: resolving many names stays linear.
-                let top: std::collections::HashMap<&str, u32> =
-                    self.desc.fields.iter().filter(|f| f.parent.is_none()).map(|f| (f.name.as_str(), f.id)).collect();
-                names
-                    .iter()
-                    .map(|n| {
-                        let id = top.get(n).copied().ok_or_else(|| {
-                            let all: Vec<&str> = self.fields().iter().map(|f| f.name.as_str()).collect();
-                            Error::NotFound(format!("no top-level field '{n}' in RNTuple '{}' (fields: {})", self.desc.name, all.join(", ")))
-                        })?;
-                        if !self.readable[id as usize] {
-                            return Err(Error::Unsupported(format!("field '{n}' cannot be read: {}", self.first_problem(id))));
-                        }
-                        Ok(id)
-                    })
-                    .collect()
-            }
+            Some(names) => names
+                .iter()
+                .map(|n| {
+                    let id = self.top_by_name.get(*n).copied().ok_or_else(|| {
+                        let all: Vec<&str> = self.fields().iter().map(|f| f.name.as_str()).collect();
+                        Error::NotFound(format!("no top-level field '{n}' in RNTuple '{}' (fields: {})", self.desc.name, all.join(", ")))
+                    })?;
+                    if !self.readable[id as usize] {
+                        return Err(Error::Unsupported(format!("field '{n}' cannot be read: {}", self.first_problem(id))));
+                    }
+                    Ok(id)
+                })
+                .collect(),
         }
     }
 

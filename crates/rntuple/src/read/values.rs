@@ -102,14 +102,7 @@ impl Reader {
             .schema()
             .fields()
             .iter()
-            .map(|fl| {
-                self.descriptor()
-                    .fields
-                    .iter()
-                    .find(|f| f.parent.is_none() && &f.name == fl.name())
-                    .map(|f| f.id)
-                    .ok_or_else(|| Error::NotFound(fl.name().clone()))
-            })
+            .map(|fl| self.top_by_name.get(fl.name()).copied().ok_or_else(|| Error::NotFound(fl.name().clone())))
             .collect::<Result<_>>()?;
         let mut out = Vec::with_capacity(batch.num_rows());
         for row in 0..batch.num_rows() {

@@ -108,9 +108,10 @@ pub(crate) fn plan_schema(desc: &mut Descriptor, schema: &[(String, TypeExpr)], 
     let mut cols = Vec::new();
     let mut plans: Vec<(String, Plan)> = Vec::new();
     let mut n_counters = 0usize;
+    let mut seen = std::collections::HashSet::with_capacity(schema.len());
     for (fname, te) in schema {
         check_field_name(fname)?;
-        if plans.iter().any(|(n, _)| n == fname) {
+        if !seen.insert(fname.as_str()) {
             return Err(Error::Invalid(format!("field '{fname}' appears twice in the schema")));
         }
         let plan = plan_field(desc, &mut cols, &mut n_counters, None, fname, te, compressed, Origin { ext: None, mult: Some(1) })?;
@@ -259,9 +260,10 @@ pub(crate) fn plan_field(
         }
         TypeExpr::Record(members) => {
             let mut children = Vec::new();
-            for (i, (m, t)) in members.iter().enumerate() {
+            let mut seen = std::collections::HashSet::with_capacity(members.len());
+            for (m, t) in members {
                 check_field_name(m).map_err(|e| Error::Invalid(format!("field '{name}': {e}")))?;
-                if members[..i].iter().any(|(o, _)| o == m) {
+                if !seen.insert(m.as_str()) {
                     return Err(Error::Invalid(format!("field '{name}': member '{m}' appears twice")));
                 }
                 children.push(plan_field(desc, cols, counters, Some(id), m, t, compressed, origin)?);
