@@ -58,7 +58,7 @@ test-long: venv build python
 # CPU priority, with the smoke run's memory limits; logs and per-target CPU time in fuzz/logs/.
 FUZZ_LONG_SECONDS ?= 3600
 fuzz-long:
-	FUZZ_PARALLEL=1 FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_SECONDS_EACH=$(FUZZ_LONG_SECONDS) nice -n 19 bash fuzz/smoke.sh
+	FUZZ_PARALLEL=1 FUZZ_TIMEOUT=120 FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_SECONDS_EACH=$(FUZZ_LONG_SECONDS) nice -n 19 bash fuzz/smoke.sh
 
 # The Python package (python/, a PyO3 extension built by maturin with its own target directory), installed
 # into $(VENV) in editable mode.

@@ -23,6 +23,8 @@ Writing::
         w.extend({"x": numpy.arange(10, dtype="float32")})
     with rntuple.ParallelWriter("out.root", "Events", {"x": "float"}) as w:
         ...  # each thread: with w.fill_context() as ctx: ctx.extend(chunk)
+    with rntuple.FileWriter("out.root") as fw:                      # several RNTuples in one file
+        events, runs = fw.parallel_writer("Events", {"x": "float"}), fw.writer("Runs", {"run": "std::uint32_t"})
 
 Errors from the library raise :class:`RNTupleError` with its message (what is wrong and where), or rather one
 of its subclasses by kind: :class:`NotFoundError` (also a ``KeyError``: a missing RNTuple or field),
@@ -31,7 +33,10 @@ of its subclasses by kind: :class:`NotFoundError` (also a ``KeyError``: a missin
 :class:`InternalError` (a bug) and :class:`RNTupleIOError` (also an ``OSError``).
 """
 
+from ._attributes import AttributeSet, AttributeSetWriter
+from ._classes import Class, Enum
 from ._dataset import concatenate, iterate
+from ._file_writer import FileWriter
 from ._reading import Field, File, RNTuple, open, parse_size
 from ._rntuple import (
     CorruptFileError,
@@ -51,9 +56,14 @@ from ._writing import FillContext, ParallelWriter, Writer, infer_schema, root_ty
 __version__ = "0.1.0"
 
 __all__ = [
+    "AttributeSet",
+    "AttributeSetWriter",
+    "Class",
     "CorruptFileError",
+    "Enum",
     "Field",
     "File",
+    "FileWriter",
     "FillContext",
     "InternalError",
     "InvalidArgumentError",

@@ -13,9 +13,26 @@ __version__: str
 _Path = Union[str, os.PathLike[str]]
 _Fields = Union[str, Sequence[str], None]
 # A field type: a ROOT type name, an untyped record {member: type} or an untyped collection [type].
-_FieldType = Union[str, Mapping[str, "_FieldType"], list["_FieldType"]]
+_FieldType = Union[str, Mapping[str, "_FieldType"], list["_FieldType"], "Class", "Enum"]
 _Schema = Union[Mapping[str, _FieldType], Sequence[tuple[str, _FieldType]]]
 _Data = Union[ak.Array, pa.Table, pa.RecordBatch, Mapping[str, Any], Sequence[Mapping[str, Any]]]
+
+class Class:
+    """A ROOT class as a field type: type name, class version, ROOT's type checksum, members as subfields,
+    base classes as subfields ``:_0``, ``:_1``, ...; values are records (base members under ``":_0"``...)."""
+    name: str
+    members: dict[str, _FieldType]
+    version: int
+    bases: list[Class]
+    checksum: int | None
+    def __init__(self, name: str, members: Mapping[str, _FieldType], version: int = 1,
+                 bases: Sequence[Class] = (), checksum: int | None = None) -> None: ...
+
+class Enum:
+    """A C++ enum as a field type: type ``name`` over one subfield ``_0`` of the underlying integer type."""
+    name: str
+    underlying: str
+    def __init__(self, name: str, underlying: str = "std::int32_t") -> None: ...
 
 class RNTupleError(Exception):
     """An error from the rntuple library (damaged or unsupported file, missing RNTuple or field, a value that
@@ -100,8 +117,37 @@ class File:
     def __enter__(self) -> File: ...
     def __exit__(self, *exc: object) -> None: ...
 
+class AttributeSet:
+    """One attribute set of an RNTuple (ROOT 6.38+'s experimental attributes)."""
+
+    ntuple: RNTuple
+    @property
+    def name(self) -> str: ...
+    @property
+    def num_entries(self) -> int: ...
+    def arrays(self) -> ak.Array:
+        """Records ``{_rangeStart, _rangeLen, _userData}``."""
+    def entries(self) -> list[tuple[int, int, dict[str, Any]]]:
+        """``(range start, range length, values)`` of every attribute entry."""
+    def entries_for(self, entry: int) -> list[tuple[int, int, dict[str, Any]]]:
+        """The attribute entries whose range holds main entry ``entry``."""
+
+class AttributeSetWriter:
+    """Writes one attribute set of a :class:`Writer`."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def num_entries(self) -> int: ...
+    def commit_range(self, start: int, stop: int, values: Mapping[str, Any]) -> None:
+        """Associates ``values`` with the main entries ``[start, stop)``."""
+
 class RNTuple:
     """Reads one RNTuple."""
+
+    @property
+    def attributes(self) -> dict[str, AttributeSet]:
+        """The attribute sets linked from this RNTuple."""
 
     @property
     def name(self) -> str:
@@ -179,6 +225,8 @@ class Writer:
         """Appends one entry."""
     def add_field(self, name: str, type_name: str) -> None:
         """Adds a top-level field after entries were written."""
+    def attributes(self, name: str, schema: _Schema) -> AttributeSetWriter:
+        """Creates an attribute set of this RNTuple, committed with the writer."""
     def commit(self) -> int:
         """Completes the file; returns its size."""
     def close(self) -> int:
@@ -211,6 +259,33 @@ class ParallelWriter:
     def close(self) -> int:
         """Same as :meth:`commit`."""
     def __enter__(self) -> ParallelWriter: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+class FileWriter:
+    """One ROOT file holding several RNTuples written at once (a context manager: commits on a normal exit,
+    discards the file on an exception)."""
+
+    def __init__(self, path: _Path, *, compression: int = ..., approx_zipped_cluster_size: int = ...,
+                 max_unzipped_cluster_size: int = ..., initial_unzipped_page_size: int = ...,
+                 max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
+                 imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ...,
+                 stream_uncompressed_pages: bool = ..., use_direct_io: bool = ..., preallocate: bool = ...,
+                 update_existing_file: bool = ..., write_outside_lock: bool = ..., max_key_size: int = ...,
+                 checkpoint_clusters: int = ...) -> None: ...
+    def writer(self, ntuple_name: str, schema: _Schema | None = None, **options: Any) -> Writer:
+        """A sequential writer of a new RNTuple of this file."""
+    def parallel_writer(self, ntuple_name: str, schema: _Schema | None = None, **options: Any) -> ParallelWriter:
+        """A parallel writer of a new RNTuple of this file."""
+    @property
+    def ntuple_names(self) -> list[str]:
+        """The RNTuples started in this file, in order."""
+    def commit(self) -> int:
+        """Commits the writers still open, then the file; returns its size."""
+    def close(self) -> int:
+        """Same as :meth:`commit`."""
+    def abort(self) -> None:
+        """Discards the file."""
+    def __enter__(self) -> FileWriter: ...
     def __exit__(self, *exc: object) -> None: ...
 
 class FillContext:

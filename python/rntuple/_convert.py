@@ -6,8 +6,9 @@ field tree of the RNTuple and builds awkward contents directly on the Arrow buff
 except where uproot's layout differs from Arrow's and a small transformation is needed:
 
 * booleans (bit-packed in Arrow, one byte each in awkward);
-* leaves whose in-file column is narrower than the C++ type (``Double32_t``, Real16, Real32Trunc/Quant: uproot
-  gives float32/float16 following the column) and ``char`` (uproot: uint8);
+* integer leaves take the dtype uproot gives their in-file column (``char``: uint8); floating-point leaves take
+  their field's C++ type, as the Arrow array does (``double``/``Double32_t`` stored as SplitReal32, Real32Trunc,
+  Real32Quant or Real16: float64, not the float32/float16 uproot gives; ``float`` stored as Real16: float32);
 * ``std::optional`` -> IndexedOptionArray (index -1 for missing), ``std::unique_ptr`` -> a list of 0 or 1;
 * ``std::map`` -> list of (key, value) tuples; ``std::variant`` -> UnionArray whose tag 0 is the valueless
   state (IndexedOptionArray of EmptyArray) and whose alternatives are UnmaskedArrays;
@@ -200,6 +201,10 @@ def _index(values: np.ndarray, index32: bool):
 # ----- conversion ------------------------------------------------------------------------------------------
 
 def _leaf_dtype(node: FieldNode, arrow_dtype) -> np.dtype:
+    if np.dtype(arrow_dtype).kind == "f":
+        # The field's type decides (the native reader already decoded the column into it): a double field whose
+        # column is 32 bits or narrower is float64, with ROOT's values (a quantized double is computed in double).
+        return np.dtype(arrow_dtype)
     if node.columns:
         dt = _COLUMN_DTYPE.get(node.columns[0][0])
         if dt is not None:

@@ -177,6 +177,15 @@ class RNTuple:
         return self.num_entries
 
     @property
+    def attributes(self) -> dict:
+        """The attribute sets linked from this RNTuple (ROOT 6.38+'s experimental attributes): name ->
+        :class:`rntuple.AttributeSet`."""
+        from ._attributes import AttributeSet
+
+        return {n: AttributeSet(n, RNTuple(self._native.attribute_set(n), self._path))
+                for n in self._native.attribute_set_names()}
+
+    @property
     def schema(self) -> dict[str, str]:
         """Top-level field name -> ROOT type name (``std::vector<float>``; untyped records and collections as
         ``(untyped record)`` / ``(untyped collection)``), for the readable fields, in schema order."""

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import _rntuple
+from ._classes import Class, Enum
 
 RNTupleError = _rntuple.RNTupleError
 InvalidArgumentError = _rntuple.InvalidArgumentError
@@ -169,11 +170,63 @@ def _is_type(t) -> bool:
     """A field type: a ROOT type name, an untyped record ``{member: type}`` or an untyped collection ``[type]``."""
     if isinstance(t, str):
         return True
+    if isinstance(t, (Class, Enum)):  # named C++ classes and enums (rntuple.Class / rntuple.Enum)
+        return all(_is_type(x) for x in t._types())
     if isinstance(t, Mapping):
         return all(isinstance(k, str) and _is_type(v) for k, v in t.items())
     if isinstance(t, list):
         return len(t) == 1 and _is_type(t[0])
     return False
+
+
+_COLUMN_OPTION_KEYS = ("half", "truncate", "quantize")
+
+
+def _is_column_options(t) -> bool:
+    """A field type with column options: ``(type, {"truncate": bits} | {"quantize": (min, max, bits)} |
+    {"half": True})``."""
+    return isinstance(t, tuple) and len(t) == 2 and isinstance(t[1], Mapping) and _is_type(t[0])
+
+
+def _strip_column_options(t, path: str, out: list) -> Any:
+    """The type ``t`` without column options; the options found go to ``out`` as (field path, dict)."""
+    if _is_column_options(t):
+        unknown = [k for k in t[1] if k not in _COLUMN_OPTION_KEYS]
+        if unknown or len(t[1]) != 1:
+            raise TypeError(f"field '{path}': column options must be one of {{'half': True}}, {{'truncate': bits}} "
+                            f"or {{'quantize': (min, max, bits)}}; got {dict(t[1])!r}")
+        out.append((path, dict(t[1])))
+        return _strip_column_options(t[0], path, out)
+    if isinstance(t, Mapping):
+        return {k: _strip_column_options(v, f"{path}.{k}", out) for k, v in t.items()}
+    if isinstance(t, list) and len(t) == 1:
+        return [_strip_column_options(t[0], f"{path}._0", out)]
+    return t
+
+
+def split_column_options(schema) -> tuple[Any, list[tuple[str, dict]]]:
+    """A schema whose types may carry column options -> (the schema without them, [(field path, options)]).
+
+    A field's type may be ``(type, options)`` with options ``{"half": True}`` (IEEE half precision),
+    ``{"truncate": bits}`` (the float's top 10..31 bits, rounding towards zero) or ``{"quantize": (min, max,
+    bits)}`` (1..32 bits over [min, max]; values outside are an error), as ROOT's ``SetHalfPrecision``,
+    ``SetTruncated`` and ``SetQuantized``, for float and double fields, also inside untyped collections and
+    records: ``[("float", {"truncate": 12})]``, ``{"pt": ("float", {"half": True})}``."""
+    if schema is None:
+        return None, []
+    items = list(schema.items()) if isinstance(schema, Mapping) else [tuple(x) for x in schema]
+    out: list[tuple[str, dict]] = []
+    plain = [(n, _strip_column_options(t, n, out)) if len(item) == 2 and isinstance(n, str) else item
+             for item in items for n, t in [(item[0], item[-1])]]
+    return plain, out
+
+
+def _with_column_options(schema, options: dict) -> tuple[Any, dict]:
+    """(schema without column options, the write options with them under ``columns``)."""
+    schema, cols = split_column_options(schema)
+    if cols:
+        options = {**options, "columns": [*options.get("columns", ()), *cols]}
+    return schema, options
 
 
 def normalize_schema(schema) -> list[tuple[str, Any]]:
@@ -359,6 +412,8 @@ def _explain(exc: RNTupleError, schema, data: _Data) -> RNTupleError:
 def _mentions(t, what: str) -> bool:
     if isinstance(t, str):
         return what in t
+    if isinstance(t, (Class, Enum)):
+        return any(_mentions(v, what) for v in t._types())
     if isinstance(t, Mapping):
         return any(_mentions(v, what) for v in t.values())
     return any(_mentions(v, what) for v in t)
@@ -399,7 +454,7 @@ def _write_into(native, data: _Data, schema) -> int:
 
 
 def _options(options: dict) -> dict:
-    known = set(_rntuple.WRITE_OPTION_NAMES)
+    known = set(_rntuple.WRITE_OPTION_NAMES) | {"columns"}
     unknown = [k for k in options if k not in known]
     if unknown:
         raise TypeError(f"unknown write option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -433,16 +488,29 @@ class Writer:
     def __init__(self, path, ntuple_name: str = "Events", schema=None, **options):
         self._path = os.fspath(path)
         self._name = ntuple_name
-        self._options = _options(options)
+        schema, self._options = _with_column_options(schema, _options(options))
         self._schema = None if schema is None else normalize_schema(schema)
         self._native = None
         self._size = None
         self._aborted = False
+        # Makes the native writer from the schema (a FileWriter's writers are made by the file).
+        self._factory = lambda schema: _rntuple.NativeWriter(self._path, self._name, schema, self._options)
         if self._schema is not None:
             self._create()
 
+    @classmethod
+    def _of_file(cls, path, ntuple_name: str, schema, factory, options: dict) -> "Writer":
+        """A writer whose native part ``factory(schema)`` makes (see :class:`rntuple.FileWriter`)."""
+        w = cls.__new__(cls)
+        w._path, w._name, w._options = os.fspath(path), ntuple_name, options
+        w._schema = None if schema is None else normalize_schema(schema)
+        w._native, w._size, w._aborted, w._factory = None, None, False, factory
+        if w._schema is not None:
+            w._create()
+        return w
+
     def _create(self):
-        self._native = _rntuple.NativeWriter(self._path, self._name, self._schema, self._options)
+        self._native = self._factory(self._schema)
 
     @property
     def schema(self) -> dict[str, Any] | None:
@@ -478,6 +546,14 @@ class Writer:
             raise InvalidArgumentError("add_field needs a schema or some data first")
         self._native.add_field(name, type_name)
         self._schema.append((name, type_name))
+
+    def attributes(self, name: str, schema):
+        """Creates the attribute set ``name`` of this RNTuple (ROOT 6.38+'s experimental attributes) with the
+        given schema; returns an :class:`rntuple.AttributeSetWriter` whose ``commit_range(start, stop, values)``
+        annotates the main entries ``[start, stop)``. The set is committed with this writer."""
+        from ._attributes import create
+
+        return create(self, name, schema)
 
     def checkpoint(self) -> None:
         """Makes the file on disk a complete ROOT file holding every entry written so far, while the writer
@@ -540,14 +616,26 @@ class ParallelWriter:
     def __init__(self, path, ntuple_name: str = "Events", schema=None, **options):
         self._path = os.fspath(path)
         self._name = ntuple_name
-        self._options = _options(options)
+        schema, self._options = _with_column_options(schema, _options(options))
         self._schema = None if schema is None else normalize_schema(schema)
         self._native = None
         self._lock = threading.Lock()
         self._contexts: "weakref.WeakSet[FillContext]" = weakref.WeakSet()
         self._size = None
+        self._factory = lambda schema: _rntuple.NativeParallelWriter(self._path, self._name, schema, self._options)
         if self._schema is not None:
-            self._native = _rntuple.NativeParallelWriter(self._path, self._name, self._schema, self._options)
+            self._native = self._factory(self._schema)
+
+    @classmethod
+    def _of_file(cls, path, ntuple_name: str, schema, factory, options: dict) -> "ParallelWriter":
+        """A parallel writer whose native part ``factory(schema)`` makes (see :class:`rntuple.FileWriter`)."""
+        w = cls.__new__(cls)
+        w._path, w._name, w._options = os.fspath(path), ntuple_name, options
+        w._schema = None if schema is None else normalize_schema(schema)
+        w._native, w._lock, w._contexts, w._size, w._factory = None, threading.Lock(), weakref.WeakSet(), None, factory
+        if w._schema is not None:
+            w._native = factory(w._schema)
+        return w
 
     def _ensure(self, data: _Data | None):
         with self._lock:
@@ -555,7 +643,7 @@ class ParallelWriter:
                 raise InvalidArgumentError(f"the parallel writer of {self._path!r} was committed already")
             if self._native is None:
                 self._schema = data.infer_schema() if data is not None else []
-                self._native = _rntuple.NativeParallelWriter(self._path, self._name, self._schema, self._options)
+                self._native = self._factory(self._schema)
             return self._native
 
     @property

@@ -108,6 +108,9 @@ fn py_type(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<TypeExp
         let name: String = s.extract()?;
         return typename::parse(&name).map_err(|e| e.context(format!("field '{path}'"))).or_raise(obj.py());
     }
+    if let Some(te) = py_named_type(obj, path, depth)? {
+        return Ok(te);
+    }
     if let Ok(d) = obj.downcast::<PyDict>() {
         let mut members = Vec::with_capacity(d.len());
         for (k, v) in d.iter() {
@@ -131,6 +134,49 @@ fn py_type(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<TypeExp
         "field '{path}': a type is a ROOT type name (str), an untyped record ({{member: type}}) or an untyped collection ([item type]); got {:.60}",
         obj.get_type().name()?
     )))
+}
+
+/// An `rntuple.Class` (a class field) or `rntuple.Enum` (an enum over its integer), else `None`.
+fn py_named_type(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<Option<TypeExpr>> {
+    let ty = obj.get_type();
+    if ty.module()? != "rntuple._classes" {
+        return Ok(None);
+    }
+    match ty.name()?.to_string().as_str() {
+        "Class" => py_class(obj, path, depth).map(|c| Some(TypeExpr::Class(Box::new(c)))),
+        "Enum" => {
+            let name: String = obj.getattr("name")?.extract()?;
+            let under: String = obj.getattr("underlying")?.extract()?;
+            match typename::parse(&under) {
+                Ok(TypeExpr::Scalar(s, None)) => Ok(Some(TypeExpr::Enum(name, s))),
+                _ => Err(PyValueError::new_err(format!("field '{path}': enum {name} over '{under}': the underlying type of an enum is an integer type"))),
+            }
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The class definition of an `rntuple.Class`: members in order, bases, version, checksum.
+fn py_class(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<typename::ClassDef> {
+    if depth > MAX_TYPE_DEPTH {
+        return Err(PyValueError::new_err(format!("field '{path}': the type nests deeper than {MAX_TYPE_DEPTH} levels")));
+    }
+    let name: String = obj.getattr("name")?.extract()?;
+    let mut c = typename::ClassDef::new(name.clone()).version(obj.getattr("version")?.extract()?);
+    if let Some(ck) = obj.getattr("checksum")?.extract::<Option<u32>>()? {
+        c = c.checksum(ck);
+    }
+    for (i, b) in obj.getattr("bases")?.try_iter()?.enumerate() {
+        c = c.base(py_class(&b?, &format!("{path}.:_{i}"), depth + 1)?);
+    }
+    let members = obj.getattr("members")?;
+    let members = members.downcast::<PyDict>().map_err(|_| PyTypeError::new_err(format!("field '{path}': class {name}: members must be a dict")))?;
+    for (k, v) in members.iter() {
+        let k: String = k.extract().map_err(|_| PyTypeError::new_err(format!("field '{path}': class {name}: member names must be strings, got {k:.60}")))?;
+        let t = py_type(&v, &format!("{path}.{k}"), depth + 1)?;
+        c = c.member(k, t);
+    }
+    Ok(c)
 }
 
 /// A schema from Python: (field name, type) pairs, the types as [`py_type`] takes them.

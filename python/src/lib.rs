@@ -12,6 +12,7 @@
 //! - `options`: write options as keyword arguments;
 //! - `read`: `NativeFile` and `NativeReader`; `source`: Python file objects as byte sources;
 //! - `write`: `NativeWriter`; `parallel`: `NativeParallelWriter` and `NativeFillContext`;
+//!   `file_writer`: `NativeFileWriter` (several RNTuples into one file);
 //! - `ops`: `merge`, `skim` and the report of `check`.
 
 use pyo3::prelude::*;
@@ -19,6 +20,7 @@ use pyo3::prelude::*;
 mod arrow_ffi;
 mod convert;
 mod errors;
+mod file_writer;
 mod ops;
 mod options;
 mod parallel;
@@ -33,6 +35,7 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     read::register(m)?;
     write::register(m)?;
     parallel::register(m)?;
+    file_writer::register(m)?;
     ops::register(m)?;
     m.add_function(wrap_pyfunction!(convert::normalize_type, m)?)?;
     Ok(())

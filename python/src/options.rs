@@ -5,7 +5,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rntuple::write::options::{OptionInfo, OptionKind, OptionValue};
+use rntuple::write::options::{ColumnOptions, FloatRepr, OptionInfo, OptionKind, OptionValue};
 use rntuple::write::WriteOptions;
 
 use crate::errors::OrRaise;
@@ -33,6 +33,10 @@ pub(crate) fn write_options(opts: Option<&Bound<'_, PyDict>>) -> PyResult<WriteO
     let Some(d) = opts else { return Ok(o) };
     for (k, v) in d.iter() {
         let k: String = k.extract()?;
+        if k == "columns" {
+            o.columns = column_options(&v)?;
+            continue;
+        }
         let Some(info) = WriteOptions::OPTIONS.iter().find(|i| i.name == k) else {
             return Err(PyTypeError::new_err(format!("unknown write option '{k}' (known: {})", option_names().join(", "))));
         };
@@ -47,6 +51,43 @@ pub(crate) fn write_options(opts: Option<&Bound<'_, PyDict>>) -> PyResult<WriteO
     }
     o.validate().or_raise(d.py())?;
     Ok(o)
+}
+
+/// Column options from `[(field path, {"half": True} | {"truncate": bits} | {"quantize": (min, max,
+/// bits)}), ...]` (what the Python layer makes of `(type, options)` schema entries); a malformed
+/// entry is a `TypeError` naming the field.
+fn column_options(v: &Bound<'_, PyAny>) -> PyResult<ColumnOptions> {
+    let mut out = ColumnOptions::new();
+    for item in v.try_iter()? {
+        let item = item?;
+        let (path, d): (String, Bound<'_, PyDict>) =
+            item.extract().map_err(|_| PyTypeError::new_err(format!("column options must be (field path, dict) pairs, got {item:.100}")))?;
+        let bad = |what: &str| {
+            PyTypeError::new_err(format!(
+                "field '{path}': {what}; column options are {{'half': True}}, {{'truncate': bits}} or {{'quantize': (min, max, bits)}}"
+            ))
+        };
+        if d.len() != 1 {
+            return Err(bad("one column option per field"));
+        }
+        for (k, val) in d.iter() {
+            let k: String = k.extract().map_err(|_| bad("option names are strings"))?;
+            let bits = |b: i64| u8::try_from(b).unwrap_or(u8::MAX);
+            let repr = match k.as_str() {
+                "half" if val.extract::<bool>().map_err(|_| bad("'half' takes True"))? => FloatRepr::Half,
+                "half" => continue,
+                "truncate" => FloatRepr::Truncated { bits: bits(val.extract().map_err(|_| bad("'truncate' takes a number of bits"))?) },
+                "quantize" => {
+                    let (min, max, b): (f64, f64, i64) = val.extract().map_err(|_| bad("'quantize' takes (min, max, bits)"))?;
+                    FloatRepr::Quantized { min, max, bits: bits(b) }
+                }
+                other => return Err(bad(&format!("unknown column option '{other}'"))),
+            };
+            repr.validate().map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("field '{path}': {e}")))?;
+            out.set(&path, repr);
+        }
+    }
+    Ok(out)
 }
 
 /// The default write options as a dict (ROOT's `RNTupleWriteOptions` defaults).

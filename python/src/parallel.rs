@@ -26,6 +26,13 @@ pub struct NativeFillContext {
     entries: std::sync::atomic::AtomicU64,
 }
 
+impl NativeParallelWriter {
+    /// Wraps a parallel writer (one of a `FileWriter`'s).
+    pub(crate) fn wrap(inner: ParallelWriter) -> Self {
+        NativeParallelWriter { inner }
+    }
+}
+
 #[pymethods]
 impl NativeParallelWriter {
     #[new]

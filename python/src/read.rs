@@ -94,6 +94,17 @@ impl NativeReader {
         self.reader.descriptor().description.clone()
     }
 
+    /// Names of the attribute sets linked from this RNTuple's footer.
+    fn attribute_set_names(&self) -> Vec<String> {
+        self.reader.attribute_set_names()
+    }
+
+    /// The RNTuple of the attribute set `name` (fields `_rangeStart`, `_rangeLen`, `_userData`).
+    fn attribute_set(&self, py: Python<'_>, name: &str) -> PyResult<NativeReader> {
+        let r = unblocked(py, || self.reader.attribute_set(name)).or_raise(py)?;
+        Ok(NativeReader { reader: Arc::new(r.into_reader()) })
+    }
+
     /// Readable top-level fields in schema order: list of (name, type for display, field id).
     fn top_fields(&self) -> Vec<(String, String, u32)> {
         self.reader.fields().iter().map(|f| (f.name.clone(), self.reader.display_type(f.id), f.id)).collect()
@@ -113,7 +124,7 @@ impl NativeReader {
     }
 
     /// Every field record as a dict (id, name, type, alias, role, parent, children, repetition,
-    /// projection source, flags, kind, readable, columns of representation 0 as
+    /// projection source, flags, type version, type checksum, kind, readable, columns of representation 0 as
     /// (column type id, bits on storage)).
     fn field_records<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let d = self.reader.descriptor();
@@ -131,6 +142,8 @@ impl NativeReader {
             x.set_item("repetition", f.repetition)?;
             x.set_item("source", f.projection_source)?;
             x.set_item("flags", f.flags)?;
+            x.set_item("type_version", f.type_version)?;
+            x.set_item("type_checksum", f.type_checksum)?;
             x.set_item("readable", self.reader.is_readable(f.id))?;
             x.set_item("kind", self.reader.kind(f.id).ok().map(|k| format!("{k:?}")))?;
             let mut cols = Vec::new();

@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rntuple::write::writer::Writer;
+use rntuple::write::AttributeSetWriter;
 use rntuple::Error;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -16,12 +17,17 @@ use crate::options::write_options;
 
 /// Sequential writer (native part of `rntuple.Writer`).
 #[pyclass(module = "rntuple._rntuple", frozen)]
-struct NativeWriter {
+pub(crate) struct NativeWriter {
     inner: Mutex<Option<Writer>>,
     path: String,
 }
 
 impl NativeWriter {
+    /// Wraps a writer (one of a `FileWriter`'s); `path` names it in messages.
+    pub(crate) fn wrap(w: Writer, path: String) -> Self {
+        NativeWriter { inner: Mutex::new(Some(w)), path }
+    }
+
     fn committed_already(&self) -> Error {
         Error::Invalid(format!("the writer of '{}' was committed already", self.path))
     }
@@ -72,6 +78,13 @@ impl NativeWriter {
         self.with(py, move |w| w.add_field(&name, &type_name))
     }
 
+    /// Creates the attribute set `name` of this RNTuple (`Writer::attributes`).
+    fn attributes(&self, py: Python<'_>, name: String, schema: &Bound<'_, PyAny>) -> PyResult<NativeAttributeSetWriter> {
+        let schema = py_schema(schema)?;
+        let inner = self.with(py, move |w| w.attributes_with_types(&name, &schema))?;
+        Ok(NativeAttributeSetWriter { inner })
+    }
+
     /// Entries written so far.
     fn num_entries(&self, py: Python<'_>) -> PyResult<u64> {
         let g = self.inner.lock().map_err(|_| to_py_err(py, poisoned()))?;
@@ -111,8 +124,32 @@ impl NativeWriter {
     }
 }
 
+/// An attribute set of a sequential writer (native part of `rntuple.AttributeSetWriter`).
+#[pyclass(module = "rntuple._rntuple", frozen)]
+struct NativeAttributeSetWriter {
+    inner: AttributeSetWriter,
+}
+
+#[pymethods]
+impl NativeAttributeSetWriter {
+    /// Associates `values` (a dict of the set's fields, JSON form) with the main entries
+    /// `[start, stop)`.
+    fn commit_range(&self, py: Python<'_>, start: u64, stop: u64, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = pyo3::types::PyList::new(py, [values])?;
+        let mut v = rows_to_values(rows.as_any(), 0)?;
+        let v = v.pop().ok_or_else(|| pyo3::exceptions::PyValueError::new_err("no attribute values"))?;
+        unblocked(py, || self.inner.commit_range(start, stop, &v)).or_raise(py)
+    }
+
+    /// Attribute entries written so far.
+    fn num_entries(&self) -> u64 {
+        self.inner.num_entries()
+    }
+}
+
 /// Adds the sequential writer to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeWriter>()?;
+    m.add_class::<NativeAttributeSetWriter>()?;
     Ok(())
 }

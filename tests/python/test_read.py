@@ -401,7 +401,7 @@ def test_gil_released_while_reading(cms):
 
 
 def test_dtypes_follow_columns(testdata):
-    """uproot's dtype follows the on-disk column (Real16 -> float16, Real32Trunc/Quant -> float32)."""
+    """Float fields stored as Real32Trunc/Real32Quant come out as float32: the field's type decides, as for uproot."""
     p = testdata / "rntuple" / "test_float_types_rntuple_v1-0-0-0.root"
     if not p.exists():
         skip_or_fail(f"{p} missing")

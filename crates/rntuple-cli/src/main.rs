@@ -7,6 +7,7 @@ mod synthetic;
 
 use clap::{Parser, Subcommand};
 use cmd::bench_write::WriteBench;
+use cmd::precision::Precision;
 use cmd::select::Select;
 use std::io::Write;
 use std::process::ExitCode;
@@ -81,6 +82,8 @@ enum Cmd {
         /// a temporary name and renamed at the end).
         #[arg(long, default_value_t = 0, value_name = "K")]
         checkpoint_clusters: u64,
+        #[command(flatten)]
+        precision: Precision,
     },
     /// Merges the RNTuple of several files (same schema) into a new file by copying compressed
     /// pages, without decompressing them; prints one JSON object with what was copied.
@@ -128,6 +131,8 @@ enum Cmd {
         /// a temporary name and renamed at the end).
         #[arg(long, default_value_t = 0, value_name = "K")]
         checkpoint_clusters: u64,
+        #[command(flatten)]
+        precision: Precision,
     },
     /// Benchmarks.
     Bench {
@@ -224,11 +229,13 @@ fn main() -> ExitCode {
         Cmd::Merge { output, inputs, ntuple, compression, mode, checkpoint_clusters } => {
             cmd::merge::merge(&output, &inputs, ntuple.as_deref(), compression, &mode, checkpoint_clusters, progress)
         }
-        Cmd::Skim { input, output, sel, compression, reencode, checkpoint_clusters } => {
-            cmd::skim::skim(&input, &output, &sel, compression, reencode, checkpoint_clusters, progress)
+        Cmd::Skim { input, output, sel, compression, reencode, checkpoint_clusters, precision } => {
+            precision.column_options().and_then(|cols| cmd::skim::skim(&input, &output, &sel, compression, reencode, checkpoint_clusters, cols, progress))
         }
-        Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at, checkpoint_clusters } => {
-            cmd::import_json::import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at, checkpoint_clusters)
+        Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at, checkpoint_clusters, precision } => {
+            precision.column_options().and_then(|cols| {
+                cmd::import_json::import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at, checkpoint_clusters, cols)
+            })
         }
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref()),
         Cmd::Bench {

@@ -13,6 +13,7 @@ pub(crate) fn import_json(
     late: Option<&str>,
     late_at: usize,
     checkpoint_clusters: u64,
+    columns: rntuple::write::options::ColumnOptions,
 ) -> Res {
     use rntuple::write::{WriteOptions, Writer};
     let schema: serde_json::Map<String, serde_json::Value> =
@@ -36,7 +37,7 @@ pub(crate) fn import_json(
         }
     }
     let pairs: Vec<(&str, &str)> = fields.iter().filter(|(n, _)| !late.contains(&n.as_str())).map(|(a, b)| (a.as_str(), b.as_str())).collect();
-    let mut w = Writer::create(file, ntuple, &pairs, WriteOptions { compression, checkpoint_clusters, ..Default::default() })?;
+    let mut w = Writer::create(file, ntuple, &pairs, WriteOptions { compression, checkpoint_clusters, columns, ..Default::default() })?;
     // A bad entry leaves no output (the writer is aborted: a dropped writer would commit).
     if let Err(e) = fill_entries(&mut w, &entries, &fields, &late, late_at) {
         w.abort();

@@ -91,7 +91,7 @@ fn ntuple_json(name: &str, r: &Reader) -> serde_json::Value {
         let d = r.descriptor();
         let f = &d.fields[id as usize];
         out.push(serde_json::json!({
-            "path": field_path(r, id), "type": r.display_type(id), "type_alias": f.type_alias,
+            "path": r.descriptor().field_path(id), "type": r.display_type(id), "type_alias": f.type_alias,
             "projected": f.projection_source.is_some(), "schema_extension": f.from_extension,
             "streamer": matches!(r.kind(id), Ok(rntuple::logical::kind::Kind::Streamer)),
             "top_level": f.parent.is_none(), "readable": r.is_readable(id),
@@ -110,7 +110,7 @@ fn ntuple_json(name: &str, r: &Reader) -> serde_json::Value {
         .map(|(i, c)| {
             let t = ColumnType::from_u16(c.column_type);
             serde_json::json!({
-                "id": i, "field": field_path(r, c.field_id), "type": t.map_or(format!("unknown({:#x})", c.column_type), |t| t.name().to_string()),
+                "id": i, "field": r.descriptor().field_path(c.field_id), "type": t.map_or(format!("unknown({:#x})", c.column_type), |t| t.name().to_string()),
                 "encoding": t.map_or("?".to_string(), |t| t.encoding().to_string()), "bits": c.bits_on_storage,
                 "representation": c.representation, "deferred_first_element": (c.flags & 1 != 0).then_some(c.first_element),
                 "compressed_bytes": sizes[i].0, "uncompressed_bytes": sizes[i].1, "pages": sizes[i].2,
@@ -118,13 +118,14 @@ fn ntuple_json(name: &str, r: &Reader) -> serde_json::Value {
         })
         .collect();
     let aliases: Vec<serde_json::Value> =
-        d.aliases.iter().map(|al| serde_json::json!({ "field": field_path(r, al.field_id), "physical_column": al.physical })).collect();
+        d.aliases.iter().map(|al| serde_json::json!({ "field": r.descriptor().field_path(al.field_id), "physical_column": al.physical })).collect();
     let skipped: Vec<serde_json::Value> = r.skipped_fields().into_iter().map(|(n, why)| serde_json::json!({ "field": n, "why": why })).collect();
     serde_json::json!({
         "name": name, "format_version": format!("{}.{}.{}.{}", a.epoch, a.major, a.minor, a.patch), "writer": d.writer,
         "description": d.description, "entries": r.num_entries(), "clusters": d.clusters.len(), "cluster_groups": d.cluster_groups.len(),
         "compressed_bytes": sizes.iter().map(|s| s.0).sum::<u64>(), "uncompressed_bytes": sizes.iter().map(|s| s.1).sum::<u64>(),
         "fields": fields, "columns": columns, "alias_columns": aliases, "skipped_fields": skipped,
+        "attribute_sets": attribute_sets_json(r),
     })
 }
 
@@ -175,7 +176,7 @@ fn print_info(name: &str, r: &Reader) {
     println!("  columns:");
     println!("    {:>4}  {:<40} {:<13} {:<28} {:>5} {:>12} {:>12} {:>6}", "id", "field", "type", "encoding", "bits", "compressed", "uncompressed", "pages");
     for (i, c) in d.columns.iter().enumerate() {
-        let path = field_path(r, c.field_id);
+        let path = r.descriptor().field_path(c.field_id);
         let (tn, enc) = match ColumnType::from_u16(c.column_type) {
             Some(t) => (t.name().to_string(), t.encoding().to_string()),
             None => (format!("unknown({:#x})", c.column_type), "?".into()),
@@ -190,18 +191,48 @@ fn print_info(name: &str, r: &Reader) {
         println!("    {:>4}  {:<40} {:<13} {:<28} {:>5} {:>12} {:>12} {:>6}", i, path, tn, enc, c.bits_on_storage, sizes[i].0, sizes[i].1, sizes[i].2);
     }
     for a in &d.aliases {
-        println!("    alias: field {} -> physical column {}", field_path(r, a.field_id), a.physical);
+        println!("    alias: field {} -> physical column {}", r.descriptor().field_path(a.field_id), a.physical);
+    }
+    if !r.attribute_sets().is_empty() {
+        println!("  attribute sets:");
+        for set in attribute_sets_json(r) {
+            let name = set["name"].as_str().unwrap_or_default();
+            let version = set["schema_version"].as_str().unwrap_or_default();
+            match set.get("error").and_then(|e| e.as_str()) {
+                Some(e) => println!("    {name} (attribute schema {version}): unreadable: {e}"),
+                None => {
+                    let fields: Vec<String> = set["fields"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|f| format!("{}: {}", f[0].as_str().unwrap_or_default(), f[1].as_str().unwrap_or_default()))
+                        .collect();
+                    println!("    {name} (attribute schema {version}): {} entries; fields {}", set["entries"], fields.join(", "));
+                }
+            }
+        }
     }
 }
 
-fn field_path(r: &Reader, id: u32) -> String {
-    let d = r.descriptor();
-    let mut parts = vec![d.fields[id as usize].name.clone()];
-    let mut p = d.fields[id as usize].parent;
-    while let Some(pp) = p {
-        parts.push(d.fields[pp as usize].name.clone());
-        p = d.fields[pp as usize].parent;
-    }
-    parts.reverse();
-    parts.join(".")
+/// The attribute sets linked from the RNTuple: name, schema version, entries and the user's fields
+/// (or why the set cannot be read).
+fn attribute_sets_json(r: &Reader) -> Vec<serde_json::Value> {
+    r.attribute_sets()
+        .iter()
+        .map(|link| {
+            let version = format!("{}.{}", link.schema_major, link.schema_minor);
+            match r.attribute_set(&link.name) {
+                Ok(set) => {
+                    let ar = set.reader();
+                    let ad = ar.descriptor();
+                    let user = ad.top_level_fields().into_iter().find(|&i| ad.fields[i as usize].name == "_userData");
+                    let fields: Vec<serde_json::Value> = user
+                        .map(|u| ad.fields[u as usize].children.iter().map(|&c| serde_json::json!([ad.fields[c as usize].name, ar.display_type(c)])).collect())
+                        .unwrap_or_default();
+                    serde_json::json!({ "name": link.name, "schema_version": version, "entries": set.num_entries(), "fields": fields })
+                }
+                Err(e) => serde_json::json!({ "name": link.name, "schema_version": version, "error": e.to_string() }),
+            }
+        })
+        .collect()
 }

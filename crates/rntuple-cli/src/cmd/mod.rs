@@ -8,6 +8,7 @@ pub(crate) mod dump;
 pub(crate) mod import_json;
 pub(crate) mod info;
 pub(crate) mod merge;
+pub(crate) mod precision;
 pub(crate) mod select;
 pub(crate) mod skim;
 

@@ -6,7 +6,17 @@ use crate::progress::progress_bar;
 use rntuple::RNTupleFile;
 use std::time::Instant;
 
-pub(crate) fn skim(input: &str, output: &str, sel: &Select, compression: u32, reencode: bool, checkpoint_clusters: u64, progress: bool) -> Res {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn skim(
+    input: &str,
+    output: &str,
+    sel: &Select,
+    compression: u32,
+    reencode: bool,
+    checkpoint_clusters: u64,
+    columns: rntuple::write::options::ColumnOptions,
+    progress: bool,
+) -> Res {
     use rntuple::ops::skim::{skim_with_progress, Skim};
     let f = RNTupleFile::open(input)?;
     let name = pick_ntuple(&f, sel.ntuple.as_deref())?;
@@ -16,7 +26,7 @@ pub(crate) fn skim(input: &str, output: &str, sel: &Select, compression: u32, re
         entries: sel.entries.as_deref().map(|e| parse_range(Some(e), n)).transpose()?,
         reencode,
     };
-    let opts = rntuple::write::WriteOptions { compression, checkpoint_clusters, ..Default::default() };
+    let opts = rntuple::write::WriteOptions { compression, checkpoint_clusters, columns, ..Default::default() };
     let t = Instant::now();
     let pb = progress_bar(0, "entries", progress);
     let stats = skim_with_progress(input, &name, output, &what, opts, |done, total| {

@@ -192,6 +192,23 @@ pub struct ClusterDescriptor {
     pub columns: Vec<Option<ColumnRange>>,
 }
 
+/// A linked attribute set (format 1.0.1.0+, ROOT 6.38+, experimental): a separate RNTuple in the
+/// same file whose entries annotate ranges of this RNTuple's entries, found through its anchor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttributeSetLink {
+    /// Major version of the attribute schema (1: fields `_rangeStart`, `_rangeLen`, `_userData`).
+    pub schema_major: u16,
+    /// Minor version of the attribute schema.
+    pub schema_minor: u16,
+    /// Uncompressed length of the attribute RNTuple's anchor, its checksum included.
+    pub anchor_length: u32,
+    /// Where the attribute RNTuple's anchor is: the payload of a `ROOT::RNTuple` key that the
+    /// directory does not list.
+    pub anchor: Locator,
+    /// The attribute set's name (unique among the RNTuple's sets).
+    pub name: String,
+}
+
 /// Everything known about one RNTuple.
 #[derive(Debug, Clone, Default)]
 pub struct Descriptor {
@@ -217,6 +234,8 @@ pub struct Descriptor {
     pub header_checksum: u64,
     /// Number of header fields (the rest are from the schema extension).
     pub n_header_fields: usize,
+    /// Attribute sets linked from the footer (format 1.0.1.0+).
+    pub attribute_sets: Vec<AttributeSetLink>,
 }
 
 impl Descriptor {
@@ -237,6 +256,22 @@ impl Descriptor {
             cur = *self.fields[cur as usize].children.iter().find(|&&c| self.fields[c as usize].name == p)?;
         }
         Some(cur)
+    }
+    /// The dotted path of a field (`muons._0.pt`), for messages and options; a parent chain that
+    /// loops or leaves the field list ends the path where it goes wrong.
+    pub fn field_path(&self, id: u32) -> String {
+        let mut parts = Vec::new();
+        let mut cur = Some(id);
+        while let Some(i) = cur {
+            let Some(f) = self.fields.get(i as usize) else { break };
+            if parts.len() > self.fields.len() {
+                break;
+            }
+            parts.push(f.name.as_str());
+            cur = f.parent.filter(|&p| p != i);
+        }
+        parts.reverse();
+        parts.join(".")
     }
     /// Full C++ type name of a field (empty for untyped records and collections).
     pub fn type_name(&self, id: u32) -> &str {

@@ -210,8 +210,48 @@ pub fn parse_footer(buf: &[u8], d: &mut Descriptor) -> Result<()> {
         d.cluster_groups.push(ClusterGroupDescriptor { min_entry, entry_span, n_clusters, page_list: EnvelopeLink { length, locator } });
     }
     c.leave(&lg, "cluster group list")?;
-    // Format 1.0.1.0 appends a list of linked attribute sets; it is not needed for reading data.
+    // Format 1.0.1.0 appends a list of linked attribute sets (older footers end here; ROOT writes an
+    // empty list when there are none). Bytes after it belong to later versions and are ignored.
+    if c.remaining() > 0 {
+        parse_attribute_sets(&mut c, d)?;
+    }
     link_fields(d)?;
+    Ok(())
+}
+
+/// Longest anchor an attribute-set link may announce (ROOT's is 78 bytes; later versions may
+/// append members, not kilobytes).
+pub const MAX_ATTRIBUTE_ANCHOR: u32 = 4096;
+
+/// Parses the footer's list of linked attribute sets into `d.attribute_sets`.
+fn parse_attribute_sets(c: &mut Cursor, d: &mut Descriptor) -> Result<()> {
+    // A record is at least 8 (frame) + 8 (versions, anchor length) + 12 (locator) + 4 (name).
+    let la = c.list_frame("attribute set list", 32)?;
+    for i in 0..la.len() {
+        let at = c.pos();
+        let f = c.record_frame("attribute set record")?;
+        let schema_major = c.u16("attribute schema major version")?;
+        let schema_minor = c.u16("attribute schema minor version")?;
+        let anchor_length = c.u32("attribute anchor length")?;
+        let anchor = c.locator("attribute anchor locator")?;
+        let name = c.string("attribute set name")?;
+        c.leave(&f, "attribute set record")?;
+        if name.is_empty() {
+            return Err(Error::in_envelope(format!("attribute set {i} has an empty name"), at as u64, "footer"));
+        }
+        if d.attribute_sets.iter().any(|a| a.name == name) {
+            return Err(Error::in_envelope(format!("attribute set '{name}' is linked twice"), at as u64, "footer"));
+        }
+        if anchor_length == 0 || anchor_length > MAX_ATTRIBUTE_ANCHOR {
+            return Err(Error::in_envelope(
+                format!("attribute set '{name}': anchor length {anchor_length} is not within 1..={MAX_ATTRIBUTE_ANCHOR}"),
+                at as u64,
+                "footer",
+            ));
+        }
+        d.attribute_sets.push(AttributeSetLink { schema_major, schema_minor, anchor_length, anchor, name });
+    }
+    c.leave(&la, "attribute set list")?;
     Ok(())
 }
 

@@ -234,6 +234,21 @@ pub fn footer(d: &Descriptor) -> Vec<u8> {
         w.close(r);
     }
     w.close(l);
+    // Linked attribute sets (format 1.0.1.0+): only when there are some, so that a footer without
+    // them stays readable by readers that predate the list (uproot before 5.7).
+    if !d.attribute_sets.is_empty() {
+        let l = w.list(d.attribute_sets.len() as u32);
+        for a in &d.attribute_sets {
+            let r = w.record();
+            w.u16(a.schema_major);
+            w.u16(a.schema_minor);
+            w.u32(a.anchor_length);
+            w.locator(&a.anchor);
+            w.string(&a.name);
+            w.close(r);
+        }
+        w.close(l);
+    }
     envelope(ENVELOPE_FOOTER, &w.into_inner()).0
 }
 

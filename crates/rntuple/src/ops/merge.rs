@@ -161,7 +161,7 @@ pub fn merge_with_mode(
         return Err(Error::Invalid(format!(
             "merge: column {} of field '{}' in {} is deferred (late model extension, its first element is {}): merging such RNTuples is not supported",
             c.id,
-            field_path(first, c.field_id),
+            first.field_path(c.field_id),
             readers[0].0,
             c.first_element
         )));
@@ -285,7 +285,7 @@ fn verify_page_checksum(stored: &[u8], col: usize, offset: u64) -> Result<()> {
 /// in `out`'s column order, found through the fields' paths; a field `input` lacks, or has with
 /// another type or other columns, is the error.
 fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::result::Result<Vec<usize>, String> {
-    let by_path: HashMap<String, u32> = input.fields.iter().map(|f| (field_path(input, f.id), f.id)).collect();
+    let by_path: HashMap<String, u32> = input.fields.iter().map(|f| (input.field_path(f.id), f.id)).collect();
     let describe = |d: &Descriptor, id: u32| {
         let f = &d.fields[id as usize];
         format!(
@@ -298,7 +298,7 @@ fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::result::Result<V
     // field id -> input field id.
     let mut fields: HashMap<u32, u32> = HashMap::new();
     for f in out.fields.iter().filter(|f| f.projection_source.is_none()) {
-        let path = field_path(out, f.id);
+        let path = out.field_path(f.id);
         let &fid = by_path.get(&path).ok_or_else(|| format!("no field '{path}'"))?;
         let (want, got) = (describe(out, f.id), describe(input, fid));
         if want != got {
@@ -308,7 +308,7 @@ fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::result::Result<V
     }
     let mut map = Vec::with_capacity(out.columns.len());
     for c in &out.columns {
-        let path = field_path(out, c.field_id);
+        let path = out.field_path(c.field_id);
         let &fid = fields.get(&c.field_id).ok_or_else(|| format!("no field '{path}'"))?;
         let k = out.fields[c.field_id as usize]
             .columns
@@ -334,39 +334,23 @@ fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::result::Result<V
 fn schema_key(d: &Descriptor) -> Vec<String> {
     let mut k = Vec::with_capacity(d.fields.len() + d.columns.len() + d.aliases.len());
     for f in &d.fields {
-        let path = field_path(d, f.id);
+        let path = d.field_path(f.id);
         k.push(format!(
             "field '{path}': type '{}' (alias '{}', version {}/{}), role {:?}, flags {}, parent {:?}, repetition {:?}, projection {:?}, extension {}",
             f.type_name, f.type_alias, f.type_version, f.field_version, f.role, f.flags, f.parent, f.repetition, f.projection_source, f.from_extension
         ));
     }
     for c in &d.columns {
-        let path = field_path(d, c.field_id);
+        let path = d.field_path(c.field_id);
         k.push(format!(
             "column {} of field '{path}': type {} ({} bits), representation {}, flags {}, range {:?}, first element {}, extension {}",
             c.id, c.column_type, c.bits_on_storage, c.representation, c.flags, c.value_range, c.first_element, c.from_extension
         ));
     }
     for a in &d.aliases {
-        k.push(format!("alias column of field '{}' -> {}", field_path(d, a.field_id), a.physical));
+        k.push(format!("alias column of field '{}' -> {}", d.field_path(a.field_id), a.physical));
     }
     k
-}
-
-/// The dotted path of a field, for messages.
-pub(crate) fn field_path(d: &Descriptor, id: u32) -> String {
-    let mut parts = Vec::new();
-    let mut cur = Some(id);
-    while let Some(i) = cur {
-        let Some(f) = d.fields.get(i as usize) else { break };
-        if f.parent == Some(i) || parts.len() > d.fields.len() {
-            break;
-        }
-        parts.push(f.name.clone());
-        cur = f.parent.filter(|&p| p != i);
-    }
-    parts.reverse();
-    parts.join(".")
 }
 
 fn first_difference(a: &[String], b: &[String]) -> Option<String> {

@@ -35,9 +35,9 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::format::descriptor::{ClusterDescriptor, Descriptor, FieldDescriptor, Role};
-use crate::logical::typename::{self, TypeExpr};
-use crate::ops::merge::{copy_cluster_into, field_path};
+use crate::format::descriptor::{ClusterDescriptor, Descriptor, FieldDescriptor};
+use crate::logical::descriptor_types::field_type;
+use crate::ops::merge::copy_cluster_into;
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
 use crate::storage::output::refuse_same_file;
@@ -134,7 +134,8 @@ pub fn skim_reader(r: &Reader, output: impl AsRef<Path>, what: &Skim, opts: Writ
     // Copied pages keep projected fields as projections: their source fields come along.
     let top = top_ancestors(d)?;
     let copy_tops = with_projection_sources(d, &top, &tops)?;
-    let why_not_copy = if what.reencode {
+    // Column options (reduced-precision floats) change how values are encoded: re-encode.
+    let why_not_copy = if what.reencode || !opts.columns.is_empty() {
         None
     } else {
         let sub = subset(d, &top, &copy_tops)?;
@@ -269,10 +270,10 @@ fn subset(d: &Descriptor, top: &[u32], tops: &[u32]) -> Result<Subset> {
     for a in &d.aliases {
         let Some(nf) = fmap(a.field_id) else { continue };
         let Some(np) = column_map.get(a.physical as usize).copied().flatten() else {
-            let src = d.columns.get(a.physical as usize).map(|c| field_path(d, c.field_id)).unwrap_or_default();
+            let src = d.columns.get(a.physical as usize).map(|c| d.field_path(c.field_id)).unwrap_or_default();
             return Err(Error::Invalid(format!(
                 "skim: field '{}' is a projection of '{src}', which is not kept: select its top-level field too",
-                field_path(d, a.field_id)
+                d.field_path(a.field_id)
             )));
         };
         aliases.push(crate::format::descriptor::AliasColumn { physical: np, field_id: nf });
@@ -316,7 +317,7 @@ fn uncopyable(d: &Descriptor, sub: &Subset, clusters: &[&ClusterDescriptor], sta
     for &c in &sub.columns {
         let col = &d.columns[c];
         if col.first_element > 0 || col.suppressed_deferred {
-            return Some(format!("column {c} of '{}' is deferred (late model extension)", field_path(d, col.field_id)));
+            return Some(format!("column {c} of '{}' is deferred (late model extension)", d.field_path(col.field_id)));
         }
     }
     for cl in clusters {
@@ -370,33 +371,6 @@ fn copy_pages(
     }
     stats.file_bytes = ds.commit()?;
     Ok(stats)
-}
-
-/// The type a field is written with when re-encoding: its type name (its alias, for
-/// `Double32_t`), or, for untyped records and collections (empty type names), the record of its
-/// members / the collection of its item.
-fn field_type(d: &Descriptor, id: u32, depth: usize) -> Result<TypeExpr> {
-    let f = d.fields.get(id as usize).ok_or_else(|| Error::Invalid(format!("no field {id}")))?;
-    if depth > 64 {
-        return Err(Error::Invalid(format!("field '{}' nests deeper than 64 levels", field_path(d, id))));
-    }
-    if f.role == Role::Streamer {
-        return Err(Error::Unsupported(format!("field '{}' is a streamer field ({}), which this writer cannot write", field_path(d, id), f.type_name)));
-    }
-    if !f.type_name.is_empty() {
-        let name = if f.type_alias.is_empty() { &f.type_name } else { &f.type_alias };
-        // A cardinality (a projection of a collection's offsets) is written as its integer.
-        let name = name.strip_prefix("ROOT::RNTupleCardinality<").and_then(|t| t.strip_suffix('>')).unwrap_or(name);
-        return typename::parse(name).map_err(|e| Error::Unsupported(format!("field '{}' of type '{name}': {e}", field_path(d, id))));
-    }
-    match f.role {
-        Role::Record => {
-            let members = f.children.iter().map(|&c| Ok((d.fields[c as usize].name.clone(), field_type(d, c, depth + 1)?))).collect::<Result<Vec<_>>>()?;
-            Ok(TypeExpr::Record(members))
-        }
-        Role::Collection if f.children.len() == 1 => Ok(TypeExpr::Collection("std::vector".into(), Box::new(field_type(d, f.children[0], depth + 1)?))),
-        _ => Err(Error::Unsupported(format!("field '{}' has no type name and is not an untyped record or collection", field_path(d, id)))),
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -500,6 +474,7 @@ fn batch_end(d: &Descriptor, at: u64, stop: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::descriptor::Role;
 
     fn field(id: u32, parent: Option<u32>) -> FieldDescriptor {
         FieldDescriptor {

@@ -2,6 +2,7 @@
 
 pub mod column_type;
 pub mod element;
+pub mod reduced_float;
 crate::unstable_mod! {
     /// Fallible allocation bounded by what a file can back (internal).
     alloc

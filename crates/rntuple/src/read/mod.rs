@@ -4,9 +4,10 @@
 //! files below it: `open` (the `Reader` struct, descriptor loading) < `pages` (page I/O and
 //! unpacking) < `columns` (column decoding) < `arrow` (Arrow assembly) < `reader` (accessors and
 //! public entry points) < `values`, `typed`, `check`, `file`, and `bench` (benchmark helpers,
-//! `unstable` feature only).
+//! `unstable` feature only) < `attributes` (linked attribute sets, read as RNTuples of their own).
 
 mod arrow;
+pub mod attributes;
 #[cfg(feature = "unstable")]
 mod bench;
 pub mod check;

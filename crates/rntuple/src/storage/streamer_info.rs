@@ -4,6 +4,14 @@
 //! Built field by field from the layout of ROOT's object streaming (big-endian, byte counts
 //! `0x40000000 | n`, class tags `0xFFFFFFFF` + name for a first use and `0x80000000 | offset`
 //! for later uses, offsets counted from the start of the key).
+//!
+//! [`streamer_info_list`] adds, as ROOT does for an RNTuple with class fields, one
+//! `TStreamerInfo` per class the RNTuple's fields use (their bases and nested classes included):
+//! see [`classes`].
+
+use crate::logical::typename::ClassDef;
+
+pub mod classes;
 
 /// Big-endian buffer with ROOT byte counts.
 struct Buf {
@@ -65,8 +73,17 @@ impl Buf {
 const K_USHORT: u32 = 12;
 const K_ULONG: u32 = 14;
 
-/// The (uncompressed) payload of the StreamerInfo key for a key header of `key_len` bytes.
+/// The (uncompressed) payload of the StreamerInfo key for a key header of `key_len` bytes:
+/// `ROOT::RNTuple`'s streamer info only.
 pub fn rntuple_streamer_info(key_len: usize) -> Vec<u8> {
+    streamer_info_list(key_len, &[])
+}
+
+/// The (uncompressed) payload of the StreamerInfo key for a key header of `key_len` bytes:
+/// `ROOT::RNTuple`'s streamer info, then those of `classes` and of the classes they use (bases,
+/// member classes), each once, in that order (depth first).
+pub fn streamer_info_list(key_len: usize, classes: &[ClassDef]) -> Vec<u8> {
+    let infos = classes::with_dependencies(classes);
     let mut w = Buf { b: Vec::with_capacity(1300), displacement: key_len };
     let mut seen = Vec::new();
     // TList
@@ -74,7 +91,7 @@ pub fn rntuple_streamer_info(key_len: usize) -> Vec<u8> {
     w.u16(5);
     w.tobject(0);
     w.tstring("");
-    w.u32(1);
+    w.u32(1 + infos.len() as u32);
     // the TStreamerInfo, as an object pointer
     let obj = w.open();
     w.class_tag("TStreamerInfo", &mut seen);
@@ -129,6 +146,10 @@ pub fn rntuple_streamer_info(key_len: usize) -> Vec<u8> {
     w.close(si);
     w.close(obj);
     w.tstring(""); // the list's option string for the object
+    for c in infos {
+        classes::write_info(&mut w, &mut seen, c);
+        w.tstring("");
+    }
     w.close(list);
     w.b
 }

@@ -136,6 +136,8 @@ pub struct RootFileWriter {
     publish_at_checkpoint: bool,
     /// Set when keys are added to an existing file: the (class name, name) of the keys it had.
     existing_keys: Option<Vec<(String, String)>>,
+    /// Classes of the RNTuples' class fields, described in the StreamerInfo record.
+    classes: Vec<crate::logical::typename::ClassDef>,
 }
 
 impl RootFileWriter {
@@ -170,6 +172,7 @@ impl RootFileWriter {
             uuid,
             ctime: datime(),
             existing_keys: None,
+            classes: Vec::new(),
         };
         // Header placeholder, then the TFile key with an empty directory record (filled at finish).
         w.write_at(0, &[0u8; BEGIN as usize])?;
@@ -223,6 +226,7 @@ impl RootFileWriter {
             uuid: top.uuid,
             ctime: top.ctime,
             existing_keys: Some(top.keys),
+            classes: Vec::new(),
             publish_at_checkpoint: false,
         };
         Ok(w)
@@ -360,12 +364,39 @@ impl RootFileWriter {
         Ok(())
     }
 
-    /// Appends the StreamerInfo record describing `ROOT::RNTuple`, compressed with the file's
+    /// Appends the anchor key of an RNTuple that the directory does not list (an attribute set's,
+    /// as ROOT writes them: a `ROOT::RNTuple` key named after the set, found through the link in
+    /// its main RNTuple's footer). Returns the offset and length of the anchor object (the key's
+    /// payload).
+    pub fn write_hidden_anchor(&mut self, name: &str, a: &Anchor) -> Result<(u64, u64)> {
+        let payload = anchor_bytes(a);
+        let key_len = 34 + tstring_len("ROOT::RNTuple") + tstring_len(name) + tstring_len("");
+        let seek = self.end;
+        let key = key_header((key_len + payload.len()) as u32, payload.len() as u32, seek, BEGIN, "ROOT::RNTuple", name, "");
+        self.write_at(seek, &key)?;
+        self.write_at(seek + key.len() as u64, &payload)?;
+        self.end = seek + (key.len() + payload.len()) as u64;
+        Ok((seek + key.len() as u64, payload.len() as u64))
+    }
+
+    /// Adds classes of class fields to describe in the StreamerInfo record (a new file's: an
+    /// updated file keeps its record); one not described yet makes the next checkpoint or commit
+    /// write the record anew.
+    pub fn add_classes(&mut self, classes: &[crate::logical::typename::ClassDef]) {
+        for c in classes {
+            if self.existing_keys.is_none() && !self.classes.iter().any(|o| o.name == c.name && o.version == c.version) {
+                self.classes.push(c.clone());
+                self.info = None;
+            }
+        }
+    }
+
+    /// Appends the StreamerInfo record describing `ROOT::RNTuple` and the classes added, compressed with the file's
     /// settings when that shrinks it; returns its offset and size.
     fn write_streamer_info(&mut self) -> Result<(u64, u32)> {
         let seek_info = self.end;
         let si_key_len = 34 + tstring_len("TList") + tstring_len("StreamerInfo") + tstring_len("Doubly linked list");
-        let si = crate::storage::streamer_info::rntuple_streamer_info(si_key_len);
+        let si = crate::storage::streamer_info::streamer_info_list(si_key_len, &self.classes);
         let mut si_z = Vec::new();
         crate::format::compression::compress(&si, self.compression, &mut si_z)?;
         let nbytes_info = (si_key_len + si_z.len()) as u32;

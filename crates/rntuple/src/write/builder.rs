@@ -41,7 +41,9 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     pub fn new(desc: &mut Descriptor, schema: &[(String, TypeExpr)], opts: WriteOptions, out: O) -> Result<Self> {
         compression::Algorithm::from_settings(opts.compression)?;
         let compressed = !opts.compression.is_multiple_of(100);
-        let (plans, cols, n_counters) = plan_schema(desc, schema, compressed)?;
+        let (first_field, first_column) = (desc.fields.len(), desc.columns.len());
+        let (plans, mut cols, n_counters) = plan_schema(desc, schema, compressed)?;
+        crate::write::reduced::apply_column_options(desc, &mut cols, first_field, first_column, &opts.columns)?;
         Ok(Self::assemble(opts, plans, cols, n_counters, schema.to_vec(), out))
     }
 

@@ -9,6 +9,7 @@ use crate::format::compression;
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::element::{BufElement, ColumnBuf};
 use crate::primitives::encode::encode_page;
+use crate::primitives::reduced_float::{encode_reduced, FloatRepr};
 use crate::write::options::WriteOptions;
 use crate::write::sealed::{ClusterOut, PagePosition, SealedColumn, SealedPage};
 use std::time::Instant;
@@ -33,17 +34,23 @@ pub(crate) struct Column {
     pages: Vec<Page>,
     /// Elements of this column in the current cluster.
     pub in_cluster: u64,
+    /// A reduced-precision float column (half, truncated, quantized): its representation and
+    /// the field path for errors.
+    pub reduced: Option<(FloatRepr, String)>,
 }
 
 impl Column {
     /// An empty column of type `ty` buffering into `buf`.
     pub fn new(ty: ColumnType, buf: ColumnBuf) -> Column {
-        Column { ty, buf, pages: Vec::new(), in_cluster: 0 }
+        Column { ty, buf, pages: Vec::new(), in_cluster: 0, reduced: None }
     }
 
-    /// Bits of one element in memory accounting (32 for columns of variable width).
+    /// Bits of one element in memory accounting (the stored width of reduced-precision floats).
     pub fn bits(&self) -> u64 {
-        self.ty.fixed_bits().unwrap_or(32) as u64
+        match &self.reduced {
+            Some((r, _)) => r.bits_on_storage() as u64,
+            None => self.ty.fixed_bits().unwrap_or(32) as u64,
+        }
     }
 }
 
@@ -121,7 +128,7 @@ impl Columns {
 
     /// Empty columns of the same types, without memory.
     pub fn blank(&self) -> Vec<Column> {
-        self.cols.iter().map(|c| Column::new(c.ty, c.buf.empty_like())).collect()
+        self.cols.iter().map(|c| Column { reduced: c.reduced.clone(), ..Column::new(c.ty, c.buf.empty_like()) }).collect()
     }
 
     /// Appends one value through `f`, sealing the page when it is full.
@@ -191,7 +198,10 @@ impl Columns {
         let n = c.buf.len();
         raw.clear();
         raw.reserve(c.ty.fixed_bits().unwrap_or(8) as usize * n / 8 + 16);
-        encode_page(c.ty, c.buf.values(), &mut raw)?;
+        match &c.reduced {
+            Some((r, field)) => encode_reduced(r, c.buf.values(), field, &mut raw)?,
+            None => encode_page(c.ty, c.buf.values(), &mut raw)?,
+        }
         if self.implicit_mt && buffered {
             self.pending_raw += raw.len() as u64;
             c.pages.push(Page { bytes: raw, n_elements: n as u32, stored: 0, sealed: false, written_at: None });

@@ -73,6 +73,11 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             // Check everything first: a bad batch writes nothing.
             for ((name, plan), c) in plans.iter().zip(&cols) {
                 check_array(plan, c.as_ref(), name)?;
+                // Values outside a quantized field's range are refused before anything is written.
+                if crate::write::reduced::has_quantized(&self.cols.cols, plan) {
+                    let first = self.filled;
+                    crate::write::reduced::check_array_ranges(&self.cols.cols, plan, c.as_ref(), &|i| first + i as u64)?;
+                }
             }
             let n = batch.num_rows();
             let mut start = 0;

@@ -27,6 +27,12 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             let unknown: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).filter(|k| !self.plans.iter().any(|(n, _)| n == k)).collect();
             return Err(Error::Invalid(format!("entry has fields that are not in the schema: {}", unknown.join(", "))));
         }
+        // Values outside a quantized field's range are refused before anything is written.
+        for ((_, plan), v) in self.plans.iter().zip(&ordered) {
+            if crate::write::reduced::has_quantized(&self.cols.cols, plan) {
+                crate::write::reduced::check_value_ranges(&self.cols.cols, plan, v, self.filled)?;
+            }
+        }
         let plans = std::mem::take(&mut self.plans);
         let mut r = Ok(());
         for ((_, plan), v) in plans.iter().zip(ordered) {

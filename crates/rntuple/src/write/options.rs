@@ -4,6 +4,67 @@
 //! its defaults dict use are all generated from that one list.
 
 use crate::error::{Error, Result};
+pub use crate::primitives::reduced_float::FloatRepr;
+
+/// Per-field column options: which `float`/`double` fields are stored with reduced precision
+/// (ROOT's `SetHalfPrecision`, `SetTruncated`, `SetQuantized`), keyed by field path.
+///
+/// A path names a field as ROOT's qualified field names do: a top-level field (`"pt"`), a record
+/// member (`"muon.pt"`), a collection's item (`"jets._0"`, or `"jets._0.pt"` for a member of a
+/// vector of records). A path naming a collection, an array or an optional of floats
+/// (`"Muon_pt"` for a `std::vector<float>`) applies to its items. Every path must name a float
+/// or double field of the schema, else creating the writer fails naming it.
+///
+/// ```
+/// use rntuple::write::options::{ColumnOptions, FloatRepr};
+/// use rntuple::write::WriteOptions;
+/// let mut opts = WriteOptions::default();
+/// opts.columns = ColumnOptions::new()
+///     .with("pt", FloatRepr::Truncated { bits: 16 })
+///     .with("jets.eta", FloatRepr::Quantized { min: -5.0, max: 5.0, bits: 12 })
+///     .with("weight", FloatRepr::Half);
+/// assert_eq!(opts.columns.get("pt"), Some(&FloatRepr::Truncated { bits: 16 }));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ColumnOptions {
+    fields: Vec<(String, FloatRepr)>,
+}
+
+impl ColumnOptions {
+    /// No options.
+    pub fn new() -> ColumnOptions {
+        ColumnOptions::default()
+    }
+
+    /// These options and `repr` for the field at `path` (replacing an earlier one for it).
+    pub fn with(mut self, path: &str, repr: FloatRepr) -> ColumnOptions {
+        self.set(path, repr);
+        self
+    }
+
+    /// Sets the representation of the field at `path` (replacing an earlier one for it).
+    pub fn set(&mut self, path: &str, repr: FloatRepr) {
+        match self.fields.iter_mut().find(|(p, _)| p == path) {
+            Some(f) => f.1 = repr,
+            None => self.fields.push((path.to_string(), repr)),
+        }
+    }
+
+    /// The representation set for `path`.
+    pub fn get(&self, path: &str) -> Option<&FloatRepr> {
+        self.fields.iter().find(|(p, _)| p == path).map(|(_, r)| r)
+    }
+
+    /// The (path, representation) pairs, in the order they were set.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &FloatRepr)> {
+        self.fields.iter().map(|(p, r)| (p.as_str(), r))
+    }
+
+    /// Whether no field has options.
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+}
 
 /// The value of one option, for by-name access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,11 +139,14 @@ macro_rules! write_options {
         #[derive(Debug, Clone)]
         pub struct WriteOptions {
             $($(#[doc = $doc])* pub $name: $ty,)*
+            /// Per-field column options: reduced-precision floats (half, truncated, quantized),
+            /// keyed by field path (none by default). Not a by-name option.
+            pub columns: ColumnOptions,
         }
 
         impl Default for WriteOptions {
             fn default() -> Self {
-                WriteOptions { $($name: $default,)* }
+                WriteOptions { $($name: $default,)* columns: ColumnOptions::default() }
             }
         }
 

@@ -190,10 +190,21 @@ impl ParallelWriter {
         schema: &[(String, crate::logical::typename::TypeExpr)],
         opts: WriteOptions,
     ) -> Result<ParallelWriter> {
+        Self::build(name, schema, opts, |desc, opts| Dataset::create(path, desc, opts))
+    }
+
+    /// A parallel writer of the dataset that `start` creates for the descriptor of `schema` (the
+    /// schema is checked before anything is written).
+    pub(crate) fn build(
+        name: &str,
+        schema: &[(String, crate::logical::typename::TypeExpr)],
+        opts: WriteOptions,
+        start: impl FnOnce(Descriptor, WriteOptions) -> Result<Dataset>,
+    ) -> Result<ParallelWriter> {
         let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{} (parallel)", env!("CARGO_PKG_VERSION")), ..Default::default() };
         let opts = WriteOptions { use_implicit_mt: false, ..opts };
         let template = ClusterBuilder::new(&mut desc, schema, opts.clone(), ())?;
-        let ds = Dataset::create(path, desc, opts.clone())?;
+        let ds = start(desc, opts.clone())?;
         let target = ds.target()?;
         Ok(ParallelWriter {
             shared: Arc::new(Shared {
@@ -263,7 +274,11 @@ impl ParallelWriter {
         }
         if let Some(f) = self.shared.failure.lock().ok().and_then(|f| f.clone()) {
             *committed = true;
-            return Err(Error::Invalid(format!("a fill context failed to write its clusters, the RNTuple is incomplete: {f}")));
+            let e = Error::Invalid(format!("a fill context failed to write its clusters, the RNTuple is incomplete: {f}"));
+            if let Ok(mut ds) = self.shared.dataset.lock() {
+                ds.fail(&e.to_string());
+            }
+            return Err(e);
         }
         let mut ds = self.shared.dataset.lock().map_err(|_| Error::internal("the parallel writer's lock is poisoned"))?;
         *committed = true;

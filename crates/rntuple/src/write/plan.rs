@@ -77,7 +77,7 @@ impl Plan {
             Plan::Array { .. } => "an array",
             Plan::Bitset { .. } => "a bitset",
             Plan::Variant { .. } => "a variant",
-            Plan::Wrapper { .. } => "an atomic",
+            Plan::Wrapper { .. } => "an atomic or enum",
         }
     }
 
@@ -193,26 +193,27 @@ pub(crate) fn plan_field(
     let id = desc.fields.len() as u32;
     let (role, repetition, alias) = match te {
         TypeExpr::Collection(..) | TypeExpr::Map(..) | TypeExpr::Optional(..) => (Role::Collection, None, String::new()),
-        TypeExpr::Tuple(..) | TypeExpr::Record(..) => (Role::Record, None, String::new()),
+        TypeExpr::Tuple(..) | TypeExpr::Record(..) | TypeExpr::Class(..) => (Role::Record, None, String::new()),
         TypeExpr::Variant(..) => (Role::Variant, None, String::new()),
         TypeExpr::Array(_, n) | TypeExpr::Bitset(n) => (Role::Leaf, Some(*n), String::new()),
         TypeExpr::Scalar(_, Some(a)) => (Role::Leaf, None, a.clone()),
         _ => (Role::Leaf, None, String::new()),
     };
+    let (type_version, type_checksum) = class_version_checksum(name, te)?;
     desc.fields.push(FieldDescriptor {
         id,
         field_version: 0,
-        type_version: 0,
+        type_version,
         parent,
         role,
-        flags: 0,
+        flags: if type_checksum.is_some() { 0x04 } else { 0 },
         name: name.into(),
         type_name: te.name(),
         type_alias: alias,
         description: String::new(),
         repetition,
         projection_source: None,
-        type_checksum: None,
+        type_checksum,
         children: vec![],
         columns: vec![],
         from_extension: origin.ext.is_some(),
@@ -309,7 +310,77 @@ pub(crate) fn plan_field(
             let child = plan_field(desc, cols, counters, Some(id), "_0", item, compressed, origin)?;
             Plan::Wrapper { child: Box::new(child), counter }
         }
+        TypeExpr::Class(c) => {
+            // Base classes first, as subfields `:_0`, `:_1`, ...; then the members.
+            let mut children = Vec::new();
+            let mut names: Vec<String> = Vec::new();
+            for (i, b) in c.bases.iter().enumerate() {
+                let bname = format!(":_{i}");
+                children.push(plan_field(desc, cols, counters, Some(id), &bname, &TypeExpr::Class(Box::new(b.clone())), compressed, origin)?);
+                names.push(bname);
+            }
+            let mut seen = std::collections::HashSet::with_capacity(c.members.len());
+            for (m, t) in &c.members {
+                check_field_name(m).map_err(|e| Error::Invalid(format!("field '{name}' (class {}): {e}", c.name)))?;
+                if !seen.insert(m.as_str()) {
+                    return Err(Error::Invalid(format!("field '{name}' (class {}): member '{m}' appears twice", c.name)));
+                }
+                if t.name().is_empty() {
+                    return Err(Error::Unsupported(format!(
+                        "field '{name}' (class {}): member '{m}' is an untyped record or collection; a class member needs a C++ type (a class, not a plain record)",
+                        c.name
+                    )));
+                }
+                children.push(plan_field(desc, cols, counters, Some(id), m, t, compressed, origin)?);
+                names.push(m.clone());
+            }
+            Plan::Record { children, names, counter }
+        }
+        TypeExpr::Enum(_, s) => {
+            // ROOT names the integer of an enum over std::int8_t `char` (its meta layer spells the
+            // underlying type `Char_t`), stored in a Char column: written the same way.
+            let int = if *s == Scalar::I8 { Scalar::Char } else { *s };
+            let child = plan_field(desc, cols, counters, Some(id), "_0", &TypeExpr::Scalar(int, None), compressed, origin)?;
+            Plan::Wrapper { child: Box::new(child), counter }
+        }
     })
+}
+
+/// The type version and type checksum of a class field (checking its name); (0, None) for
+/// every other field. An enum's underlying type must be an integer.
+fn class_version_checksum(field: &str, te: &TypeExpr) -> Result<(u32, Option<u32>)> {
+    let check_type_name = |what: &str, n: &str| -> Result<()> {
+        let ok = !n.is_empty()
+            && !n.starts_with("std::")
+            && n.split("::").all(|part| {
+                let mut ch = part.chars();
+                ch.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && ch.all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::Invalid(format!("field '{field}': '{n}' is not a valid {what} name (a C++ identifier, optionally qualified with '::', outside std::)")))
+        }
+    };
+    match te {
+        TypeExpr::Class(c) => {
+            check_type_name("class", &c.name)?;
+            if c.bases.is_empty() && c.members.is_empty() {
+                // ROOT writes empty classes too, but a record without subfields has no entries to
+                // count for ROOT or uproot; refuse it rather than write a field nobody reads back.
+                return Err(Error::Unsupported(format!("field '{field}': class {} has no members and no base classes", c.name)));
+            }
+            Ok((c.version, Some(c.type_checksum())))
+        }
+        TypeExpr::Enum(n, s) => {
+            check_type_name("enum", n)?;
+            if matches!(s, Scalar::F32 | Scalar::F64 | Scalar::Byte) {
+                return Err(Error::Invalid(format!("field '{field}': enum {n} over {}: the underlying type of an enum is an integer", s.type_name())));
+            }
+            Ok((0, None))
+        }
+        _ => Ok((0, None)),
+    }
 }
 
 /// Where an untyped record sits inside a type that needs a C++ name for it (anything but a
@@ -318,7 +389,9 @@ fn misplaced_record(te: &TypeExpr) -> Option<String> {
     let inner: Vec<&TypeExpr> = match te {
         // Untyped collections (empty type name) hold any item, named or not.
         TypeExpr::Collection(_, i) | TypeExpr::Optional(_, i) if i.name().is_empty() => return None,
-        TypeExpr::Record(_) | TypeExpr::Scalar(..) | TypeExpr::String | TypeExpr::Bitset(_) => return None,
+        TypeExpr::Record(_) | TypeExpr::Scalar(..) | TypeExpr::String | TypeExpr::Bitset(_) | TypeExpr::Enum(..) => return None,
+        // Class members are checked one by one when the class is planned.
+        TypeExpr::Class(_) => return None,
         TypeExpr::Collection(_, i) | TypeExpr::Optional(_, i) | TypeExpr::Array(i, _) | TypeExpr::Atomic(i) => vec![i],
         TypeExpr::Map(_, k, v) => vec![k, v],
         TypeExpr::Tuple(_, items) | TypeExpr::Variant(items) => items.iter().collect(),

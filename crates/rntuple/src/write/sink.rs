@@ -2,10 +2,14 @@
 //! RNTuple's metadata. Three steps are kept apart, because the parallel writer runs only some of
 //! them under its lock and a distributed writer would run them in different processes:
 //!
+//! The file itself (its output, the reservation of byte ranges, its TFile records) is a
+//! [`FileSink`], owned by the dataset when the file holds one RNTuple, shared by several datasets
+//! otherwise (see [`crate::write::file_sink`]).
+//!
 //! 1. [`Dataset::reserve`]: hand out the byte range of a cluster's RBlob keys (usually one; more
 //!    when the cluster is larger than the maximum key size) (for MPI: an aggregator, a one-sided
 //!    atomic counter or a file lock would hand out the offset);
-//! 2. [`write_placement`]: write the keys at that offset (positioned writes, from any thread);
+//! 2. [`write_placement`] ([`crate::write::positioned`]): write the keys at that offset (positioned writes, from any thread);
 //! 3. [`Dataset::append`]: append the cluster's descriptor, numbering its entries and column
 //!    elements after those committed before.
 
@@ -15,24 +19,18 @@ use crate::format::compression;
 use crate::format::cursor::Locator;
 use crate::format::descriptor::*;
 use crate::format::serialize;
-use crate::storage::key_plan::{KeyPlan, Piece};
-use crate::storage::output::OutputMode;
-use crate::storage::tfile_write::{BlobSlot, RootFileWriter, BLOB_KEY_LEN};
+use crate::storage::key_plan::KeyPlan;
+use crate::write::file_sink::{FileRef, FileSink, NtupleState, SharedFile};
 use crate::write::options::WriteOptions;
+pub(crate) use crate::write::positioned::{write_placement, Placement, WriteTarget};
 use crate::write::sealed::{ClusterOut, SealedCluster};
 use std::collections::BTreeSet;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-/// Alignment of keys and writes with direct I/O.
-pub const DIRECT_IO_ALIGN: u64 = 4096;
-
-/// The RNTuple being written: its file, its schema, the clusters committed so far.
+/// The RNTuple being written: its schema, the clusters committed so far, and its file.
 pub struct Dataset {
-    file: Option<RootFileWriter>,
-    /// A second handle opened with `O_DIRECT` when direct I/O is on.
-    direct: Option<File>,
+    /// The file (`None` once committed or aborted).
+    file: Option<FileRef>,
     name: String,
     /// The descriptor (schema; clusters go to `clusters`).
     pub desc: Descriptor,
@@ -54,44 +52,65 @@ pub struct Dataset {
     unwritten: BTreeSet<usize>,
     /// Checkpoints made (the one at creation included).
     checkpoints: u64,
+    /// The file's registry key (the name; `MAIN/SET` for an attribute set).
+    key: String,
+    /// An attribute set's: its anchor key is not listed by the directory.
+    hidden: bool,
+    /// A file of its own turned shared (for attribute sets): committed with this dataset.
+    owns_shared: bool,
+    /// Where the last anchor written is (its payload).
+    anchor_at: Option<Locator>,
 }
+
+/// Anchor version written: 1.0.0.1, what ROOT 6.36 writes (and uproot), readable by every 1.0
+/// reader; 1.0.2.0 (ROOT 6.40's) for an RNTuple whose footer links attribute sets, and for the
+/// attribute sets themselves.
+const PLAIN_VERSION: (u16, u16, u16) = (0, 0, 1);
+const ATTRIBUTE_VERSION: (u16, u16, u16) = (0, 2, 0);
 
 impl Dataset {
     /// Creates the file and writes the RNTuple header of `desc` (whose schema is complete).
-    pub fn create(path: impl AsRef<Path>, mut desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
-        let path = path.as_ref();
+    pub fn create(path: impl AsRef<Path>, desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
         opts.validate()?;
         crate::format::names::check_name(&desc.name, "RNTuple")?;
+        let file = FileSink::create(path.as_ref(), &opts)?;
+        let key = desc.name.clone();
+        Dataset::open(FileRef::Own(Box::new(file)), desc, opts, key, false)
+    }
+
+    /// Starts an RNTuple in a file shared with others (see [`crate::write::FileWriter`]) and
+    /// writes its header; the file's own options (output mode, direct I/O) are the file's.
+    pub(crate) fn create_in(file: &SharedFile, desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
+        opts.validate()?;
+        crate::format::names::check_name(&desc.name, "RNTuple")?;
+        let key = desc.name.clone();
+        Dataset::open(FileRef::Shared(file.clone()), desc, opts, key, false)
+    }
+
+    /// Starts the RNTuple of an attribute set of the RNTuple `main` in its (shared) file; its
+    /// anchor is not listed by the directory, the main RNTuple's footer links it.
+    pub(crate) fn create_attribute_set(file: &SharedFile, main: &str, desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
+        opts.validate()?;
+        crate::format::names::check_name(&desc.name, "attribute set")?;
+        let key = format!("{main}/{}", desc.name);
+        Dataset::open(FileRef::Shared(file.clone()), desc, opts, key, true)
+    }
+
+    fn open(mut file: FileRef, mut desc: Descriptor, opts: WriteOptions, key: String, hidden: bool) -> Result<Dataset> {
         let (hb, sum) = serialize::header(&desc);
         desc.header_checksum = sum;
-        let mut file = if opts.update_existing_file {
-            let f = RootFileWriter::open_update(path, opts.compression)?;
-            if f.had_key("ROOT::RNTuple", &desc.name) {
-                return Err(Error::Invalid(format!("{} already holds an RNTuple '{}'", path.display(), desc.name)));
-            }
-            f
-        } else {
-            // A writer with checkpoints writes at the final path from its first checkpoint (made
-            // below): its checkpoints are what a crash leaves behind. Any other writes under a
-            // temporary name, renamed at the commit.
-            let mode = if opts.checkpoint_clusters > 0 { OutputMode::Checkpointed } else { OutputMode::Atomic };
-            RootFileWriter::create_with(path, opts.compression, mode)?
-        };
         let mut z = Vec::new();
         compression::compress(&hb, opts.compression, &mut z)?;
-        let off = file.write_payload(&z, hb.len() as u64, opts.max_key_size)?;
+        let (off, own_target) = file.with(|f| {
+            f.register(&key, hidden)?;
+            let off = f.write_envelope(&z, hb.len() as u64, opts.max_key_size)?;
+            f.align_direct()?;
+            Ok((off, f.target()?))
+        })?;
         let header = (off, z.len() as u64, hb.len() as u64);
-        let direct = if opts.use_direct_io {
-            file.align_end(DIRECT_IO_ALIGN)?;
-            // The file as it is on disk now (its temporary name until the commit).
-            Some(open_direct(file.temporary_path().unwrap_or(path))?)
-        } else {
-            None
-        };
         let col_first = desc.columns.iter().map(|c| c.first_element).collect();
         let mut ds = Dataset {
             file: Some(file),
-            direct,
             name: desc.name.clone(),
             desc,
             clusters: Vec::new(),
@@ -100,12 +119,15 @@ impl Dataset {
             header,
             opts,
             bytes_written: 0,
-            own_target: None,
+            own_target: Some(own_target),
             grouped: 0,
             unwritten: BTreeSet::new(),
             checkpoints: 0,
+            key,
+            hidden,
+            owns_shared: false,
+            anchor_at: None,
         };
-        ds.own_target = Some(ds.target()?);
         if ds.opts.checkpoint_clusters > 0 {
             // From the start the file reads as an RNTuple (of no entries yet).
             ds.checkpoint()?;
@@ -113,8 +135,28 @@ impl Dataset {
         Ok(ds)
     }
 
-    fn file(&mut self) -> Result<&mut RootFileWriter> {
-        self.file.as_mut().ok_or_else(|| Error::Invalid("the RNTuple was committed already".into()))
+    /// The file as one to share with the RNTuples of attribute sets: a file of its own becomes
+    /// shared, and is still committed with this dataset.
+    pub(crate) fn shared_file(&mut self) -> Result<SharedFile> {
+        let shared = match self.file.take() {
+            Some(FileRef::Own(f)) => {
+                self.owns_shared = true;
+                std::sync::Arc::new(std::sync::Mutex::new(Some(*f)))
+            }
+            Some(FileRef::Shared(s)) => s,
+            None => return Err(Error::Invalid(format!("the RNTuple '{}' was committed already", self.name))),
+        };
+        self.file = Some(FileRef::Shared(shared.clone()));
+        Ok(shared)
+    }
+
+    /// Where the anchor is, once written (an attribute set's link points at it).
+    pub(crate) fn anchor_at(&self) -> Option<Locator> {
+        self.anchor_at
+    }
+
+    fn file(&mut self) -> Result<&mut FileRef> {
+        self.file.as_mut().ok_or_else(|| Error::Invalid(format!("the RNTuple '{}' was committed already", self.name)))
     }
 
     /// Columns added to the schema after creation (late model extension) start at these
@@ -128,10 +170,7 @@ impl Dataset {
     /// Step 1: reserves consecutive RBlob keys for the payloads laid out by `plan` (each key
     /// aligned and padded for direct I/O).
     pub fn reserve(&mut self, plan: KeyPlan) -> Result<Placement> {
-        let align = if self.direct.is_some() { DIRECT_IO_ALIGN } else { 1 };
-        let file = self.file()?;
-        let slots = plan.keys.iter().map(|k| file.reserve_blob(k.payload_len, k.payload_len, align)).collect::<Result<Vec<_>>>()?;
-        let placement = Placement { plan, slots };
+        let placement = self.file()?.with(|f| f.reserve(plan))?;
         self.bytes_written += placement.total();
         Ok(placement)
     }
@@ -143,13 +182,8 @@ impl Dataset {
 
     /// Where blobs are written: the file, or its `O_DIRECT` handle.
     pub fn target(&self) -> Result<WriteTarget> {
-        let f = self.file.as_ref().ok_or_else(|| Error::Invalid("the RNTuple was committed already".into()))?;
-        let file = match &self.direct {
-            Some(d) => d.try_clone(),
-            None => f.file().try_clone(),
-        }
-        .map_err(|e| Error::io(format!("duplicating the handle of {}", f.path()), e))?;
-        Ok(WriteTarget { file, path: f.path().to_string(), direct: self.direct.is_some(), preallocate: self.opts.preallocate })
+        let f = self.file.as_ref().ok_or_else(|| Error::Invalid(format!("the RNTuple '{}' was committed already", self.name)))?;
+        f.get(|f| f.target())
     }
 
     fn own_target(&self) -> Result<&WriteTarget> {
@@ -207,16 +241,11 @@ impl Dataset {
 
     /// A checkpoint: the written clusters not in a cluster group yet become one (its page list),
     /// then the footer (listing every group so far), the anchor and the file's records make the
-    /// file on disk a complete ROOT file (see [`RootFileWriter::checkpoint`] for the order of the
+    /// file on disk a complete ROOT file (see [`crate::storage::tfile_write::RootFileWriter::checkpoint`] for the order of the
     /// writes); later clusters go after it.
     pub fn checkpoint(&mut self) -> Result<()> {
         self.write_envelopes(false)?;
-        let direct = self.direct.is_some();
-        let file = self.file()?;
-        file.checkpoint()?;
-        if direct {
-            file.align_end(DIRECT_IO_ALIGN)?;
-        }
+        self.file()?.with(|f| f.checkpoint())?;
         self.checkpoints += 1;
         Ok(())
     }
@@ -240,7 +269,7 @@ impl Dataset {
             let n_clusters = new.len() as u32;
             let mut z = Vec::new();
             compression::compress(&pl, c, &mut z)?;
-            let off = self.file()?.write_payload(&z, pl.len() as u64, max_key)?;
+            let off = self.file()?.with(|f| f.write_envelope(&z, pl.len() as u64, max_key))?;
             self.desc.cluster_groups.push(ClusterGroupDescriptor {
                 min_entry,
                 entry_span,
@@ -252,46 +281,98 @@ impl Dataset {
         let fb = serialize::footer(&self.desc);
         let mut z = Vec::new();
         compression::compress(&fb, c, &mut z)?;
-        let foff = self.file()?.write_payload(&z, fb.len() as u64, max_key)?;
-        let anchor = Anchor {
-            epoch: 1,
-            major: 0,
-            minor: 0,
-            patch: 1,
-            seek_header: self.header.0,
-            nbytes_header: self.header.1,
-            len_header: self.header.2,
-            seek_footer: foff,
-            nbytes_footer: z.len() as u64,
-            len_footer: fb.len() as u64,
-            max_key_size: max_key,
-        };
-        let name = self.name.clone();
-        self.file()?.write_anchor(&name, &anchor)
+        let (seek_header, nbytes_header, len_header) = self.header;
+        let (major, minor, patch) = if self.hidden || !self.desc.attribute_sets.is_empty() { ATTRIBUTE_VERSION } else { PLAIN_VERSION };
+        let (name, hidden) = (&self.name, self.hidden);
+        // ROOT's files describe the classes of class fields in their StreamerInfo record.
+        let classes = crate::logical::descriptor_types::descriptor_classes(&self.desc);
+        let file = self.file.as_mut().ok_or_else(|| Error::Invalid(format!("the RNTuple '{name}' was committed already")))?;
+        let at = file.with(|f| {
+            f.add_classes(&classes);
+            let foff = f.write_envelope(&z, fb.len() as u64, max_key)?;
+            let anchor = Anchor {
+                epoch: 1,
+                major,
+                minor,
+                patch,
+                seek_header,
+                nbytes_header,
+                len_header,
+                seek_footer: foff,
+                nbytes_footer: z.len() as u64,
+                len_footer: fb.len() as u64,
+                max_key_size: max_key,
+            };
+            if hidden {
+                f.write_hidden_anchor(name, &anchor).map(|(offset, size)| Some(Locator { size, offset }))
+            } else {
+                f.write_anchor(name, &anchor).map(|_| None)
+            }
+        })?;
+        self.anchor_at = at;
+        Ok(())
     }
 
-    /// Commits the dataset: page list, footer, anchor, keys list, streamer info, free list and
-    /// file header; syncs the file. Returns the file size.
+    /// Commits the dataset: page list, footer, anchor; then, for a file of its own, the keys
+    /// list, streamer info, free list and file header, and syncs the file. Returns the file size
+    /// (in a shared file: its end so far, the file is committed by its
+    /// [`crate::write::FileWriter`]).
     pub fn commit(&mut self) -> Result<u64> {
         if self.file.is_none() {
-            return Err(Error::Invalid("the RNTuple was committed already".into()));
+            return Err(Error::Invalid(format!("the RNTuple '{}' was committed already", self.name)));
         }
         if let Some(id) = self.unwritten.first() {
             return Err(Error::Internal(format!("committing while cluster {id} is not written")));
         }
-        self.write_envelopes(true)?;
-        let file = self.file.take().ok_or_else(|| Error::Invalid("the RNTuple was committed already".into()))?;
-        file.finish()
+        if let Err(e) = self.write_envelopes(true) {
+            self.fail(&e.to_string());
+            return Err(e);
+        }
+        self.own_target = None;
+        match self.file.take() {
+            Some(FileRef::Own(file)) => file.finish(),
+            Some(FileRef::Shared(shared)) if self.owns_shared => {
+                let file = shared.lock().ok().and_then(|mut g| g.take());
+                let mut file = file.ok_or_else(|| Error::internal("the file of this RNTuple is gone"))?;
+                file.set_state(&self.key, NtupleState::Committed);
+                file.check_complete()?;
+                file.finish()
+            }
+            Some(mut shared) => shared.with(|f| {
+                f.set_state(&self.key, NtupleState::Committed);
+                Ok(f.end())
+            }),
+            None => Err(Error::Invalid(format!("the RNTuple '{}' was committed already", self.name))),
+        }
     }
 
     /// Drops the dataset without committing it: a new file written under a temporary name is
     /// removed (an existing file of that name stays as it was); a file with checkpoints keeps its
     /// last checkpoint; a file opened for update keeps its former records (what was appended
-    /// after them is not listed).
+    /// after them is not listed). In a file shared with other RNTuples, the file can then not be
+    /// committed.
     pub fn abort(&mut self) {
-        self.file = None;
+        self.fail("its writer was aborted");
+    }
+
+    /// [`Dataset::abort`], saying why (for the file's commit, when shared).
+    pub fn fail(&mut self, why: &str) {
         self.own_target = None;
-        self.direct = None;
+        if let Some(mut f) = self.file.take() {
+            let key = &self.key;
+            let _ = f.with(|f| {
+                f.set_state(key, NtupleState::Failed(why.to_string()));
+                Ok(())
+            });
+            if self.owns_shared {
+                // The file of its own: discarded now, as a file that is not shared would be.
+                if let FileRef::Shared(s) = f {
+                    if let Ok(mut g) = s.lock() {
+                        g.take();
+                    }
+                }
+            }
+        }
     }
 
     /// Whether the dataset was committed.
@@ -329,217 +410,5 @@ impl ClusterOut for Dataset {
         let placement = self.reserve(plan)?;
         write_placement(self.own_target()?, &placement, &[bytes])?;
         Ok(placement.offsets()[0])
-    }
-}
-
-/// Reserved keys and the payloads they will hold.
-pub struct Placement {
-    plan: KeyPlan,
-    slots: Vec<BlobSlot>,
-}
-
-impl Placement {
-    /// The file offset of each payload.
-    pub fn offsets(&self) -> Vec<u64> {
-        let key_offsets: Vec<u64> = self.slots.iter().map(|s| s.payload_offset).collect();
-        self.plan.item_offsets(&key_offsets)
-    }
-
-    /// Bytes reserved (key headers and padding included).
-    pub fn total(&self) -> u64 {
-        self.slots.iter().map(|s| s.total).sum()
-    }
-}
-
-/// Step 2 for a whole placement: writes every key of it with [`write_slot`]; `payloads` are the
-/// placement's payloads in order.
-pub fn write_placement<C: AsRef<[u8]>>(t: &WriteTarget, p: &Placement, payloads: &[C]) -> Result<()> {
-    if p.plan.item_start.len() != payloads.len() {
-        return Err(Error::Internal(format!("{} payloads for a placement of {}", payloads.len(), p.plan.item_start.len())));
-    }
-    if p.plan.is_single_key() && p.plan.chunk_keys.is_empty() {
-        return write_slot(t, &p.slots[0], payloads);
-    }
-    let key_offsets: Vec<u64> = p.slots.iter().map(|s| s.payload_offset).collect();
-    for (key, slot) in p.plan.keys.iter().zip(&p.slots) {
-        let mut tables = Vec::new();
-        for piece in &key.pieces {
-            if let Piece::ChunkTable { item } = piece {
-                tables.push(p.plan.chunk_table(*item, &key_offsets));
-            }
-        }
-        let mut tables = tables.iter();
-        let mut pieces: Vec<&[u8]> = Vec::with_capacity(key.pieces.len());
-        for piece in &key.pieces {
-            match piece {
-                Piece::Data { item, start, len } => {
-                    let b = payloads[*item].as_ref();
-                    let range = usize::try_from(*start).ok().zip(usize::try_from(start + len).ok()).and_then(|(a, z)| b.get(a..z));
-                    pieces.push(range.ok_or_else(|| Error::Internal(format!("payload {item} has no bytes {start}..{}", start + len)))?);
-                }
-                Piece::ChunkTable { .. } => pieces.push(tables.next().map(|t| t.as_slice()).unwrap_or(&[])),
-            }
-        }
-        write_slot(t, slot, &pieces)?;
-    }
-    Ok(())
-}
-
-/// A file handle for positioned writes of reserved ranges, usable outside the writer's lock.
-pub struct WriteTarget {
-    file: File,
-    path: String,
-    direct: bool,
-    preallocate: bool,
-}
-
-fn open_direct(path: &Path) -> Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new().write(true).custom_flags(libc::O_DIRECT).open(path).map_err(|e| {
-        let why = if e.raw_os_error() == Some(libc::EINVAL) { " (the file system does not support O_DIRECT)" } else { "" };
-        Error::io(format!("opening {} for direct I/O{why}", path.display()), e)
-    })
-}
-
-/// Step 2: writes a blob into its reserved slot: the key header, then `chunks` back to back,
-/// in vectored positioned writes (`pwritev`); with preallocation the range is first allocated
-/// with `fallocate`; with direct I/O the bytes go through a page-aligned buffer padded to the
-/// slot's (aligned) length.
-pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]) -> Result<()> {
-    let len = BLOB_KEY_LEN + chunks.iter().map(|c| c.as_ref().len() as u64).sum::<u64>();
-    if len > slot.total {
-        return Err(Error::Internal(format!("{len} bytes for a slot of {}", slot.total)));
-    }
-    if t.preallocate {
-        preallocate(&t.file, slot.key_offset, slot.total);
-    }
-    let r = if t.direct {
-        let mut buf = AlignedBuf::zeroed(slot.total as usize, DIRECT_IO_ALIGN as usize)?;
-        let out = buf.as_mut_slice();
-        let mut at = 0;
-        for piece in std::iter::once(slot.key.as_slice()).chain(chunks.iter().map(|c| c.as_ref())) {
-            out[at..at + piece.len()].copy_from_slice(piece);
-            at += piece.len();
-        }
-        t.file.write_all_at(out, slot.key_offset)
-    } else {
-        let mut pieces: Vec<&[u8]> = Vec::with_capacity(chunks.len() + 1);
-        pieces.push(&slot.key);
-        pieces.extend(chunks.iter().map(|c| c.as_ref()).filter(|c| !c.is_empty()));
-        pwritev_all(&t.file, &pieces, slot.key_offset).map(|_| start_writeback(&t.file, slot.key_offset, len))
-    };
-    r.map_err(|e| Error::io(format!("writing {} bytes at offset {} of {}", slot.total, slot.key_offset, t.path), e))
-}
-
-/// Starts writing a just-written range back to disk without waiting (`sync_file_range` with
-/// `SYNC_FILE_RANGE_WRITE`), so that the disk works while the next cluster is compressed and the
-/// final fsync finds little left to do. Best effort: devices and file systems without support are
-/// left to the kernel's own writeback.
-fn start_writeback(f: &File, offset: u64, len: u64) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a system call on a valid open descriptor; no memory is passed.
-    let _ = unsafe { libc::sync_file_range(f.as_raw_fd(), offset as libc::off64_t, len as libc::off64_t, libc::SYNC_FILE_RANGE_WRITE) };
-}
-
-/// Writes all `pieces` back to back at `offset` with `pwritev`, resuming after short writes.
-fn pwritev_all(f: &File, pieces: &[&[u8]], mut offset: u64) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // At most IOV_MAX (1024 on Linux) buffers per call.
-    const MAX_IOV: usize = 1024;
-    let mut idx = 0;
-    let mut skip = 0usize; // bytes of pieces[idx] already written
-    while idx < pieces.len() {
-        let iov: Vec<libc::iovec> = pieces[idx..]
-            .iter()
-            .take(MAX_IOV)
-            .enumerate()
-            .map(|(k, p)| {
-                let p = if k == 0 { &p[skip..] } else { p };
-                libc::iovec { iov_base: p.as_ptr() as *mut libc::c_void, iov_len: p.len() }
-            })
-            .collect();
-        // SAFETY: every iovec points into a live, borrowed slice of `pieces` with its exact length;
-        // pwritev only reads from them. The descriptor is open for the lifetime of `f`.
-        let n = unsafe { libc::pwritev(f.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, offset as libc::off_t) };
-        if n < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        if n == 0 {
-            return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "pwritev wrote nothing"));
-        }
-        let mut n = n as usize;
-        offset += n as u64;
-        while n > 0 && idx < pieces.len() {
-            let left = pieces[idx].len() - skip;
-            if n >= left {
-                n -= left;
-                idx += 1;
-                skip = 0;
-            } else {
-                skip += n;
-                n = 0;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Allocates a file range before writing it (`fallocate`); file systems and devices without
-/// support (such as `/dev/null`) are written without.
-fn preallocate(f: &File, offset: u64, len: u64) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: fallocate on a valid open descriptor with in-range arguments; the result is only
-    // inspected, no memory is touched.
-    let _ = unsafe { libc::fallocate(f.as_raw_fd(), 0, offset as libc::off_t, len as libc::off_t) };
-}
-
-/// A zeroed heap buffer whose start is aligned (for `O_DIRECT`).
-struct AlignedBuf {
-    ptr: std::ptr::NonNull<u8>,
-    layout: std::alloc::Layout,
-}
-
-impl AlignedBuf {
-    fn zeroed(len: usize, align: usize) -> Result<AlignedBuf> {
-        let layout = std::alloc::Layout::from_size_align(len.max(align), align)
-            .map_err(|_| Error::Invalid(format!("bad buffer layout of {len} bytes aligned to {align}")))?;
-        // SAFETY: the layout has a non-zero size (at least `align`).
-        let p = unsafe { std::alloc::alloc_zeroed(layout) };
-        let ptr = std::ptr::NonNull::new(p).ok_or_else(|| Error::Invalid(format!("out of memory for a {len}-byte write buffer")))?;
-        Ok(AlignedBuf { ptr, layout })
-    }
-    fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: the allocation holds `layout.size()` initialized (zeroed) bytes owned by self.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `zeroed` with this layout and not freed before.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn vectored_write_of_more_pieces_than_iov_max() {
-        let path = std::env::temp_dir().join(format!("rntuple-pwritev-{}.bin", std::process::id()));
-        let f = File::create(&path).unwrap();
-        let owned: Vec<Vec<u8>> = (0..3000u32).map(|i| vec![(i % 251) as u8; (i % 7) as usize + 1]).collect();
-        let pieces: Vec<&[u8]> = owned.iter().map(|v| v.as_slice()).collect();
-        pwritev_all(&f, &pieces, 10).unwrap();
-        let got = std::fs::read(&path).unwrap();
-        let mut want = vec![0u8; 10];
-        want.extend(owned.concat());
-        assert_eq!(got, want);
-        std::fs::remove_file(path).ok();
     }
 }

@@ -37,6 +37,19 @@ use std::path::Path;
 /// (see [`Writer::checkpoint`]).
 pub struct Writer {
     b: ClusterBuilder<Dataset>,
+    /// Attribute sets of this RNTuple, committed with it.
+    attrs: Vec<Box<dyn LinkedSet>>,
+}
+
+/// An attribute set linked from a writer's RNTuple (see [`crate::write::attributes`]), committed
+/// before it (its footer links the set's anchor) or aborted with it.
+pub(crate) trait LinkedSet: Send {
+    /// The set's name.
+    fn name(&self) -> String;
+    /// Commits the set; returns the link for the main footer.
+    fn commit(&self) -> Result<crate::format::descriptor::AttributeSetLink>;
+    /// Discards the set.
+    fn abort(&self);
 }
 
 impl Writer {
@@ -69,10 +82,21 @@ impl Writer {
     /// # Ok::<(), rntuple::Error>(())
     /// ```
     pub fn create_with_types(path: impl AsRef<Path>, name: &str, schema: &[(String, TypeExpr)], opts: WriteOptions) -> Result<Writer> {
+        Self::build(name, schema, opts, |desc, opts| Dataset::create(path, desc, opts))
+    }
+
+    /// A writer of the dataset that `start` creates for the descriptor of `schema` (the schema is
+    /// checked before anything is written).
+    pub(crate) fn build(
+        name: &str,
+        schema: &[(String, TypeExpr)],
+        opts: WriteOptions,
+        start: impl FnOnce(Descriptor, WriteOptions) -> Result<Dataset>,
+    ) -> Result<Writer> {
         let mut desc = Descriptor { name: name.into(), writer: format!("rntuple v{}", env!("CARGO_PKG_VERSION")), ..Default::default() };
         let template = ClusterBuilder::new(&mut desc, schema, opts.clone(), ())?;
-        let ds = Dataset::create(path, desc, opts.clone())?;
-        Ok(Writer { b: template.blank(opts, ds) })
+        let ds = start(desc, opts.clone())?;
+        Ok(Writer { b: template.blank(opts, ds), attrs: Vec::new() })
     }
 
     /// Fills one entry from a typed Rust value, written straight into the column buffers. The
@@ -111,6 +135,17 @@ impl Writer {
         r?;
         self.b.out.columns_added();
         Ok(())
+    }
+
+    /// The dataset, the options and the attribute sets, for [`crate::write::attributes`].
+    pub(crate) fn parts(&mut self) -> (&mut Dataset, &WriteOptions, &mut Vec<Box<dyn LinkedSet>>) {
+        (&mut self.b.out, &self.b.opts, &mut self.attrs)
+    }
+
+    /// Commits this writer as an attribute set's RNTuple; returns where its anchor is.
+    pub(crate) fn commit_attribute_set(mut self) -> Result<crate::format::cursor::Locator> {
+        self.commit_inner()?;
+        self.b.out.anchor_at().ok_or_else(|| Error::internal("an attribute set committed without its anchor"))
     }
 
     /// Number of entries filled so far.
@@ -180,6 +215,9 @@ impl Writer {
     /// existing file of that name stays as it was; with checkpoints the file keeps its last
     /// checkpoint; a file opened for update keeps its former content.
     pub fn abort(mut self) {
+        for a in self.attrs.drain(..) {
+            a.abort();
+        }
         self.b.out.abort();
     }
 
@@ -194,6 +232,16 @@ impl Writer {
             return Err(Error::Invalid("the RNTuple was committed already".into()));
         }
         self.b.flush_cluster()?;
+        // The attribute sets first: the footer links their anchors.
+        for a in std::mem::take(&mut self.attrs) {
+            match a.commit() {
+                Ok(link) => self.b.out.desc.attribute_sets.push(link),
+                Err(e) => {
+                    self.b.out.fail(&e.to_string());
+                    return Err(e);
+                }
+            }
+        }
         self.b.out.commit()
     }
 }

@@ -1,0 +1,217 @@
+//! The file side of writing: what belongs to the ROOT file rather than to one RNTuple in it. A
+//! [`FileSink`] owns the output (atomic, checkpointed or updated in place: see
+//! [`crate::storage::output`]), hands out byte ranges (RBlob keys, aligned for direct I/O),
+//! writes the TFile records (keys list, StreamerInfo, free segments, directory and file header)
+//! and knows which RNTuples it holds. The RNTuple side (schema, clusters, page lists, header,
+//! footer, anchor) is [`crate::write::sink::Dataset`].
+//!
+//! A file holding one RNTuple belongs to its dataset ([`FileRef::Own`], no lock). Several
+//! RNTuples written at once share one ([`FileRef::Shared`], behind a mutex): each dataset
+//! reserves its ranges and writes its envelopes and anchor under the file's lock, and
+//! [`crate::write::FileWriter::commit`] writes the directory once, after every RNTuple is
+//! committed.
+
+use crate::error::{Error, Result};
+use crate::format::anchor::Anchor;
+use crate::storage::key_plan::KeyPlan;
+use crate::storage::output::OutputMode;
+use crate::storage::tfile_write::RootFileWriter;
+use crate::write::options::WriteOptions;
+use crate::write::positioned::{open_direct, Placement, WriteTarget, DIRECT_IO_ALIGN};
+use std::fs::File;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// A file shared by several datasets; `None` once committed or discarded.
+pub(crate) type SharedFile = Arc<Mutex<Option<FileSink>>>;
+
+/// Where an RNTuple of the file stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NtupleState {
+    /// Being written.
+    Open,
+    /// Its footer and anchor are written.
+    Committed,
+    /// Aborted or failed (why): the file cannot be committed.
+    Failed(String),
+}
+
+/// The ROOT file being written, and the RNTuples in it.
+pub struct FileSink {
+    file: RootFileWriter,
+    /// A second handle opened with `O_DIRECT` when direct I/O is on.
+    direct: Option<File>,
+    preallocate: bool,
+    /// The RNTuples of this file, in the order they were created: (registry key, state, whether
+    /// its anchor is hidden: an attribute set's, keyed `MAIN/SET`).
+    ntuples: Vec<(String, NtupleState, bool)>,
+}
+
+impl FileSink {
+    /// Creates the file (or opens it for update) with the file-level options of `opts`:
+    /// `update_existing_file`, `checkpoint_clusters` (the output mode), `compression` (of the
+    /// file's own records), `use_direct_io` and `preallocate`.
+    pub fn create(path: &Path, opts: &WriteOptions) -> Result<FileSink> {
+        let file = if opts.update_existing_file {
+            RootFileWriter::open_update(path, opts.compression)?
+        } else {
+            // A writer with checkpoints writes at the final path from its first checkpoint: its
+            // checkpoints are what a crash leaves behind. Any other writes under a temporary
+            // name, renamed at the commit.
+            let mode = if opts.checkpoint_clusters > 0 { OutputMode::Checkpointed } else { OutputMode::Atomic };
+            RootFileWriter::create_with(path, opts.compression, mode)?
+        };
+        // The file as it is on disk now (its temporary name until the commit).
+        let direct = if opts.use_direct_io { Some(open_direct(file.temporary_path().unwrap_or(path))?) } else { None };
+        Ok(FileSink { file, direct, preallocate: opts.preallocate, ntuples: Vec::new() })
+    }
+
+    /// Records a new RNTuple of this file under `key` (its name, or `MAIN/SET` for an attribute
+    /// set, whose anchor is `hidden`): the key must be new in the file (and a listed name in the
+    /// file opened for update).
+    pub(crate) fn register(&mut self, key: &str, hidden: bool) -> Result<()> {
+        if !hidden && self.file.had_key("ROOT::RNTuple", key) {
+            return Err(Error::Invalid(format!("{} already holds an RNTuple '{key}'", self.file.path())));
+        }
+        if self.ntuples.iter().any(|(n, _, _)| n == key) {
+            let what = if hidden { "an attribute set" } else { "an RNTuple" };
+            return Err(Error::Invalid(format!("{}: {what} '{key}' is being written into this file already", self.file.path())));
+        }
+        self.ntuples.push((key.to_string(), NtupleState::Open, hidden));
+        Ok(())
+    }
+
+    /// Sets the state of the RNTuple `name` (a failure is kept: it is what the file reports).
+    pub(crate) fn set_state(&mut self, name: &str, state: NtupleState) {
+        if let Some((_, s, _)) = self.ntuples.iter_mut().find(|(n, _, _)| n == name) {
+            if !matches!(s, NtupleState::Failed(_)) {
+                *s = state;
+            }
+        }
+    }
+
+    /// Whether every RNTuple of the file is committed; the error names the first that is not.
+    pub(crate) fn check_complete(&self) -> Result<()> {
+        for (name, state, _) in &self.ntuples {
+            match state {
+                NtupleState::Committed => {}
+                NtupleState::Open => {
+                    return Err(Error::Invalid(format!("{}: RNTuple '{name}' is still being written: commit (or drop) its writer first", self.file.path())))
+                }
+                NtupleState::Failed(why) => return Err(Error::Invalid(format!("{}: RNTuple '{name}' was not written: {why}", self.file.path()))),
+            }
+        }
+        Ok(())
+    }
+
+    /// The names of the RNTuples of this file listed in its directory, in creation order.
+    pub fn ntuple_names(&self) -> Vec<String> {
+        self.ntuples.iter().filter(|(_, _, hidden)| !hidden).map(|(n, _, _)| n.clone()).collect()
+    }
+
+    /// Appends an envelope (compressed bytes `z` of `len` bytes uncompressed) in RBlob keys of
+    /// at most `max_key` bytes; returns the offset its locator points at.
+    pub fn write_envelope(&mut self, z: &[u8], len: u64, max_key: u64) -> Result<u64> {
+        self.file.write_payload(z, len, max_key)
+    }
+
+    /// Pads the end of the file so that the next key starts aligned, with direct I/O.
+    pub fn align_direct(&mut self) -> Result<()> {
+        if self.direct.is_some() {
+            self.file.align_end(DIRECT_IO_ALIGN)?;
+        }
+        Ok(())
+    }
+
+    /// Reserves consecutive RBlob keys for the payloads laid out by `plan` (each key aligned and
+    /// padded for direct I/O).
+    pub fn reserve(&mut self, plan: KeyPlan) -> Result<Placement> {
+        let align = if self.direct.is_some() { DIRECT_IO_ALIGN } else { 1 };
+        // Another RNTuple of the file may have written an envelope since the last aligned key.
+        self.align_direct()?;
+        let file = &mut self.file;
+        let slots = plan.keys.iter().map(|k| file.reserve_blob(k.payload_len, k.payload_len, align)).collect::<Result<Vec<_>>>()?;
+        Ok(Placement::new(plan, slots))
+    }
+
+    /// A handle of its own for positioned writes of reserved ranges (the file's, or its
+    /// `O_DIRECT` twin).
+    pub fn target(&self) -> Result<WriteTarget> {
+        let f = &self.file;
+        let file = match &self.direct {
+            Some(d) => d.try_clone(),
+            None => f.file().try_clone(),
+        }
+        .map_err(|e| Error::io(format!("duplicating the handle of {}", f.path()), e))?;
+        Ok(WriteTarget::new(file, f.path().to_string(), self.direct.is_some(), self.preallocate))
+    }
+
+    /// Appends the anchor key of the RNTuple `name` (replacing its earlier anchor in the keys
+    /// list).
+    pub fn write_anchor(&mut self, name: &str, anchor: &Anchor) -> Result<()> {
+        self.file.write_anchor(name, anchor)
+    }
+
+    /// Adds classes of class fields to describe in the file's StreamerInfo record.
+    pub fn add_classes(&mut self, classes: &[crate::logical::typename::ClassDef]) {
+        self.file.add_classes(classes)
+    }
+
+    /// Appends the anchor key of an RNTuple the directory does not list (an attribute set's);
+    /// returns the offset and length of the anchor object.
+    pub fn write_hidden_anchor(&mut self, name: &str, anchor: &Anchor) -> Result<(u64, u64)> {
+        self.file.write_hidden_anchor(name, anchor)
+    }
+
+    /// Makes the file on disk a complete ROOT file holding every anchor written so far (see
+    /// [`RootFileWriter::checkpoint`]); later keys go after it.
+    pub fn checkpoint(&mut self) -> Result<()> {
+        self.file.checkpoint()?;
+        self.align_direct()
+    }
+
+    /// Current end of the file.
+    pub fn end(&self) -> u64 {
+        self.file.end()
+    }
+
+    /// Writes the keys list, StreamerInfo, free segments, directory record and file header, syncs
+    /// the file and renames a temporary file over its destination. Returns the file size.
+    pub fn finish(self) -> Result<u64> {
+        self.file.finish()
+    }
+}
+
+/// How a dataset reaches its file: it owns it (one RNTuple in the file), or shares it.
+pub(crate) enum FileRef {
+    /// The dataset's own file, committed with it.
+    Own(Box<FileSink>),
+    /// A file of several RNTuples, committed by its [`crate::write::FileWriter`].
+    Shared(SharedFile),
+}
+
+impl FileRef {
+    /// Runs `f` on the file (under its lock when shared).
+    pub fn with<R>(&mut self, f: impl FnOnce(&mut FileSink) -> Result<R>) -> Result<R> {
+        match self {
+            FileRef::Own(s) => f(s),
+            FileRef::Shared(m) => {
+                let mut g = m.lock().map_err(|_| Error::internal("the file's lock is poisoned (a thread panicked while holding it)"))?;
+                let s = g.as_mut().ok_or_else(|| Error::Invalid("the file was committed or discarded already".into()))?;
+                f(s)
+            }
+        }
+    }
+
+    /// Runs `f` on the file, read-only.
+    pub fn get<R>(&self, f: impl FnOnce(&FileSink) -> Result<R>) -> Result<R> {
+        match self {
+            FileRef::Own(s) => f(s),
+            FileRef::Shared(m) => {
+                let g = m.lock().map_err(|_| Error::internal("the file's lock is poisoned (a thread panicked while holding it)"))?;
+                let s = g.as_ref().ok_or_else(|| Error::Invalid("the file was committed or discarded already".into()))?;
+                f(s)
+            }
+        }
+    }
+}
