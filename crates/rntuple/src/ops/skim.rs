@@ -474,39 +474,23 @@ fn batch_end(d: &Descriptor, at: u64, stop: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::forge::push_field;
     use crate::format::descriptor::Role;
 
-    fn field(id: u32, parent: Option<u32>) -> FieldDescriptor {
-        FieldDescriptor {
-            id,
-            field_version: 0,
-            type_version: 0,
-            parent,
-            role: Role::Leaf,
-            flags: 0,
-            name: format!("f{id}"),
-            type_name: "float".into(),
-            type_alias: String::new(),
-            description: String::new(),
-            repetition: None,
-            projection_source: None,
-            type_checksum: None,
-            children: Vec::new(),
-            columns: Vec::new(),
-            from_extension: false,
+    /// Float fields `f0`, `f1`, ... with these parents (forge's field builder).
+    fn fields(parents: impl IntoIterator<Item = Option<u32>>) -> Descriptor {
+        let mut d = Descriptor::default();
+        for (i, p) in parents.into_iter().enumerate() {
+            push_field(&mut d, p, Role::Leaf, &format!("f{i}"), "float");
         }
+        d
     }
 
     #[test]
     fn top_ancestors_of_a_deep_chain_and_of_roots() {
         // 0 <- 1 <- 2 <- ... <- 9999, and a second root 10000 with child 10001.
-        let mut d = Descriptor::default();
-        d.fields.push(field(0, None));
-        for i in 1..10_000 {
-            d.fields.push(field(i, Some(i - 1)));
-        }
-        d.fields.push(field(10_000, None));
-        d.fields.push(field(10_001, Some(10_000)));
+        let chain = (0..10_000u32).map(|i| i.checked_sub(1));
+        let d = fields(chain.chain([None, Some(10_000)]));
         let top = top_ancestors(&d).unwrap();
         assert_eq!(top.len(), 10_002);
         assert!(top[..10_000].iter().all(|&t| t == 0));
@@ -518,17 +502,15 @@ mod tests {
 
     #[test]
     fn top_ancestors_refuses_loops_and_missing_parents() {
-        let mut d = Descriptor { fields: vec![field(0, Some(1)), field(1, Some(0))], ..Default::default() };
-        let e = top_ancestors(&d).unwrap_err().to_string();
+        let e = top_ancestors(&fields([Some(1), Some(0)])).unwrap_err().to_string();
         assert!(e.contains("loop"), "{e}");
-        d.fields = vec![field(0, None), field(1, Some(7))];
-        let e = top_ancestors(&d).unwrap_err().to_string();
+        let e = top_ancestors(&fields([None, Some(7)])).unwrap_err().to_string();
         assert!(e.contains("parent 7"), "{e}");
     }
 
     #[test]
     fn top_fields_keeps_schema_order_and_names_the_unknown() {
-        let d = Descriptor { fields: vec![field(0, None), field(1, None), field(2, Some(1))], ..Default::default() };
+        let d = fields([None, None, Some(1)]);
         let want = vec!["f1".to_string(), "f0".to_string()];
         assert_eq!(top_fields(&d, Some(&want)).unwrap(), [0, 1]);
         let e = top_fields(&d, Some(&["f2".to_string()])).unwrap_err().to_string();

@@ -345,13 +345,7 @@ impl RootFileWriter {
 
     /// Appends the anchor key of an RNTuple named `name`.
     pub fn write_anchor(&mut self, name: &str, a: &Anchor) -> Result<()> {
-        let payload = anchor_bytes(a);
-        let key_len = 34 + tstring_len("ROOT::RNTuple") + tstring_len(name) + tstring_len("");
-        let seek = self.end;
-        let key = key_header((key_len + payload.len()) as u32, payload.len() as u32, seek, BEGIN, "ROOT::RNTuple", name, "");
-        self.write_at(seek, &key)?;
-        self.write_at(seek + key.len() as u64, &payload)?;
-        self.end = seek + (key.len() + payload.len()) as u64;
+        let (key, _) = self.append_anchor_key(name, a)?;
         // A later anchor of the same RNTuple (a checkpoint's) replaces the earlier one in the keys
         // list; the earlier key stays in the file, unlisted.
         match self.own_anchors.iter().find(|(n, _)| n == name) {
@@ -369,6 +363,12 @@ impl RootFileWriter {
     /// its main RNTuple's footer). Returns the offset and length of the anchor object (the key's
     /// payload).
     pub fn write_hidden_anchor(&mut self, name: &str, a: &Anchor) -> Result<(u64, u64)> {
+        self.append_anchor_key(name, a).map(|(_, at)| at)
+    }
+
+    /// Writes a `ROOT::RNTuple` key holding `a` at the end of the file: its header, and the
+    /// offset and length of its payload.
+    fn append_anchor_key(&mut self, name: &str, a: &Anchor) -> Result<(Vec<u8>, (u64, u64))> {
         let payload = anchor_bytes(a);
         let key_len = 34 + tstring_len("ROOT::RNTuple") + tstring_len(name) + tstring_len("");
         let seek = self.end;
@@ -376,7 +376,8 @@ impl RootFileWriter {
         self.write_at(seek, &key)?;
         self.write_at(seek + key.len() as u64, &payload)?;
         self.end = seek + (key.len() + payload.len()) as u64;
-        Ok((seek + key.len() as u64, payload.len() as u64))
+        let at = (seek + key.len() as u64, payload.len() as u64);
+        Ok((key, at))
     }
 
     /// Adds classes of class fields to describe in the StreamerInfo record (a new file's: an
