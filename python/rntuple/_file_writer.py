@@ -6,7 +6,7 @@ import os
 import threading
 
 from . import _rntuple
-from ._writing import ParallelWriter, Writer, _options
+from ._writing import ParallelWriter, Writer, _options, _with_column_options
 
 InvalidArgumentError = _rntuple.InvalidArgumentError
 
@@ -49,7 +49,7 @@ class FileWriter:
 
     def _add(self, cls, ntuple_name: str, schema, options: dict, method: str):
         native = self._open()
-        opts = {**self._options, **_options(options)}
+        schema, opts = _with_column_options(schema, {**self._options, **_options(options)})
         make = getattr(native, method)
         w = cls._of_file(self._path, ntuple_name, schema, lambda s: make(ntuple_name, s, opts), opts)
         with self._lock:

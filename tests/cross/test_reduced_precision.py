@@ -130,13 +130,6 @@ def _write_ours(path, xs, mode, bits, mn, mx):
     rntuple.write(str(path), "t", rows, schema=schema, columns=[("p._0", opt), ("p._1", opt)])
 
 
-def _column_types(path) -> dict[str, tuple]:
-    """field path -> (column type, bits, value range) of its columns, from our reader."""
-    f = rntuple.open(str(path))
-    d = f["t"]
-    return d._column_types() if hasattr(d, "_column_types") else {}
-
-
 def _bits(v) -> np.ndarray:
     return np.asarray(v, dtype=np.float64).view(np.uint64)
 
@@ -393,3 +386,20 @@ def test_double_fields_with_narrow_columns_read_as_float64(tmp_path, cli):
         assert tab.schema.field("d32").type == pa.float64() and tab.schema.field("dq").type == pa.float64()
         assert tab.schema.field("vdq").type.value_type == pa.float64()
         assert np.array_equal(_bits(tab.column("dq").to_numpy()), _bits(want[n:2 * n]))
+
+
+def test_file_writer_writers_take_column_options(tmp_path, cli):
+    """The writers of an rntuple.FileWriter take column options in their schemas as rntuple.Writer does."""
+    path = tmp_path / "fw.root"
+    with rntuple.FileWriter(path) as fw:
+        w = fw.writer("Events", {"x": ("float", {"truncate": 12}), "q": ("double", {"quantize": (0.0, 10.0, 8)})})
+        p = fw.parallel_writer("Runs", {"y": [("float", {"half": True})]})
+        w.extend({"x": np.array([1.2345678, -3.3], np.float32), "q": np.array([1.0, 9.99])})
+        with p.fill_context() as ctx:
+            ctx.extend({"y": [[0.1, 2.0]]})
+    r = cli.run("info", path, "--json")
+    assert r.returncode == 0, r.stderr.decode()
+    assert sorted(c[0] for c in _float_columns(json.loads(r.stdout)).values()) == ["Real16", "Real32Quant", "Real32Trunc"]
+    f = rntuple.open(str(path))
+    assert f["Events"].arrays().tolist() == [{"x": 1.125, "q": 260 / 255}, {"x": -3.25, "q": 10.0}]
+    assert f["Runs"].arrays().tolist() == [{"y": [0.0999755859375, 2.0]}]
