@@ -22,6 +22,8 @@ import numpy as np
 import pytest
 import uproot
 
+import rntuple
+
 NAMES = ["Events", "LuminosityBlocks", "Runs", "MetaData"]
 N_PER_THREAD = 20000
 CHUNK = 2000
@@ -52,7 +54,6 @@ META = [{"key": f"k{i}", "value": "v" * i} for i in range(5)]
 
 @pytest.fixture(scope="module")
 def multi_file(tmp_path_factory):
-    rntuple = pytest.importorskip("rntuple")
     path = tmp_path_factory.mktemp("multi") / "cms.root"
     with rntuple.FileWriter(path) as fw:
         events = fw.parallel_writer("Events", {"event": "std::uint64_t", "pt": "std::vector<float>"})
@@ -187,7 +188,6 @@ def test_our_reader_and_cli_list_every_rntuple(multi_file, cli):
 
 
 def test_an_exception_or_an_aborted_writer_leaves_no_file(tmp_path):
-    rntuple = pytest.importorskip("rntuple")
     path = tmp_path / "out.root"
     path.write_bytes(b"old")
     with pytest.raises(RuntimeError, match="boom"):

@@ -10,9 +10,10 @@ import json
 
 import numpy as np
 import pytest
+import ROOT
 
-rntuple = pytest.importorskip("rntuple")
-ROOT = pytest.importorskip("ROOT")
+import rntuple
+from conftest import skip_or_fail
 
 N = 40
 
@@ -167,7 +168,7 @@ def test_root_reads_ours_as_its_own(tmp_path, cli, mode, bits, mn, mx):
     # uproot reads ours as it reads ROOT's file; float fields equal to ROOT. (uproot 5.7.7 returns the
     # Real32Quant column of a double field as float32, for ROOT's file as for ours, so double fields are
     # compared with ROOT's values only through that rounding.)
-    uproot = pytest.importorskip("uproot")
+    import uproot
     with uproot.open(str(ours)) as uf, uproot.open(str(theirs)) as ut:
         u, t = uf["t"].arrays(), ut["t"].arrays()
         for k in ("f", "d", "vf", "vd"):
@@ -272,7 +273,7 @@ def test_testdata_reduced_precision_still_read(testdata, cli):
     """The shared file with Real32Trunc/Real32Quant columns (written by ROOT) is still read."""
     files = sorted(testdata.rglob("test_float_types_rntuple_v1-0-0-0.root"))
     if not files:
-        pytest.skip("test_float_types_rntuple_v1-0-0-0.root is not in the test data")
+        skip_or_fail("test_float_types_rntuple_v1-0-0-0.root is not in the test data")
     for p in files:
         info = cli.run("info", p).stdout.decode()
         assert "Real32Trunc" in info and "Real32Quant" in info, info
