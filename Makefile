@@ -14,10 +14,26 @@ export RNTUPLE_TESTDATA
 BIN := target/release/rntuple
 CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
 
-.PHONY: demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-parallel-write tsan clean python
+.PHONY: demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-parallel-write tsan clean python mpi-deps bench-mpi
+
+# MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
+# present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
+WORKSPACE = --workspace $$(command -v mpicc >/dev/null && echo --features rntuple-cli/mpi || echo --exclude rntuple-mpi)
+PY_FEATURES = $$(command -v mpicc >/dev/null && echo --features mpi)
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+MPIRUN := mpirun --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
 
 build:
-	cargo build --release --workspace
+	cargo build --release $(WORKSPACE)
+
+# Open MPI and libclang (the Rust MPI bindings generate theirs with it), from Debian's packages
+# when missing.
+mpi-deps:
+	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null || ! ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1; then \
+		echo "== installing Open MPI and libclang (apt-get) =="; \
+		$(SUDO) apt-get install -y -q libopenmpi-dev openmpi-bin libclang-dev >/dev/null \
+		|| ($(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q libopenmpi-dev openmpi-bin libclang-dev >/dev/null); \
+	fi
 
 DEMO_FILE ?= /tmp/rntuple-demo-synthetic.root
 DEMO_ENTRIES ?= 2000000
@@ -34,8 +50,14 @@ demo: build
 	@echo "== skim: eventId of the first cluster (one thread's $(DEMO_ENTRIES) entries: pages copied), then entries 10:20 (re-encoded) =="
 	$(BIN) skim $(DEMO_FILE) /tmp/rntuple-demo-skim.root --fields eventId --entries 0:$(DEMO_ENTRIES)
 	$(BIN) skim $(DEMO_FILE) /tmp/rntuple-demo-skim.root --entries 10:20
+	@if command -v mpirun >/dev/null; then \
+		echo "== distributed write: 2 MPI ranks x 200000 entries into one file (metadata strategy) =="; \
+		$(MPIRUN) -np 2 $(BIN) bench write-mpi --strategy metadata --entries 200000 --output /tmp/rntuple-demo-mpi.root > /tmp/rntuple-demo-mpi.json \
+		&& python3 -c "import json; d=json.load(open('/tmp/rntuple-demo-mpi.json')); print(f\"{d['entries']} entries from {d['ranks']} ranks in {d['seconds']:.2f} s ({d['entries_per_second']/1e6:.1f} M entries/s)\")" \
+		&& $(BIN) check /tmp/rntuple-demo-mpi.root; \
+	fi
 
-$(VENV)/.installed: requirements-test.txt
+$(VENV)/.installed: requirements-test.txt | mpi-deps
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -r requirements-test.txt
@@ -44,7 +66,7 @@ $(VENV)/.installed: requirements-test.txt
 venv: $(VENV)/.installed
 
 cargo-test:
-	cargo test --release --workspace
+	cargo test --release $(WORKSPACE)
 
 fuzz-smoke:
 	bash fuzz/smoke.sh
@@ -64,7 +86,7 @@ fuzz-long:
 # into $(VENV) in editable mode.
 python: venv
 	cd python && CARGO_TARGET_DIR=$(abspath python/target) VIRTUAL_ENV=$(abspath $(VENV)) \
-		$(abspath $(VENV))/bin/maturin develop --release --quiet
+		$(abspath $(VENV))/bin/maturin develop --release --quiet $(PY_FEATURES)
 
 pytest: venv build python
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross
@@ -74,13 +96,13 @@ pytest: venv build python
 # Formatting (rustfmt.toml), clippy and ruff (ruff.toml; ruff is pinned in requirements-test.txt).
 lint: venv
 	cargo fmt --all --check
-	cargo clippy --workspace --all-targets --release -- -D warnings
+	cargo clippy $(WORKSPACE) --all-targets --release -- -D warnings
 	cd python && cargo fmt --check
-	cd python && CARGO_TARGET_DIR=$(abspath python/target) cargo clippy --all-targets --release -- -D warnings
+	cd python && CARGO_TARGET_DIR=$(abspath python/target) cargo clippy --all-targets --release $(PY_FEATURES) -- -D warnings
 	$(VENV)/bin/ruff check python tests bench
 	$(PY) .ci/check_layout.py
 
-test: venv lint build cargo-test fuzz-smoke pytest
+test: mpi-deps venv lint build cargo-test fuzz-smoke pytest
 
 bench-read: venv build
 	$(PY) bench/read_bench.py

@@ -200,6 +200,11 @@ enum BenchCmd {
         #[arg(long, default_value_t = 0, value_name = "K")]
         checkpoint_clusters: u64,
     },
+    /// The synthetic write benchmark across the ranks of an MPI job (run it under
+    /// `mpirun -np N`): each rank's threads write their entries (eventId = the global entry
+    /// number) into one file by a distributed strategy, or one file per rank; rank 0 prints one
+    /// JSON object (entries/s, MB/s, per rank: compression, waiting, writing, bytes).
+    WriteMpi(cmd::bench_write_mpi::MpiBench),
     /// Reads fields of all entries into Arrow arrays; prints one JSON object with timings.
     Read {
         /// A ROOT file.
@@ -238,6 +243,7 @@ fn main() -> ExitCode {
             })
         }
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref()),
+        Cmd::Bench { what: BenchCmd::WriteMpi(cfg) } => cmd::bench_write_mpi::bench_write_mpi(&cfg),
         Cmd::Bench {
             what:
                 BenchCmd::Write {

@@ -109,6 +109,22 @@ pub struct BlobSlot {
     pub key: Vec<u8>,
 }
 
+/// The RBlob key for a payload of `len` bytes (`obj_len` uncompressed) whose header starts at
+/// `seek`: pure layout, no I/O. With `align > 1` (a power of two) `seek` must be aligned and the
+/// key's length is rounded up to a multiple of `align`; the padding belongs to the key, so the file
+/// stays a chain of keys.
+pub fn blob_slot(seek: u64, len: u64, obj_len: u64, align: u64) -> Result<BlobSlot> {
+    if align > 1 && !seek.is_multiple_of(align) {
+        return Err(Error::Internal(format!("key at offset {seek} is not aligned to {align} bytes")));
+    }
+    let total = (BLOB_KEY_LEN + len).next_multiple_of(align.max(1));
+    let nbytes = u32::try_from(total).map_err(|_| Error::Invalid(format!("a blob of {len} bytes is larger than a key can hold")))?;
+    let obj_len = if total > BLOB_KEY_LEN + len { total - BLOB_KEY_LEN } else { obj_len };
+    let key = key_header(nbytes, obj_len.min(u32::MAX as u64) as u32, seek, BEGIN, "RBlob", "", "");
+    debug_assert_eq!(key.len() as u64, BLOB_KEY_LEN);
+    Ok(BlobSlot { key_offset: seek, payload_offset: seek + BLOB_KEY_LEN, total, key })
+}
+
 /// Writes a ROOT file: keys are appended at the end; [`RootFileWriter::finish`] (or a
 /// [`RootFileWriter::checkpoint`]) writes the keys list, free-segments record and the file header
 /// and directory record that point at them.
@@ -294,17 +310,19 @@ impl RootFileWriter {
     /// must be aligned, and its length is rounded up to a multiple of `align`; the padding belongs
     /// to the key, so the file stays a chain of keys.
     pub fn reserve_blob(&mut self, len: u64, obj_len: u64, align: u64) -> Result<BlobSlot> {
-        let seek = self.end;
-        if align > 1 && !seek.is_multiple_of(align) {
-            return Err(Error::Internal(format!("key at offset {seek} is not aligned to {align} bytes")));
+        let slot = blob_slot(self.end, len, obj_len, align)?;
+        self.end = slot.key_offset + slot.total;
+        Ok(slot)
+    }
+
+    /// Moves the end of the file forward to `to`, over a range that others filled with keys (the
+    /// clusters of a distributed writer's ranks, laid out by [`blob_slot`]).
+    pub fn advance_end(&mut self, to: u64) -> Result<()> {
+        if to < self.end {
+            return Err(Error::Internal(format!("moving the end of {} back from {} to {to}", self.path, self.end)));
         }
-        let total = (BLOB_KEY_LEN + len).next_multiple_of(align.max(1));
-        let nbytes = u32::try_from(total).map_err(|_| Error::Invalid(format!("a blob of {len} bytes is larger than a key can hold")))?;
-        let obj_len = if total > BLOB_KEY_LEN + len { total - BLOB_KEY_LEN } else { obj_len };
-        let key = key_header(nbytes, obj_len.min(u32::MAX as u64) as u32, seek, BEGIN, "RBlob", "", "");
-        debug_assert_eq!(key.len() as u64, BLOB_KEY_LEN);
-        self.end = seek + total;
-        Ok(BlobSlot { key_offset: seek, payload_offset: seek + BLOB_KEY_LEN, total, key })
+        self.end = to;
+        Ok(())
     }
 
     /// Pads the end of the file to a multiple of `align` with a free gap (ROOT's convention: a

@@ -123,6 +123,24 @@ impl FileSink {
         Ok(())
     }
 
+    /// Pads the end of the file so that the next key starts at a multiple of `align` (a power of
+    /// two): where a distributed writer's ranks start placing clusters.
+    pub(crate) fn align_to(&mut self, align: u64) -> Result<()> {
+        self.file.align_end(align)
+    }
+
+    /// Moves the end of the file forward over keys written by others (see
+    /// [`RootFileWriter::advance_end`]).
+    pub(crate) fn advance_end(&mut self, to: u64) -> Result<()> {
+        self.file.advance_end(to)
+    }
+
+    /// Where the bytes are written until the commit: the temporary file of an atomic output,
+    /// else the file itself.
+    pub(crate) fn writing_path(&self) -> std::path::PathBuf {
+        self.file.temporary_path().map(Path::to_path_buf).unwrap_or_else(|| Path::new(self.file.path()).to_path_buf())
+    }
+
     /// Reserves consecutive RBlob keys for the payloads laid out by `plan` (each key aligned and
     /// padded for direct I/O).
     pub fn reserve(&mut self, plan: KeyPlan) -> Result<Placement> {

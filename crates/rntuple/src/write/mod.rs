@@ -5,6 +5,7 @@
 pub mod attributes;
 pub(crate) mod builder;
 pub(crate) mod columns;
+pub mod distributed;
 mod file_sink;
 pub mod file_writer;
 mod fill_arrow;

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::storage::key_plan::{KeyPlan, Piece};
-use crate::storage::tfile_write::{BlobSlot, BLOB_KEY_LEN};
+use crate::storage::tfile_write::{blob_slot, BlobSlot, BLOB_KEY_LEN};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -23,6 +23,26 @@ impl Placement {
     /// The keys `slots` reserved for the payloads laid out by `plan`.
     pub(crate) fn new(plan: KeyPlan, slots: Vec<BlobSlot>) -> Placement {
         Placement { plan, slots }
+    }
+
+    /// The keys for the payloads laid out by `plan`, placed back to back from `start` (aligned to
+    /// `align`, each key padded to a multiple of it): what a distributed writer's rank computes
+    /// itself once it was given `start` (pure layout, no I/O).
+    pub fn at(plan: KeyPlan, start: u64, align: u64) -> Result<Placement> {
+        let mut at = start;
+        let mut slots = Vec::with_capacity(plan.keys.len());
+        for k in &plan.keys {
+            let slot = blob_slot(at, k.payload_len, k.payload_len, align)?;
+            at += slot.total;
+            slots.push(slot);
+        }
+        Ok(Placement { plan, slots })
+    }
+
+    /// Bytes the keys of `plan` take when each is padded to a multiple of `align`: the range to
+    /// reserve for [`Placement::at`].
+    pub fn reserved_len(plan: &KeyPlan, align: u64) -> u64 {
+        plan.keys.iter().map(|k| (BLOB_KEY_LEN + k.payload_len).next_multiple_of(align.max(1))).sum()
     }
 
     /// The file offset of each payload.
@@ -77,13 +97,30 @@ pub struct WriteTarget {
     path: String,
     direct: bool,
     preallocate: bool,
+    /// Largest single write in bytes (0: unbounded).
+    max_write: u64,
 }
 
 impl WriteTarget {
     /// A target writing through `file` (opened with `O_DIRECT` when `direct`), named `path` in
     /// messages; with `preallocate` each slot is allocated with `fallocate` first.
     pub(crate) fn new(file: File, path: String, direct: bool, preallocate: bool) -> WriteTarget {
-        WriteTarget { file, path, direct, preallocate }
+        WriteTarget { file, path, direct, preallocate, max_write: 0 }
+    }
+
+    /// Opens an existing file for positioned writes of reserved ranges (a distributed writer's
+    /// rank opening the file rank 0 created), with `O_DIRECT` when `direct`, in writes of at most
+    /// `max_write` bytes (0: unbounded; with direct I/O a multiple of 4096).
+    pub fn open(path: &Path, direct: bool, max_write: u64) -> Result<WriteTarget> {
+        if direct && !max_write.is_multiple_of(DIRECT_IO_ALIGN) {
+            return Err(Error::Invalid(format!("a write block of {max_write} bytes with direct I/O: must be a multiple of {DIRECT_IO_ALIGN}")));
+        }
+        let file = if direct {
+            open_direct(path)?
+        } else {
+            std::fs::OpenOptions::new().write(true).open(path).map_err(|e| Error::io(format!("opening {} for writing", path.display()), e))?
+        };
+        Ok(WriteTarget { file, path: path.display().to_string(), direct, preallocate: false, max_write })
     }
 }
 
@@ -116,14 +153,46 @@ pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]
             out[at..at + piece.len()].copy_from_slice(piece);
             at += piece.len();
         }
-        t.file.write_all_at(out, slot.key_offset)
+        let block = if t.max_write > 0 { t.max_write as usize } else { out.len() };
+        out.chunks(block.max(1)).enumerate().try_for_each(|(i, b)| t.file.write_all_at(b, slot.key_offset + (i * block) as u64))
     } else {
         let mut pieces: Vec<&[u8]> = Vec::with_capacity(chunks.len() + 1);
         pieces.push(&slot.key);
         pieces.extend(chunks.iter().map(|c| c.as_ref()).filter(|c| !c.is_empty()));
-        pwritev_all(&t.file, &pieces, slot.key_offset).map(|_| start_writeback(&t.file, slot.key_offset, len))
+        if t.max_write > 0 && len > t.max_write {
+            bounded_blocks(&pieces, t.max_write as usize).into_iter().try_for_each(|(at, block)| pwritev_all(&t.file, &block, slot.key_offset + at))
+        } else {
+            pwritev_all(&t.file, &pieces, slot.key_offset)
+        }
+        .map(|_| start_writeback(&t.file, slot.key_offset, len))
     };
     r.map_err(|e| Error::io(format!("writing {} bytes at offset {} of {}", slot.total, slot.key_offset, t.path), e))
+}
+
+/// Splits `pieces` (written back to back) into blocks of at most `max` bytes each: (offset of the
+/// block from the first byte, its slices), for writes of bounded size.
+fn bounded_blocks<'a>(pieces: &[&'a [u8]], max: usize) -> Vec<(u64, Vec<&'a [u8]>)> {
+    let max = max.max(1);
+    let mut blocks: Vec<(u64, Vec<&'a [u8]>)> = Vec::new();
+    let (mut at, mut fill) = (0u64, max);
+    for p in pieces {
+        let mut rest: &'a [u8] = p;
+        while !rest.is_empty() {
+            if fill == max {
+                blocks.push((at, Vec::new()));
+                fill = 0;
+            }
+            let n = rest.len().min(max - fill);
+            let (head, tail) = rest.split_at(n);
+            if let Some((_, b)) = blocks.last_mut() {
+                b.push(head);
+            }
+            fill += n;
+            at += n as u64;
+            rest = tail;
+        }
+    }
+    blocks
 }
 
 /// Starts writing a just-written range back to disk without waiting (`sync_file_range` with
@@ -223,6 +292,31 @@ impl Drop for AlignedBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bounded_blocks_cover_the_pieces_in_order() {
+        let a = [1u8; 5];
+        let b = [2u8; 7];
+        let c = [3u8; 2];
+        let blocks = bounded_blocks(&[&a, &b, &c], 4);
+        let starts: Vec<u64> = blocks.iter().map(|(at, _)| *at).collect();
+        assert_eq!(starts, [0, 4, 8, 12]);
+        let lens: Vec<usize> = blocks.iter().map(|(_, p)| p.iter().map(|x| x.len()).sum()).collect();
+        assert_eq!(lens, [4, 4, 4, 2]);
+        let joined: Vec<u8> = blocks.iter().flat_map(|(_, p)| p.iter().flat_map(|x| x.iter().copied())).collect();
+        assert_eq!(joined, [&a[..], &b[..], &c[..]].concat());
+    }
+
+    #[test]
+    fn placement_at_pads_every_key_to_the_alignment() {
+        let plan = KeyPlan::new(&[100, 5000, 3000], 4096).unwrap();
+        let len = Placement::reserved_len(&plan, 4096);
+        let p = Placement::at(plan, 8192, 4096).unwrap();
+        assert_eq!(p.total(), len);
+        assert!(p.slots.iter().all(|s| s.key_offset % 4096 == 0 && s.total % 4096 == 0));
+        assert_eq!(p.slots[0].key_offset, 8192);
+        assert!(Placement::at(KeyPlan::new(&[10], 0).unwrap(), 100, 4096).is_err(), "an unaligned start is refused");
+    }
 
     #[test]
     fn vectored_write_of_more_pieces_than_iov_max() {

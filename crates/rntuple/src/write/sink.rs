@@ -167,6 +167,20 @@ impl Dataset {
         }
     }
 
+    /// Distributed writing: pads the end of the file to `align` and returns where the file is
+    /// written until the commit and the offset from which the ranks place their clusters.
+    pub(crate) fn open_for_ranks(&mut self, align: u64) -> Result<(std::path::PathBuf, u64)> {
+        self.file()?.with(|f| {
+            f.align_to(align)?;
+            Ok((f.writing_path(), f.end()))
+        })
+    }
+
+    /// Distributed writing: the ranks' clusters fill the file up to `end`.
+    pub(crate) fn advance_end(&mut self, end: u64) -> Result<()> {
+        self.file()?.with(|f| f.advance_end(end))
+    }
+
     /// Step 1: reserves consecutive RBlob keys for the payloads laid out by `plan` (each key
     /// aligned and padded for direct I/O).
     pub fn reserve(&mut self, plan: KeyPlan) -> Result<Placement> {

@@ -1,0 +1,156 @@
+//! The transport-free distributed writer: "ranks" as threads of this process, each with its
+//! fill contexts, placing clusters through an offset counter (the `metadata`, `one-sided` and
+//! `file-lock` strategies differ only in who keeps the counter) or shipping them to rank 0
+//! (`send-data`); rank 0 assembles the RNTuple from the gathered lists. The file must hold every
+//! id once, each context's entries in order, with every reserved range aligned. (The MPI
+//! transports are tested under `mpirun` in tests/cross/test_mpi_write.py.)
+
+use rntuple::arrow::array::cast::AsArray;
+use rntuple::arrow::datatypes::UInt64Type;
+use rntuple::write::distributed::{parse_schema, Assembler, ClusterShipper, OffsetService, RankLayout, RankWriter, Route};
+use rntuple::write::WriteOptions;
+use rntuple::{RNTupleFile, Value};
+use std::sync::{Arc, Mutex};
+
+struct Counter {
+    next: Mutex<u64>,
+    align: u64,
+}
+
+impl OffsetService for Counter {
+    fn reserve(&self, len: u64) -> rntuple::Result<u64> {
+        assert_eq!(len % self.align, 0, "a reservation of {len} bytes is not a multiple of the alignment");
+        let mut n = self.next.lock().unwrap();
+        let at = *n;
+        *n += len;
+        Ok(at)
+    }
+}
+
+/// Ships to rank 0's writer directly (what the MPI aggregator thread does on receipt).
+struct ToRankZero(RankWriter, Mutex<u64>);
+
+impl ClusterShipper for ToRankZero {
+    fn ship(&self, blob: Vec<u8>) -> rntuple::Result<()> {
+        *self.1.lock().unwrap() += 1;
+        self.0.accept_shipped(&blob, "a test rank")
+    }
+}
+
+fn entry(id: u64) -> Value {
+    let v: Vec<Value> = (0..id % 5).map(|k| Value::F32((id + k) as f32)).collect();
+    Value::Record(vec![("id".into(), Value::UInt(id)), ("v".into(), Value::List(v))])
+}
+
+fn opts(compression: u32) -> WriteOptions {
+    WriteOptions { compression, approx_zipped_cluster_size: 2000, max_unzipped_page_size: 512, ..Default::default() }
+}
+
+/// Writes `ranks` x `threads` x `n` entries; `ship` routes ranks other than 0 through rank 0.
+fn write(name: &str, ranks: u64, threads: u64, n: u64, align: u64, compression: u32, ship: bool) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("rntuple-distributed-{}-{name}.root", std::process::id()));
+    let schema = parse_schema(&[("id", "std::uint64_t"), ("v", "std::vector<float>")]).unwrap();
+    let layout = RankLayout { align, direct_io: false, max_write: 1000 };
+    let o = opts(compression);
+    let asm = Assembler::create(&path, RankWriter::descriptor("Events", &schema, &o).unwrap(), o.clone(), align).unwrap();
+    assert_eq!(asm.first_offset() % align, 0);
+    let counter = Arc::new(Counter { next: Mutex::new(asm.first_offset()), align });
+    let rank0 = RankWriter::new("Events", &schema, o.clone(), layout.clone(), Route::Offsets(counter.clone()), Some(asm.writing_path())).unwrap();
+    let shipper = Arc::new(ToRankZero(rank0.clone(), Mutex::new(0)));
+    let writers: Vec<RankWriter> = (0..ranks)
+        .map(|r| match (r, ship) {
+            (0, _) => rank0.clone(),
+            (_, true) => RankWriter::new("Events", &schema, o.clone(), layout.clone(), Route::Ship(shipper.clone()), None).unwrap(),
+            (_, false) => RankWriter::new("Events", &schema, o.clone(), layout.clone(), Route::Offsets(counter.clone()), Some(asm.writing_path())).unwrap(),
+        })
+        .collect();
+    std::thread::scope(|s| {
+        for (r, w) in writers.iter().enumerate() {
+            for t in 0..threads {
+                let mut ctx = w.fill_context();
+                s.spawn(move || {
+                    let first = (r as u64 * threads + t) * n;
+                    for id in first..first + n {
+                        ctx.fill(&entry(id)).unwrap();
+                    }
+                    ctx.finish().unwrap();
+                });
+            }
+        }
+    });
+    let mut lists = Vec::new();
+    for (r, w) in writers.iter().enumerate() {
+        let (list, m) = w.finish().unwrap();
+        if r > 0 || !ship {
+            assert_eq!(m.entries, threads * n, "rank {r}'s entries");
+            assert!(n == 0 || m.clusters >= 2, "rank {r} wrote {} clusters: too few to interleave", m.clusters);
+            assert_eq!(m.requests, m.clusters);
+        }
+        lists.push(list);
+    }
+    if ship {
+        assert!(*shipper.1.lock().unwrap() >= 2 * (ranks - 1), "clusters were shipped");
+    }
+    asm.commit(&lists).unwrap();
+    path
+}
+
+fn verify(path: &std::path::Path, groups: u64, n: u64, align: u64) {
+    let f = RNTupleFile::open(path).unwrap();
+    let r = f.reader("Events").unwrap();
+    assert_eq!(r.num_entries(), groups * n);
+    let b = r.read_batch(None, 0, r.num_entries()).unwrap();
+    let ids = b.column(0).as_primitive::<UInt64Type>().values().to_vec();
+    let mut seen = vec![false; ids.len()];
+    let mut last: Vec<Option<u64>> = vec![None; groups as usize];
+    for (row, &id) in ids.iter().enumerate() {
+        assert!(!std::mem::replace(&mut seen[id as usize], true), "id {id} twice");
+        let g = (id / n) as usize;
+        assert_eq!(id, last[g].map_or(g as u64 * n, |p| p + 1), "group {g}: id {id} out of order");
+        last[g] = Some(id);
+        let v = b.column(1).as_list::<i64>().value(row);
+        assert_eq!(v.len() as u64, id % 5, "values of id {id}");
+    }
+    for c in &r.descriptor().clusters {
+        // A cluster's pages sit in one key (they are small) whose 42-byte header starts aligned.
+        let first = c.columns.iter().flatten().flat_map(|col| &col.pages).map(|p| p.locator.offset).min();
+        if let Some(first) = first {
+            assert_eq!((first - 42) % align, 0, "cluster {} starts at {} (alignment {align})", c.id, first - 42);
+        }
+    }
+    std::fs::remove_file(path).ok();
+}
+
+#[test]
+fn ranks_reserving_offsets_write_one_rntuple() {
+    for (ranks, threads, align, comp) in [(2, 1, 4096, 0), (3, 2, 4096, 505), (4, 1, 1 << 20, 505), (2, 3, 1, 0)] {
+        let p = write(&format!("offsets-{ranks}-{threads}-{align}-{comp}"), ranks, threads, 700, align, comp, false);
+        verify(&p, ranks * threads, 700, align);
+    }
+}
+
+#[test]
+fn ranks_shipping_clusters_to_rank_zero_write_one_rntuple() {
+    for (ranks, threads, align, comp) in [(3, 1, 4096, 0), (2, 2, 1 << 20, 505)] {
+        let p = write(&format!("ship-{ranks}-{threads}-{align}-{comp}"), ranks, threads, 600, align, comp, true);
+        verify(&p, ranks * threads, 600, align);
+    }
+}
+
+#[test]
+fn a_rank_that_writes_nothing_is_fine_and_bad_layouts_are_refused() {
+    let p = write("empty-rank", 2, 1, 0, 4096, 0, false);
+    verify(&p, 2, 0, 4096);
+    let schema = parse_schema(&[("id", "std::uint64_t")]).unwrap();
+    let c = Arc::new(Counter { next: Mutex::new(0), align: 1 });
+    for (layout, want) in [
+        (RankLayout { align: 3000, direct_io: false, max_write: 0 }, "power of two"),
+        (RankLayout { align: 512, direct_io: true, max_write: 0 }, "at least 4096"),
+        (RankLayout { align: 4096, direct_io: true, max_write: 1000 }, "multiple of 4096"),
+    ] {
+        let e = RankWriter::new("Events", &schema, WriteOptions::default(), layout, Route::Offsets(c.clone()), None).err().unwrap().to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    let o = WriteOptions { checkpoint_clusters: 2, ..Default::default() };
+    assert!(RankWriter::descriptor("Events", &schema, &o).unwrap_err().to_string().contains("checkpoint"));
+}
