@@ -69,6 +69,19 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         ClusterBuilder::assemble(opts, self.plans.clone(), self.cols.blank(), self.counts.len(), self.exprs.clone(), out)
     }
 
+    /// Keeps page buffers for the next pages (those of a cluster written after it left the
+    /// builder, or of an ended fill context), up to a cluster's worth of memory.
+    pub fn recycle(&mut self, bufs: impl IntoIterator<Item = Vec<u8>>) {
+        for b in bufs {
+            self.cols.recycle(b);
+        }
+    }
+
+    /// Takes the builder's pooled page buffers.
+    pub fn take_pool(&mut self) -> Vec<Vec<u8>> {
+        self.cols.take_pool()
+    }
+
     /// Seconds spent compressing (and checksumming) pages.
     pub fn compress_seconds(&self) -> f64 {
         self.cols.compress_seconds
@@ -136,9 +149,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         self.counts.iter_mut().for_each(|c| *c = 0);
         self.clusters += 1;
         let r = self.out.cluster(&mut sealed);
-        for b in sealed.chunks {
-            self.cols.recycle(b);
-        }
+        self.recycle(sealed.chunks);
         r
     }
 }

@@ -329,6 +329,18 @@ impl Columns {
         }
     }
 
+    /// Takes the pooled page buffers (a fill context that ends hands them to its writer).
+    pub fn take_pool(&mut self) -> Vec<Vec<u8>> {
+        self.pool_bytes = 0;
+        std::mem::take(&mut self.pool)
+    }
+
+    /// The pooled page buffers (for tests: their addresses show which buffers are reused).
+    #[cfg(test)]
+    pub fn pooled(&self) -> &[Vec<u8>] {
+        &self.pool
+    }
+
     /// A page buffer from the pool (or a new one).
     fn take_buf(&mut self) -> Vec<u8> {
         match self.pool.pop() {

@@ -74,6 +74,9 @@ struct Shared {
     finished: Mutex<Vec<ContextMetrics>>,
     /// The first error of a context that could not commit its data (reported by `commit`).
     failure: Mutex<Option<String>>,
+    /// Page buffers of ended contexts, for the next context (up to a cluster's worth): a
+    /// context's first cluster then reuses memory instead of faulting fresh pages in.
+    pool: Mutex<Vec<Vec<u8>>>,
 }
 
 impl Shared {
@@ -215,6 +218,7 @@ impl ParallelWriter {
                 live: AtomicUsize::new(0),
                 finished: Mutex::new(Vec::new()),
                 failure: Mutex::new(None),
+                pool: Mutex::new(Vec::new()),
             }),
             committed: Mutex::new(false),
         })
@@ -227,7 +231,11 @@ impl ParallelWriter {
         }
         self.shared.live.fetch_add(1, Ordering::SeqCst);
         let out = ContextOut { shared: self.shared.clone(), staged: None, m: ContextMetrics::default(), started: Instant::now() };
-        Ok(FillContext { b: self.shared.template.blank(self.shared.opts.clone(), out), done: false })
+        let mut b = self.shared.template.blank(self.shared.opts.clone(), out);
+        if let Ok(mut pool) = self.shared.pool.lock() {
+            b.recycle(pool.drain(..));
+        }
+        Ok(FillContext { b, done: false })
     }
 
     fn is_committed(&self) -> bool {
@@ -282,6 +290,9 @@ impl ParallelWriter {
         }
         let mut ds = self.shared.dataset.lock().map_err(|_| Error::internal("the parallel writer's lock is poisoned"))?;
         *committed = true;
+        if let Ok(mut pool) = self.shared.pool.lock() {
+            *pool = Vec::new();
+        }
         ds.commit()
     }
 }
@@ -397,12 +408,15 @@ impl FillContext {
         }
     }
 
-    /// Commits the staged clusters, in the order they were sealed, under one lock acquisition.
+    /// Commits the staged clusters, in the order they were sealed, under one lock acquisition;
+    /// their page buffers then go back to the builder for the next clusters.
     pub fn commit_staged_clusters(&mut self) -> Result<()> {
         let out = &mut self.b.out;
         let Some(staged) = &mut out.staged else { return Ok(()) };
         let mut clusters = std::mem::take(staged);
-        out.shared.commit(&mut clusters, &mut out.m)
+        let r = out.shared.commit(&mut clusters, &mut out.m);
+        self.b.recycle(clusters.into_iter().flat_map(|c| c.chunks));
+        r
     }
 
     /// What this context did so far.
@@ -433,6 +447,17 @@ impl FillContext {
         }
         let m = self.metrics();
         let sh = self.b.out.shared.clone();
+        // The page buffers go to the writer's pool for the next context, up to a cluster's worth.
+        if let Ok(mut pool) = sh.pool.lock() {
+            let mut bytes: u64 = pool.iter().map(|b| b.capacity() as u64).sum();
+            for b in self.b.take_pool() {
+                if bytes >= sh.opts.approx_zipped_cluster_size {
+                    break;
+                }
+                bytes += b.capacity() as u64;
+                pool.push(b);
+            }
+        }
         if let Ok(mut f) = sh.finished.lock() {
             f.push(m.clone());
         }
@@ -446,5 +471,87 @@ impl Drop for FillContext {
         if let Err(e) = self.end() {
             eprintln!("rntuple: ending a fill context failed: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// Uncompressed, 4 KiB pages and 64 KiB clusters: a few hundred entries make a cluster.
+    fn small_clusters() -> WriteOptions {
+        WriteOptions { compression: 0, max_unzipped_page_size: 4 << 10, approx_zipped_cluster_size: 64 << 10, ..WriteOptions::default() }
+    }
+
+    fn fill(ctx: &mut FillContext, from: u64, n: u64) {
+        for i in from..from + n {
+            ctx.fill(&Value::Record(vec![("id".into(), Value::UInt(i))])).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    fn addresses(bufs: &[Vec<u8>]) -> HashSet<usize> {
+        bufs.iter().map(|b| b.as_ptr() as usize).collect()
+    }
+
+    /// The page buffers of staged clusters go back to the builder once committed, and the next
+    /// cluster's pages are sealed in them (pooled buffers are alive, so no other allocation can
+    /// have their addresses).
+    #[test]
+    fn staged_clusters_hand_their_page_buffers_back_after_the_commit() {
+        let path = std::env::temp_dir().join(format!("rntuple-parallel-reuse-staged-{}.root", std::process::id()));
+        let w = ParallelWriter::create(&path, "Events", &[("id", "std::uint64_t")], small_clusters()).unwrap_or_else(|e| panic!("{e}"));
+        let mut ctx = w.fill_context().unwrap_or_else(|e| panic!("{e}"));
+        ctx.enable_staged_cluster_committing(true).unwrap_or_else(|e| panic!("{e}"));
+        fill(&mut ctx, 0, 20_000);
+        ctx.flush_cluster().unwrap_or_else(|e| panic!("{e}"));
+        let staged = ctx.b.out.staged.as_ref().map(|s| s.len()).unwrap_or(0);
+        assert!(staged >= 2, "several clusters staged ({staged})");
+        ctx.commit_staged_clusters().unwrap_or_else(|e| panic!("{e}"));
+        let pooled = addresses(ctx.b.cols.pooled());
+        assert!(pooled.len() >= 10, "the committed clusters' page buffers are pooled ({})", pooled.len());
+        fill(&mut ctx, 20_000, 5_000);
+        ctx.flush_cluster().unwrap_or_else(|e| panic!("{e}"));
+        let next: Vec<usize> = ctx.b.out.staged.iter().flatten().flat_map(|c| &c.chunks).map(|b| b.as_ptr() as usize).collect();
+        assert!(!next.is_empty());
+        assert!(next.iter().all(|a| pooled.contains(a)), "every page of the next cluster sealed in a reused buffer");
+        ctx.finish().unwrap_or_else(|e| panic!("{e}"));
+        w.commit().unwrap_or_else(|e| panic!("{e}"));
+        let f = crate::RNTupleFile::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(f.reader("Events").unwrap_or_else(|e| panic!("{e}")).num_entries(), 25_000);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// Clusters committed at once leave their buffers in the builder, and a context that ends
+    /// hands its buffers to the next context, whose first cluster reuses them.
+    #[test]
+    fn page_buffers_are_reused_across_clusters_and_contexts() {
+        let path = std::env::temp_dir().join(format!("rntuple-parallel-reuse-contexts-{}.root", std::process::id()));
+        let w = ParallelWriter::create(&path, "Events", &[("id", "std::uint64_t")], small_clusters()).unwrap_or_else(|e| panic!("{e}"));
+        let mut a = w.fill_context().unwrap_or_else(|e| panic!("{e}"));
+        assert!(a.b.cols.pooled().is_empty(), "the first context starts without buffers");
+        fill(&mut a, 0, 30_000);
+        a.flush_cluster().unwrap_or_else(|e| panic!("{e}"));
+        assert!(a.metrics().clusters >= 2);
+        let pooled = addresses(a.b.cols.pooled());
+        assert!(pooled.len() >= 10, "committed clusters leave their page buffers ({})", pooled.len());
+        a.finish().unwrap_or_else(|e| panic!("{e}"));
+        let handed = addresses(&w.shared.pool.lock().unwrap_or_else(|e| panic!("{e}")));
+        assert!(handed.len() >= 10, "the ended context's buffers wait in the writer ({})", handed.len());
+        let mut b = w.fill_context().unwrap_or_else(|e| panic!("{e}"));
+        assert!(w.shared.pool.lock().unwrap_or_else(|e| panic!("{e}")).is_empty());
+        assert_eq!(addresses(b.b.cols.pooled()), handed, "the next context takes them");
+        b.enable_staged_cluster_committing(true).unwrap_or_else(|e| panic!("{e}"));
+        fill(&mut b, 30_000, 2_000);
+        b.flush_cluster().unwrap_or_else(|e| panic!("{e}"));
+        let first: Vec<usize> = b.b.out.staged.iter().flatten().flat_map(|c| &c.chunks).map(|c| c.as_ptr() as usize).collect();
+        assert!(!first.is_empty());
+        assert!(first.iter().all(|p| handed.contains(p)), "the next context's first cluster is sealed in reused buffers");
+        b.finish().unwrap_or_else(|e| panic!("{e}"));
+        w.commit().unwrap_or_else(|e| panic!("{e}"));
+        assert!(w.shared.pool.lock().unwrap_or_else(|e| panic!("{e}")).is_empty(), "the commit releases the buffers");
+        let f = crate::RNTupleFile::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(f.reader("Events").unwrap_or_else(|e| panic!("{e}")).num_entries(), 32_000);
+        let _ = std::fs::remove_file(&path);
     }
 }

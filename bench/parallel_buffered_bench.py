@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Buffered parallel writer vs sequential writer at one thread, uncompressed, into a file (issue 15, item 7).
+
+Runs, alternately, N times each (default 5):
+  - sequential: rntuple bench write --mode sequential --threads 1 --entries E --compression 0 --output FILE
+  - parallel:   rntuple bench write                   --threads 1 --entries E --compression 0 --output FILE
+                (the default mode: the buffered ParallelWriter, one fill context)
+each with its own defaults (the sequential writer streams uncompressed pages as they fill, 1 MiB
+pages; the parallel writer buffers each cluster, 128 KiB pages). Prints the median entries/s of
+each, the ratio parallel / sequential (target: >= 0.8) as a small table, then one JSON object.
+
+The binary is $RNTUPLE_BIN, else target/release/rntuple. Standard library only.
+Usage: python3 bench/parallel_buffered_bench.py [--runs N] [--entries E] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TARGET_RATIO = 0.8
+
+
+def run(binary: str, mode: str, entries: int, output: Path) -> dict:
+    cmd = [binary, "bench", "write", "--no-progress", "--threads", "1", "--entries", str(entries), "--compression", "0", "--output", str(output)]
+    if mode == "sequential":
+        cmd[3:3] = ["--mode", "sequential"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5, help="runs of each mode, alternating (default 5)")
+    ap.add_argument("--entries", type=int, default=4_000_000, help="entries per run (default 4,000,000)")
+    ap.add_argument("--dir", default=None, help="directory of the output files (default: a temporary directory)")
+    args = ap.parse_args()
+    binary = os.environ.get("RNTUPLE_BIN") or str(REPO / "target" / "release" / "rntuple")
+    if not Path(binary).is_file():
+        sys.exit(f"no binary at {binary}: cargo build --release -p rntuple-cli, or set RNTUPLE_BIN")
+    rates: dict[str, list[float]] = {"sequential": [], "parallel": []}
+    clusters: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(dir=args.dir, prefix="rntuple-pbb-") as d:
+        for i in range(args.runs):
+            for mode in ("sequential", "parallel"):
+                out = Path(d) / f"{mode}.root"
+                r = run(binary, mode, args.entries, out)
+                rates[mode].append(r["entries_per_second"])
+                clusters[mode] = r["clusters"]
+                out.unlink(missing_ok=True)
+                print(f"run {i + 1}/{args.runs} {mode:<10} {r['entries_per_second'] / 1e6:7.2f} M entries/s", file=sys.stderr)
+    med = {m: statistics.median(v) for m, v in rates.items()}
+    ratio = med["parallel"] / med["sequential"]
+    print(f"{'mode':<12}{'median M entries/s':>20}{'min':>8}{'max':>8}{'clusters':>10}")
+    for m, v in rates.items():
+        print(f"{m:<12}{med[m] / 1e6:>20.2f}{min(v) / 1e6:>8.2f}{max(v) / 1e6:>8.2f}{clusters[m]:>10}")
+    print(f"ratio parallel/sequential: {ratio:.2f} (target >= {TARGET_RATIO}: {'PASS' if ratio >= TARGET_RATIO else 'FAIL'})")
+    print(
+        json.dumps(
+            {
+                "binary": binary,
+                "entries": args.entries,
+                "runs": args.runs,
+                "entries_per_second": rates,
+                "median_entries_per_second": med,
+                "ratio": ratio,
+                "target_ratio": TARGET_RATIO,
+                "pass": ratio >= TARGET_RATIO,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
