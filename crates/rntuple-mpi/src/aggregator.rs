@@ -5,6 +5,7 @@
 
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use crate::raw::SendComm;
 use rntuple::write::distributed::{ClusterShipper, OffsetService, RankWriter};
 use rntuple::{Error, Result};
 use std::sync::{Arc, Mutex};
@@ -14,13 +15,6 @@ const REQUEST: i32 = 11;
 const REPLY: i32 = 12;
 const SHIP: i32 = 13;
 const DONE: i32 = 14;
-
-/// A communicator owned by one thread at a time.
-pub(crate) struct SendComm(pub(crate) SimpleCommunicator);
-// SAFETY: MPI communicator handles are process-wide identifiers; the writer checks at creation
-// that MPI provides MPI_THREAD_MULTIPLE before it hands one to another thread, and each
-// `SendComm` is used by one thread at a time (moved into the aggregator thread, or behind a mutex).
-unsafe impl Send for SendComm {}
 
 /// Rank 0's counter of the next free offset.
 pub struct LocalCounter(Mutex<u64>);

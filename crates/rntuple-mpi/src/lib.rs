@@ -21,19 +21,20 @@
 //! ```
 //!
 //! The transport-free half (ranks, placement, assembly) is `rntuple::write::distributed`; this
-//! crate adds the MPI transports: the aggregator thread ([`aggregator`]), the one-sided counter
-//! (`window`, the crate's only unsafe code), the file-lock counter ([`file_lock`]) and the
+//! crate adds the MPI transports: the aggregator thread (`aggregator`), the one-sided counter
+//! (`raw`, the crate's only unsafe code), the file-lock counter ([`file_lock`]) and the
 //! collective steps.
 
 mod aggregator;
 mod collective;
 pub mod file_lock;
+mod raw;
 mod strategy;
-mod window;
 mod writer;
 
 pub use aggregator::AggregatorStats;
 pub use mpi;
+pub use raw::communicator_from_fortran;
 pub use strategy::Strategy;
 pub use writer::{CommitReport, MpiFillContext, MpiOptions, MpiWriter, RankReport};
 
@@ -43,4 +44,14 @@ pub fn initialize() -> rntuple::Result<mpi::environment::Universe> {
     let (u, _provided) = mpi::initialize_with_threading(mpi::Threading::Multiple)
         .ok_or_else(|| rntuple::Error::Invalid("MPI was initialized already (or could not be)".into()))?;
     Ok(u)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_writer_and_its_contexts_can_move_to_other_threads() {
+        fn send<T: Send>() {}
+        send::<crate::MpiWriter>();
+        send::<crate::MpiFillContext>();
+    }
 }

@@ -1,8 +1,9 @@
-//! The one-sided counter: a u64 in an MPI window on rank 0, advanced with an exclusive lock and
-//! `MPI_Fetch_and_op` (rsmpi has no one-sided communication, so this is a small layer over its C
-//! bindings; the only unsafe code of the crate).
+//! The crate's unsafe layer over the MPI C API (rsmpi's C bindings), for what rsmpi's safe API
+//! lacks: the one-sided counter, adopting a communicator from another binding (mpi4py), and
+//! communicators moved between threads. Nothing else in the crate is unsafe.
 //!
-//! Invariants: the window is created collectively by every rank of the communicator with
+//! The one-sided counter: a u64 in an MPI window on rank 0, advanced with an exclusive lock and
+//! `MPI_Fetch_and_op`. Invariants: the window is created collectively by every rank of the communicator with
 //! `MPI_Win_allocate` (rank 0 exposes 8 bytes, the others none), so MPI owns the memory and it
 //! outlives every access; it is freed collectively by [`WindowCounter::free`] (never in `Drop`,
 //! which would be a collective call at an unpredictable time). Accesses of one process are
@@ -10,7 +11,7 @@
 
 use mpi::ffi;
 use mpi::raw::AsRaw;
-use mpi::topology::SimpleCommunicator;
+use mpi::topology::{Communicator, SimpleCommunicator};
 use rntuple::write::distributed::OffsetService;
 use rntuple::{Error, Result};
 use std::sync::Mutex;
@@ -89,4 +90,49 @@ impl OffsetService for WindowCounter {
         }
         Ok(old)
     }
+}
+
+/// A communicator that may move to another thread.
+pub(crate) struct SendComm(pub(crate) SimpleCommunicator);
+// SAFETY: an MPI communicator handle is a process-wide identifier, not tied to a thread. The
+// writer makes its MPI calls from one thread at a time per handle (the thread owning the writer,
+// the aggregator thread owning its handle, or the holder of a rank's mutex), and checks at
+// creation that MPI provides MPI_THREAD_MULTIPLE before the aggregator thread calls MPI while
+// other threads do.
+unsafe impl Send for SendComm {}
+
+impl std::ops::Deref for SendComm {
+    type Target = SimpleCommunicator;
+    fn deref(&self) -> &SimpleCommunicator {
+        &self.0
+    }
+}
+
+/// A duplicate of the communicator with the Fortran handle `f` (what mpi4py's `comm.py2f()`
+/// returns), owned by the caller: another binding's communicator made usable here without
+/// taking it over.
+pub fn communicator_from_fortran(f: i64) -> Result<SimpleCommunicator> {
+    let mut init = 0;
+    // SAFETY: MPI_Initialized may be called at any time and writes one int.
+    check(unsafe { ffi::MPI_Initialized(&mut init) }, "MPI_Initialized")?;
+    if init == 0 {
+        return Err(Error::Invalid("MPI is not initialized: import mpi4py.MPI (or initialize MPI) before creating the writer".into()));
+    }
+    let f = ffi::RSMPI_Fint::try_from(f).map_err(|_| Error::Invalid(format!("{f} is not an MPI communicator handle")))?;
+    // SAFETY: MPI_Comm_f2c converts any integer without side effects; an invalid handle is
+    // caught by MPI_Comm_dup below (MPI_ERRORS_RETURN is not set, so MPI would abort the job
+    // with its own message rather than return).
+    let comm = unsafe { ffi::MPI_Comm_f2c(f) };
+    // SAFETY: `MPI_COMM_NULL` is an immutable handle constant of the library.
+    if comm == unsafe { ffi::RSMPI_COMM_NULL } {
+        return Err(Error::Invalid("the communicator is MPI_COMM_NULL".into()));
+    }
+    // SAFETY: `MPI_COMM_NULL` is an immutable handle constant; MPI_Comm_dup (collective over the
+    // communicator) writes the new handle into `dup`.
+    let mut dup = unsafe { ffi::RSMPI_COMM_NULL };
+    check(unsafe { ffi::MPI_Comm_dup(comm, &mut dup) }, "MPI_Comm_dup")?;
+    // SAFETY: `dup` is a fresh intra-communicator owned by nobody else; rsmpi frees it on drop.
+    let owned = unsafe { <SimpleCommunicator as mpi::raw::FromRaw>::from_raw(dup) };
+    let _ = owned.size();
+    Ok(owned)
 }

@@ -1,10 +1,10 @@
 //! The distributed writer: one RNTuple in one file written by every rank of a communicator.
 
-use crate::aggregator::{serve, AggregatorStats, LocalCounter, SendComm, ToAggregator};
+use crate::aggregator::{serve, AggregatorStats, LocalCounter, ToAggregator};
 use crate::collective::{agree, all_ok, broadcast_bytes, gather_bytes};
 use crate::file_lock::{side_file, FileLockCounter};
 use crate::strategy::Strategy;
-use crate::window::WindowCounter;
+use crate::raw::{SendComm, WindowCounter};
 use mpi::collective::CommunicatorCollectives;
 use mpi::environment::Threading;
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -88,7 +88,7 @@ enum Engine {
 /// itself: the file is written under a temporary name until the commit, so nothing at the path
 /// claims to be complete.
 pub struct MpiWriter {
-    comm: SimpleCommunicator,
+    comm: SendComm,
     rank: i32,
     size: i32,
     strategy: Strategy,
@@ -140,7 +140,7 @@ impl MpiWriter {
         }
         let layout = RankLayout { align: mpi.align, direct_io: mpi.direct_io, max_write: mpi.max_write };
         layout.validate()?;
-        let mut w = MpiWriter { comm, rank, size, strategy: mpi.strategy, engine: None, started, path: path.to_string() };
+        let mut w = MpiWriter { comm: SendComm(comm), rank, size, strategy: mpi.strategy, engine: None, started, path: path.to_string() };
         if mpi.strategy == Strategy::SeparateFiles {
             let own = if path == "/dev/null" { path.to_string() } else { format!("{path}.r{rank}") };
             let pw = ParallelWriter::create_with_types(&own, name, schema, WriteOptions { use_direct_io: mpi.direct_io, ..opts });
