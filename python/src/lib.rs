@@ -12,7 +12,8 @@
 //! - `options`: write options as keyword arguments;
 //! - `read`: `NativeFile` and `NativeReader`; `source`: Python file objects as byte sources;
 //! - `write`: `NativeWriter`; `parallel`: `NativeParallelWriter` and `NativeFillContext`;
-//!   `file_writer`: `NativeFileWriter` (several RNTuples into one file);
+//!   `file_writer`: `NativeFileWriter` (several RNTuples into one file); `mpi` (feature `mpi`):
+//!   `NativeMpiWriter`, the distributed writer on mpi4py's communicators;
 //! - `ops`: `merge`, `skim` and the report of `check`.
 
 use pyo3::prelude::*;
@@ -21,6 +22,8 @@ mod arrow_ffi;
 mod convert;
 mod errors;
 mod file_writer;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod ops;
 mod options;
 mod parallel;
@@ -37,6 +40,8 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     parallel::register(m)?;
     file_writer::register(m)?;
     ops::register(m)?;
+    #[cfg(feature = "mpi")]
+    mpi::register(m)?;
     m.add_function(wrap_pyfunction!(convert::normalize_type, m)?)?;
     Ok(())
 }

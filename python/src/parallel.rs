@@ -19,11 +19,42 @@ pub struct NativeParallelWriter {
     inner: ParallelWriter,
 }
 
-/// Native part of `rntuple.FillContext`.
+/// What a fill context does, whichever writer it fills: the parallel writer's, or a rank's of
+/// the distributed writer.
+pub(crate) trait Fill: Send {
+    fn fill(&mut self, v: &rntuple::Value) -> rntuple::Result<()>;
+    fn append_batch(&mut self, b: &arrow_array::RecordBatch) -> rntuple::Result<()>;
+    fn flush_cluster(&mut self) -> rntuple::Result<()>;
+    fn finish(self: Box<Self>) -> rntuple::Result<()>;
+}
+
+impl Fill for FillContext {
+    fn fill(&mut self, v: &rntuple::Value) -> rntuple::Result<()> {
+        FillContext::fill(self, v)
+    }
+    fn append_batch(&mut self, b: &arrow_array::RecordBatch) -> rntuple::Result<()> {
+        FillContext::append_batch(self, b)
+    }
+    fn flush_cluster(&mut self) -> rntuple::Result<()> {
+        FillContext::flush_cluster(self)
+    }
+    fn finish(self: Box<Self>) -> rntuple::Result<()> {
+        FillContext::finish(*self).map(|_| ())
+    }
+}
+
+/// Native part of `rntuple.FillContext` (of a parallel or a distributed writer).
 #[pyclass(module = "rntuple._rntuple", frozen)]
 pub struct NativeFillContext {
-    inner: Mutex<Option<FillContext>>,
+    inner: Mutex<Option<Box<dyn Fill>>>,
     entries: std::sync::atomic::AtomicU64,
+}
+
+impl NativeFillContext {
+    /// Wraps a context of any writer.
+    pub(crate) fn wrap(ctx: Box<dyn Fill>) -> Self {
+        NativeFillContext { inner: Mutex::new(Some(ctx)), entries: 0.into() }
+    }
 }
 
 impl NativeParallelWriter {
@@ -47,7 +78,7 @@ impl NativeParallelWriter {
     /// A new fill context (one per thread).
     fn fill_context(&self, py: Python<'_>) -> PyResult<NativeFillContext> {
         let ctx = unblocked(py, || self.inner.fill_context()).or_raise(py)?;
-        Ok(NativeFillContext { inner: Mutex::new(Some(ctx)), entries: 0.into() })
+        Ok(NativeFillContext::wrap(Box::new(ctx)))
     }
 
     /// Entries committed so far (by finished clusters).
@@ -68,11 +99,11 @@ impl NativeParallelWriter {
 
 impl NativeFillContext {
     /// Runs `f` on the context with the GIL released.
-    fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut FillContext) -> rntuple::Result<R> + Send) -> PyResult<R> {
+    fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut dyn Fill) -> rntuple::Result<R> + Send) -> PyResult<R> {
         unblocked(py, || {
             let mut g = self.inner.lock().map_err(|_| poisoned())?;
             let c = g.as_mut().ok_or_else(|| Error::Invalid("this fill context was finished already".into()))?;
-            f(c)
+            f(c.as_mut())
         })
         .or_raise(py)
     }
@@ -124,7 +155,7 @@ impl NativeFillContext {
         unblocked(py, || {
             let c = self.inner.lock().map_err(|_| poisoned())?.take();
             match c {
-                Some(c) => c.finish().map(|_| ()),
+                Some(c) => c.finish(),
                 None => Ok(()),
             }
         })

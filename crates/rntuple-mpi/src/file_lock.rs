@@ -17,10 +17,14 @@ pub struct FileLockCounter {
     path: PathBuf,
 }
 
-/// The side file of the output `path`.
-pub fn side_file(path: &Path) -> PathBuf {
-    let mut p = path.as_os_str().to_owned();
-    p.push(".rntuple-offset");
+/// The side file holding the counter for a file written at `writing_path` (rank 0's temporary
+/// file): beside it, as hidden as it is; for `/dev/null`, in the temporary directory (one node).
+pub fn side_file(writing_path: &Path) -> PathBuf {
+    if writing_path == Path::new("/dev/null") {
+        return std::env::temp_dir().join(format!("rntuple-offset-{}-{}", std::process::id(), std::time::SystemTime::UNIX_EPOCH.elapsed().map(|d| d.as_nanos()).unwrap_or(0)));
+    }
+    let mut p = writing_path.as_os_str().to_owned();
+    p.push(".offset");
     PathBuf::from(p)
 }
 
@@ -49,7 +53,12 @@ impl FileLockCounter {
         Ok(FileLockCounter { file: Mutex::new(file), path: path.to_path_buf() })
     }
 
-    /// Removes the side file (rank 0, at the end).
+    /// The side file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the side file (rank 0 at the end, or a failing rank).
     pub fn remove(&self) {
         let _ = std::fs::remove_file(&self.path);
     }

@@ -162,12 +162,16 @@ impl MpiWriter {
                 let desc = RankWriter::descriptor(name, schema, &opts)?;
                 let a = Assembler::create(path, desc, opts.clone(), layout.align)?;
                 if strategy == Strategy::FileLock {
-                    lock = Some(Arc::new(FileLockCounter::create(&side_file(std::path::Path::new(path)), a.first_offset())?));
+                    lock = Some(Arc::new(FileLockCounter::create(&side_file(a.writing_path()), a.first_offset())?));
                 }
                 Ok::<_, Error>(a)
             })();
             let s = match &made {
-                Ok(a) => [&[1u8][..], &a.first_offset().to_le_bytes(), a.writing_path().as_os_str().as_encoded_bytes()].concat(),
+                // The writing path, then (with a file lock) the side file's, separated by a NUL.
+                Ok(a) => {
+                    let side = lock.as_ref().map(|l| l.path().as_os_str().as_encoded_bytes().to_vec()).unwrap_or_default();
+                    [&[1u8][..], &a.first_offset().to_le_bytes(), a.writing_path().as_os_str().as_encoded_bytes(), &[0u8], &side].concat()
+                }
                 Err(e) => [&[0u8][..], e.to_string().as_bytes()].concat(),
             };
             let b = broadcast_bytes(comm, &s);
@@ -176,11 +180,13 @@ impl MpiWriter {
         } else {
             broadcast_bytes(comm, &[])
         };
-        let (first, writing_path) = match status.split_first() {
+        let (first, writing_path, side) = match status.split_first() {
             Some((1, rest)) if rest.len() >= 8 => {
                 let mut f = [0u8; 8];
                 f.copy_from_slice(&rest[..8]);
-                (u64::from_le_bytes(f), PathBuf::from(String::from_utf8_lossy(&rest[8..]).into_owned()))
+                let mut parts = rest[8..].splitn(2, |&b| b == 0);
+                let mut path_of = || PathBuf::from(String::from_utf8_lossy(parts.next().unwrap_or_default()).into_owned());
+                (u64::from_le_bytes(f), path_of(), path_of())
             }
             Some((_, msg)) => return Err(Error::Invalid(format!("rank 0 could not create {path}: {}", String::from_utf8_lossy(msg)))),
             None => return Err(Error::Invalid("rank 0 sent no status".into())),
@@ -213,7 +219,7 @@ impl MpiWriter {
                 Strategy::OneSided => Route::Offsets(window.clone().ok_or_else(|| Error::Invalid("no window".into()))?),
                 Strategy::FileLock => {
                     if rank != 0 {
-                        lock = Some(Arc::new(FileLockCounter::open(&side_file(std::path::Path::new(path)))?));
+                        lock = Some(Arc::new(FileLockCounter::open(&side)?));
                     }
                     Route::Offsets(lock.clone().ok_or_else(|| Error::Invalid("no offset file".into()))?)
                 }
@@ -281,9 +287,12 @@ impl MpiWriter {
     /// the temporary file is removed first, so nothing is left at the path.
     pub fn abort(&mut self, why: &str) -> ! {
         eprintln!("rntuple-mpi: rank {} of {} failed: {why}; aborting the job ({} is not written)", self.rank, self.size, self.path);
-        if let Some(Engine::Shared { writing_path, .. }) = &self.engine {
+        if let Some(Engine::Shared { writing_path, lock, .. }) = &self.engine {
             if writing_path.as_os_str() != "/dev/null" && writing_path.as_os_str() != self.path.as_str() {
                 let _ = std::fs::remove_file(writing_path);
+            }
+            if let Some(l) = lock {
+                l.remove();
             }
         }
         self.engine = None;
