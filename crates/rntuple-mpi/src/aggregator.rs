@@ -3,9 +3,9 @@
 //! size (`metadata`), or a whole cluster to place and write (`send-data`) — until every other rank
 //! said it is done. Rank 0's own fill contexts take their ranges from the same counter directly.
 
+use crate::raw::SendComm;
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use crate::raw::SendComm;
 use rntuple::write::distributed::{ClusterShipper, OffsetService, RankWriter};
 use rntuple::{Error, Result};
 use std::sync::{Arc, Mutex};

@@ -57,10 +57,10 @@ pub(crate) fn all_ok<T>(comm: &SimpleCommunicator, local: Result<T>, what: &str)
     }
 }
 
-/// Checks that every rank passed the same `parts` (named by `names`): the file name, the
-/// RNTuple's name, the schema, the options. Refused on every rank, naming the first rank that
-/// differs from rank 0 and what differs.
-pub(crate) fn agree(comm: &SimpleCommunicator, names: &[&str], parts: &[String]) -> Result<()> {
+/// Checks that every rank passed the same `parts` (named by `names`, shown in errors as `shown`):
+/// the file name, the RNTuple's name, the schema, the options. Refused on every rank, naming the
+/// first rank that differs from rank 0 and what differs.
+pub(crate) fn agree(comm: &SimpleCommunicator, names: &[&str], parts: &[String], shown: &[String]) -> Result<()> {
     let mut mask = 0i32;
     for (i, p) in parts.iter().enumerate() {
         let theirs = broadcast_bytes(comm, p.as_bytes());
@@ -78,7 +78,7 @@ pub(crate) fn agree(comm: &SimpleCommunicator, names: &[&str], parts: &[String])
     let what: Vec<&str> = names.iter().enumerate().filter(|(i, _)| all_mask & (1 << i) != 0).map(|(_, n)| *n).collect();
     let mine = if mask != 0 {
         let i = mask.trailing_zeros() as usize;
-        format!(" (this rank's {}: {})", names.get(i).copied().unwrap_or("?"), parts.get(i).map(String::as_str).unwrap_or(""))
+        format!(" (this rank's {}: {})", names.get(i).copied().unwrap_or("?"), shown.get(i).map(String::as_str).unwrap_or(""))
     } else {
         String::new()
     };

@@ -21,7 +21,11 @@ pub struct FileLockCounter {
 /// file): beside it, as hidden as it is; for `/dev/null`, in the temporary directory (one node).
 pub fn side_file(writing_path: &Path) -> PathBuf {
     if writing_path == Path::new("/dev/null") {
-        return std::env::temp_dir().join(format!("rntuple-offset-{}-{}", std::process::id(), std::time::SystemTime::UNIX_EPOCH.elapsed().map(|d| d.as_nanos()).unwrap_or(0)));
+        return std::env::temp_dir().join(format!(
+            "rntuple-offset-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::UNIX_EPOCH.elapsed().map(|d| d.as_nanos()).unwrap_or(0)
+        ));
     }
     let mut p = writing_path.as_os_str().to_owned();
     p.push(".offset");

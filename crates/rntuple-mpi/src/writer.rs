@@ -3,8 +3,8 @@
 use crate::aggregator::{serve, AggregatorStats, LocalCounter, ToAggregator};
 use crate::collective::{agree, all_ok, broadcast_bytes, gather_bytes};
 use crate::file_lock::{side_file, FileLockCounter};
-use crate::strategy::Strategy;
 use crate::raw::{SendComm, WindowCounter};
+use crate::strategy::Strategy;
 use mpi::collective::CommunicatorCollectives;
 use mpi::environment::Threading;
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -126,11 +126,10 @@ impl MpiWriter {
     fn start(comm: SimpleCommunicator, path: &str, name: &str, schema: &[(String, TypeExpr)], opts: WriteOptions, mpi: MpiOptions) -> Result<MpiWriter> {
         let started = Instant::now();
         let (rank, size) = (comm.rank(), comm.size());
-        agree(
-            &comm,
-            &["file name", "RNTuple name", "schema", "options"],
-            &[path.to_string(), name.to_string(), format!("{schema:?}"), options_summary(&opts, &mpi)],
-        )?;
+        let parts = [path.to_string(), name.to_string(), format!("{schema:?}"), options_summary(&opts, &mpi)];
+        let shown_schema: Vec<String> = schema.iter().map(|(n, t)| format!("{n}: {}", t.name())).collect();
+        let shown = [parts[0].clone(), parts[1].clone(), shown_schema.join(", "), parts[3].clone()];
+        agree(&comm, &["file name", "RNTuple name", "schema", "options"], &parts, &shown)?;
         // Checks whose outcome is the same on every rank (the inputs agree).
         if mpi.strategy.needs_aggregator() && size > 1 && mpi::environment::threading_support() != Threading::Multiple {
             return Err(Error::Unsupported(format!(
