@@ -6,7 +6,7 @@
 use crate::raw::SendComm;
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use rntuple::write::distributed::{ClusterShipper, OffsetService, RankWriter};
+use rntuple::write::distributed::{ClusterShipper, OffsetService, RankWriter, Ticket};
 use rntuple::{Error, Result};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -35,37 +35,71 @@ impl OffsetService for LocalCounter {
     }
 }
 
-/// A rank's way to the aggregator: requests for byte ranges or shipped clusters, one at a time
-/// per rank (the threads of a rank share it).
+/// A rank's way to the aggregator: requests for byte ranges or shipped clusters (the threads of
+/// a rank share it, one MPI call at a time). Requests are answered in the order they were sent
+/// (one aggregator, MPI's non-overtaking order), so answers are matched to requests by number.
 pub(crate) struct ToAggregator {
-    comm: Mutex<SendComm>,
+    state: Mutex<Channel>,
+}
+
+struct Channel {
+    comm: SendComm,
+    /// Requests sent so far (the next request's number).
+    sent: u64,
+    /// Answers received so far (the next answer's request number).
+    received: u64,
+    /// Answers received for requests nobody waited for yet.
+    early: std::collections::BTreeMap<u64, u64>,
 }
 
 impl ToAggregator {
     pub(crate) fn new(comm: SimpleCommunicator) -> ToAggregator {
-        ToAggregator { comm: Mutex::new(SendComm(comm)) }
+        ToAggregator { state: Mutex::new(Channel { comm: SendComm(comm), sent: 0, received: 0, early: Default::default() }) }
     }
 
-    fn comm(&self) -> Result<std::sync::MutexGuard<'_, SendComm>> {
-        self.comm.lock().map_err(|_| Error::Invalid("the rank's channel to the aggregator is poisoned".into()))
+    fn channel(&self) -> Result<std::sync::MutexGuard<'_, Channel>> {
+        self.state.lock().map_err(|_| Error::Invalid("the rank's channel to the aggregator is poisoned".into()))
     }
 
     /// Tells the aggregator this rank is done (after its last request).
     pub(crate) fn done(&self) -> Result<()> {
-        let c = self.comm()?;
-        c.0.process_at_rank(0).send_with_tag(&0u64, DONE);
+        let c = self.channel()?;
+        c.comm.process_at_rank(0).send_with_tag(&0u64, DONE);
         Ok(())
     }
 }
 
 impl OffsetService for ToAggregator {
     fn reserve(&self, len: u64) -> Result<u64> {
-        let c = self.comm()?;
-        let root = c.0.process_at_rank(0);
-        root.send_with_tag(&len, REQUEST);
-        let (at, _) = root.receive_with_tag::<u64>(REPLY);
+        let t = self.request(len)?;
+        self.complete(t)
+    }
+
+    fn request(&self, len: u64) -> Result<Ticket> {
+        let mut c = self.channel()?;
+        c.comm.process_at_rank(0).send_with_tag(&len, REQUEST);
+        c.sent += 1;
+        Ok(Ticket::Pending(c.sent - 1))
+    }
+
+    fn complete(&self, t: Ticket) -> Result<u64> {
+        let n = match t {
+            Ticket::Ready(at) => return Ok(at),
+            Ticket::Pending(n) => n,
+        };
+        let mut c = self.channel()?;
+        if n >= c.sent {
+            return Err(Error::Invalid(format!("waiting for the answer to request {n}, of {} sent", c.sent)));
+        }
+        while !c.early.contains_key(&n) {
+            let (at, _) = c.comm.process_at_rank(0).receive_with_tag::<u64>(REPLY);
+            let k = c.received;
+            c.early.insert(k, at);
+            c.received += 1;
+        }
+        let at = c.early.remove(&n).unwrap_or(u64::MAX);
         if at == u64::MAX {
-            return Err(Error::Invalid(format!("the aggregator on rank 0 could not reserve {len} bytes")));
+            return Err(Error::Invalid(format!("the aggregator on rank 0 could not reserve the range of request {n}")));
         }
         Ok(at)
     }
@@ -73,8 +107,8 @@ impl OffsetService for ToAggregator {
 
 impl ClusterShipper for ToAggregator {
     fn ship(&self, blob: Vec<u8>) -> Result<()> {
-        let c = self.comm()?;
-        c.0.process_at_rank(0).send_with_tag(&blob[..], SHIP);
+        let c = self.channel()?;
+        c.comm.process_at_rank(0).send_with_tag(&blob[..], SHIP);
         Ok(())
     }
 }

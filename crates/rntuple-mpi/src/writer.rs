@@ -5,7 +5,6 @@ use crate::collective::{agree, all_ok, broadcast_bytes, gather_bytes};
 use crate::file_lock::{side_file, FileLockCounter};
 use crate::raw::{SendComm, WindowCounter};
 use crate::strategy::Strategy;
-use mpi::collective::CommunicatorCollectives;
 use mpi::environment::Threading;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use rntuple::logical::typename::TypeExpr;
@@ -193,9 +192,6 @@ impl MpiWriter {
         // The routes: communicators and windows are made collectively on every rank first.
         let mut agg_comm = if strategy.needs_aggregator() { Some(comm.duplicate()) } else { None };
         let window = if strategy == Strategy::OneSided { Some(Arc::new(WindowCounter::create(comm, rank, first)?)) } else { None };
-        if strategy == Strategy::OneSided {
-            comm.barrier();
-        }
         let mut counter = None;
         let mut to_agg = None;
         let made = (|| {

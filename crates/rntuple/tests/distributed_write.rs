@@ -7,7 +7,7 @@
 
 use rntuple::arrow::array::cast::AsArray;
 use rntuple::arrow::datatypes::UInt64Type;
-use rntuple::write::distributed::{parse_schema, Assembler, ClusterShipper, OffsetService, RankLayout, RankWriter, Route};
+use rntuple::write::distributed::{parse_schema, Assembler, ClusterShipper, OffsetService, RankLayout, RankWriter, Route, Ticket};
 use rntuple::write::WriteOptions;
 use rntuple::{RNTupleFile, Value};
 use std::sync::{Arc, Mutex};
@@ -24,6 +24,35 @@ impl OffsetService for Counter {
         let at = *n;
         *n += len;
         Ok(at)
+    }
+}
+
+/// Answers late, as a remote aggregator does: requests are numbered, and the ranges are handed
+/// out in request order only when someone waits for an answer.
+struct Deferred {
+    state: Mutex<(Vec<u64>, Vec<u64>, u64)>, // (asked lengths, answers so far, next offset)
+}
+
+impl OffsetService for Deferred {
+    fn reserve(&self, len: u64) -> rntuple::Result<u64> {
+        let t = self.request(len)?;
+        self.complete(t)
+    }
+    fn request(&self, len: u64) -> rntuple::Result<Ticket> {
+        let mut s = self.state.lock().unwrap();
+        s.0.push(len);
+        Ok(Ticket::Pending(s.0.len() as u64 - 1))
+    }
+    fn complete(&self, t: Ticket) -> rntuple::Result<u64> {
+        let Ticket::Pending(n) = t else { panic!("a deferred service hands out pending tickets") };
+        let mut s = self.state.lock().unwrap();
+        while s.1.len() as u64 <= n {
+            let k = s.1.len();
+            let (at, len) = (s.2, s.0[k]);
+            s.1.push(at);
+            s.2 += len;
+        }
+        Ok(s.1[n as usize])
     }
 }
 
@@ -48,13 +77,22 @@ fn opts(compression: u32) -> WriteOptions {
 
 /// Writes `ranks` x `threads` x `n` entries; `ship` routes ranks other than 0 through rank 0.
 fn write(name: &str, ranks: u64, threads: u64, n: u64, align: u64, compression: u32, ship: bool) -> std::path::PathBuf {
+    write_with(name, ranks, threads, n, align, compression, ship, false)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_with(name: &str, ranks: u64, threads: u64, n: u64, align: u64, compression: u32, ship: bool, deferred: bool) -> std::path::PathBuf {
     let path = std::env::temp_dir().join(format!("rntuple-distributed-{}-{name}.root", std::process::id()));
     let schema = parse_schema(&[("id", "std::uint64_t"), ("v", "std::vector<float>")]).unwrap();
     let layout = RankLayout { align, direct_io: false, max_write: 1000 };
     let o = opts(compression);
     let asm = Assembler::create(&path, RankWriter::descriptor("Events", &schema, &o).unwrap(), o.clone(), align).unwrap();
     assert_eq!(asm.first_offset() % align, 0);
-    let counter = Arc::new(Counter { next: Mutex::new(asm.first_offset()), align });
+    let counter: Arc<dyn OffsetService> = if deferred {
+        Arc::new(Deferred { state: Mutex::new((Vec::new(), Vec::new(), asm.first_offset())) })
+    } else {
+        Arc::new(Counter { next: Mutex::new(asm.first_offset()), align })
+    };
     let rank0 = RankWriter::new("Events", &schema, o.clone(), layout.clone(), Route::Offsets(counter.clone()), Some(asm.writing_path())).unwrap();
     let shipper = Arc::new(ToRankZero(rank0.clone(), Mutex::new(0)));
     let writers: Vec<RankWriter> = (0..ranks)
@@ -125,6 +163,16 @@ fn verify(path: &std::path::Path, groups: u64, n: u64, align: u64) {
 fn ranks_reserving_offsets_write_one_rntuple() {
     for (ranks, threads, align, comp) in [(2, 1, 4096, 0), (3, 2, 4096, 505), (4, 1, 1 << 20, 505), (2, 3, 1, 0)] {
         let p = write(&format!("offsets-{ranks}-{threads}-{align}-{comp}"), ranks, threads, 700, align, comp, false);
+        verify(&p, ranks * threads, 700, align);
+    }
+}
+
+#[test]
+fn ranks_whose_offsets_come_late_write_one_rntuple() {
+    // Each context asks for a cluster's range when it is sealed and waits for the answer only at the
+    // next cluster: answers arrive out of the order the contexts wait in.
+    for (ranks, threads, align, comp) in [(3, 2, 4096, 0), (2, 3, 1 << 20, 505)] {
+        let p = write_with(&format!("deferred-{ranks}-{threads}-{align}-{comp}"), ranks, threads, 700, align, comp, false, true);
         verify(&p, ranks * threads, 700, align);
     }
 }

@@ -56,4 +56,4 @@ pub fn parse_schema(schema: &[(&str, &str)]) -> crate::Result<Vec<(String, crate
     crate::write::plan::parse_field_types(schema)
 }
 
-pub use rank::{ClusterShipper, OffsetService, RankFillContext, RankLayout, RankMetrics, RankWriter, Route};
+pub use rank::{ClusterShipper, OffsetService, RankFillContext, RankLayout, RankMetrics, RankWriter, Route, Ticket};

@@ -23,9 +23,38 @@ use std::time::Instant;
 
 /// Hands out byte ranges of the shared file: an aggregator on rank 0, a one-sided counter or a
 /// counter under a file lock. One per rank, shared by the rank's fill contexts.
+///
+/// A reservation may be split in two: [`OffsetService::request`] asks and returns at once,
+/// [`OffsetService::complete`] waits for the answer. A fill context asks for a cluster's range
+/// when the cluster is sealed and waits for it only when the next cluster is sealed (or the
+/// context ends), so that a slow answer (a busy aggregator, a remote rank 0) overlaps the
+/// compression of the next cluster instead of stalling the rank. The defaults answer at once.
 pub trait OffsetService: Send + Sync {
     /// Reserves `len` bytes (a multiple of the alignment) and returns their first offset.
     fn reserve(&self, len: u64) -> Result<u64>;
+
+    /// Asks for `len` bytes; the offset comes from [`OffsetService::complete`]. Ranges are handed
+    /// out in the order they were asked for.
+    fn request(&self, len: u64) -> Result<Ticket> {
+        self.reserve(len).map(Ticket::Ready)
+    }
+
+    /// Waits for the offset a request was given.
+    fn complete(&self, t: Ticket) -> Result<u64> {
+        match t {
+            Ticket::Ready(at) => Ok(at),
+            Ticket::Pending(n) => Err(Error::Internal(format!("request {n} of an offset service that answers at once"))),
+        }
+    }
+}
+
+/// A request for a byte range: answered already, or the number of a request in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ticket {
+    /// The range starts here.
+    Ready(u64),
+    /// The answer to this rank's request number `n` is still to be received.
+    Pending(u64),
 }
 
 /// Sends a whole encoded cluster to the aggregator, which places and writes it (`send-data`).
@@ -125,13 +154,28 @@ impl RankShared {
 
     /// Reserves a range for `c` through `svc`, writes its keys there and records it.
     fn place(&self, svc: &dyn OffsetService, c: &SealedCluster, m: &mut RankMetrics) -> Result<()> {
-        let target = self.target.as_ref().ok_or_else(|| Error::internal("a rank without a file to write"))?;
+        let asked = self.ask(svc, c, m)?;
+        self.write(svc, c, asked, m)
+    }
+
+    /// Asks `svc` for the range of `c`'s keys.
+    fn ask(&self, svc: &dyn OffsetService, c: &SealedCluster, m: &mut RankMetrics) -> Result<Asked> {
         let plan = KeyPlan::new(&c.chunk_lens(), self.opts.max_key_size)?;
         let len = Placement::reserved_len(&plan, self.layout.align);
         let t = Instant::now();
-        let start = svc.reserve(len)?;
+        let ticket = svc.request(len)?;
         m.wait_seconds += t.elapsed().as_secs_f64();
         m.requests += 1;
+        Ok(Asked { plan, len, ticket })
+    }
+
+    /// Waits for the range asked for `c`, writes its keys there and records it.
+    fn write(&self, svc: &dyn OffsetService, c: &SealedCluster, asked: Asked, m: &mut RankMetrics) -> Result<()> {
+        let target = self.target.as_ref().ok_or_else(|| Error::internal("a rank without a file to write"))?;
+        let Asked { plan, len, ticket } = asked;
+        let t = Instant::now();
+        let start = svc.complete(ticket)?;
+        m.wait_seconds += t.elapsed().as_secs_f64();
         let placement = Placement::at(plan, start, self.layout.align)?;
         let t = Instant::now();
         write_placement(target, &placement, &c.chunks)?;
@@ -151,12 +195,9 @@ impl RankShared {
         Ok(())
     }
 
-    fn cluster(&self, c: &SealedCluster, m: &mut RankMetrics) -> Result<()> {
-        if !c.is_relocatable() {
-            return Err(Error::internal("the distributed writer got a cluster whose pages were written one by one"));
-        }
+    fn ship(&self, c: &SealedCluster, m: &mut RankMetrics) -> Result<()> {
         match &self.route {
-            Route::Offsets(svc) => self.place(svc.as_ref(), c, m),
+            Route::Offsets(_) => Err(Error::internal("shipping a cluster on a rank that writes its own")),
             Route::Ship(s) => {
                 let mut blob = Vec::with_capacity(c.chunks.iter().map(Vec::len).sum::<usize>() + 64 * c.columns.len() + 64);
                 encode_cluster(c, &mut blob);
@@ -234,7 +275,7 @@ impl RankWriter {
     /// A new fill context of this rank (give each thread its own).
     pub fn fill_context(&self) -> RankFillContext {
         self.shared.live.fetch_add(1, Ordering::SeqCst);
-        let out = RankOut { shared: self.shared.clone(), m: RankMetrics::default() };
+        let out = RankOut { shared: self.shared.clone(), m: RankMetrics::default(), pending: None };
         RankFillContext { b: self.shared.template.blank(self.shared.opts.clone(), out), done: false }
     }
 
@@ -277,14 +318,56 @@ impl RankWriter {
     }
 }
 
+/// A cluster's range, asked for and not yet written.
+struct Asked {
+    plan: KeyPlan,
+    len: u64,
+    ticket: Ticket,
+}
+
 struct RankOut {
     shared: Arc<RankShared>,
     m: RankMetrics,
+    /// The last cluster sealed, whose range was asked for: written when the next one is sealed
+    /// or the context ends (so the answer overlaps the next cluster's filling and compression).
+    pending: Option<(SealedCluster, Asked)>,
+}
+
+impl RankOut {
+    /// Writes the pending cluster (waiting for its range); returns its page buffers for reuse.
+    fn drain(&mut self) -> Result<Vec<Vec<u8>>> {
+        let Some((c, asked)) = self.pending.take() else { return Ok(Vec::new()) };
+        let Route::Offsets(svc) = &self.shared.route else {
+            return Err(Error::internal("a pending cluster on a shipping rank"));
+        };
+        self.shared.write(svc.as_ref(), &c, asked, &mut self.m)?;
+        Ok(c.chunks)
+    }
+
+    fn take(&mut self, c: &mut SealedCluster) -> Result<()> {
+        if !c.is_relocatable() {
+            return Err(Error::internal("the distributed writer got a cluster whose pages were written one by one"));
+        }
+        let svc = match &self.shared.route {
+            Route::Offsets(svc) => svc.clone(),
+            Route::Ship(_) => return self.shared.ship(c, &mut self.m),
+        };
+        // Ask for this cluster's range first, then write the previous one: both answers are on
+        // their way while the previous cluster is written.
+        let asked = self.shared.ask(svc.as_ref(), c, &mut self.m)?;
+        let reuse = self.drain()?;
+        let mut sealed = std::mem::take(c);
+        // The builder gets the written cluster's page buffers back for the next cluster.
+        c.chunks = reuse;
+        sealed.columns.shrink_to_fit();
+        self.pending = Some((sealed, asked));
+        Ok(())
+    }
 }
 
 impl ClusterOut for RankOut {
     fn cluster(&mut self, c: &mut SealedCluster) -> Result<()> {
-        let r = self.shared.cluster(c, &mut self.m);
+        let r = self.take(c);
         if let Err(e) = &r {
             self.shared.fail(e);
         }
@@ -324,7 +407,8 @@ impl RankFillContext {
         self.b.filled
     }
 
-    /// Seals the current cluster and places it.
+    /// Seals the current cluster and asks for its range (it is written when the next cluster is
+    /// sealed, or when the context ends).
     pub fn flush_cluster(&mut self) -> Result<()> {
         self.b.flush_cluster()
     }
@@ -339,7 +423,7 @@ impl RankFillContext {
             return Ok(());
         }
         self.done = true;
-        let r = self.b.flush_cluster();
+        let r = self.b.flush_cluster().and_then(|_| self.b.out.drain().map(|_| ()));
         let sh = self.b.out.shared.clone();
         if let Err(e) = &r {
             sh.fail(e);
