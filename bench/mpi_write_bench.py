@@ -6,14 +6,14 @@ Run it with the project's venv: `.venv/bin/python bench/mpi_write_bench.py [--qu
 The CLI is $RNTUPLE_BIN or target/release/rntuple (built with `--features mpi`); mpirun is $MPIRUN or `mpirun`.
 
 1. Strategies side by side: `mpirun --oversubscribe --allow-run-as-root -np N rntuple bench write-mpi --strategy S
-   --entries E --compression C --cluster-size 4194304 --output PATH` for S in send-data, metadata, one-sided,
+   --entries E --compression C --cluster-size 16777216 --output PATH` for S in send-data, metadata, one-sided,
    file-lock and separate-files (one file per rank, PATH.r<rank>: the baseline; for the file target its files are
    then merged into one by `rntuple merge`, timed apart: "separate+merge" = entries / (write + merge seconds)),
    N = 1, 2, 4, 8 ranks (weak scaling: E entries per rank, 1 thread per rank), compression 0 and 505, into
    /dev/null and into a new file in bench/data/ (ext4 on the local disk, not tmpfs; deleted after each run).
    Variants at 4 ranks into the file: --alignment 1048576 (a Lustre stripe) and --direct-io (O_DIRECT, when the
-   file system accepts it); the main runs use the default alignment of 4096. Clusters of ~4 MiB zipped
-   (ROOT's 128 MiB scaled down, so that each rank commits several clusters). The configurations are alternated
+   file system accepts it); the main runs use the default alignment of 4096. Clusters of ~16 MiB zipped
+   (ROOT's 128 MiB scaled down, so that each rank commits several clusters: 18 at compression 0, 3-4 at 505). The configurations are alternated
    over --repeat repetitions (default 3; each (compression, target, N) group runs every strategy back to back,
    another strategy first in each repetition); the median over repetitions is reported.
 2. Per-operation costs: the aggregator round trip in situ (metadata, non-root ranks: wait_seconds / requests)
@@ -78,9 +78,9 @@ QUICK_RANKS = (1, 4, 8)
 COMPRESSIONS = (0, 505)
 TARGETS = ("/dev/null", "file")
 # entries per rank: compression 0 writes ~36 bytes per entry at ~5 GB/s per rank, 505 compresses ~2 M entries/s
-ENTRIES = {0: 8_000_000, 505: 1_000_000}
-QUICK_ENTRIES = {0: 1_000_000, 505: 100_000}
-CLUSTER_BYTES = 4 * 1024 * 1024
+ENTRIES = {0: 8_000_000, 505: 4_000_000}
+QUICK_ENTRIES = {0: 1_000_000, 505: 400_000}
+CLUSTER_BYTES = 16 * 1024 * 1024
 VARIANT_RANKS = 4
 # variant name -> (extra CLI args, strategies)
 VARIANTS = {
