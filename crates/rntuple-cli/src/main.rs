@@ -5,6 +5,9 @@ mod cmd;
 mod progress;
 mod synthetic;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 use cmd::bench_write::WriteBench;
 use cmd::precision::Precision;

@@ -105,7 +105,7 @@ impl WriteTarget {
     /// A target writing through `file` (opened with `O_DIRECT` when `direct`), named `path` in
     /// messages; with `preallocate` each slot is allocated with `fallocate` first.
     pub(crate) fn new(file: File, path: String, direct: bool, preallocate: bool) -> WriteTarget {
-        WriteTarget { file, path, direct, preallocate, max_write: 0 }
+        WriteTarget { file, path, direct, preallocate, max_write: 4 << 20 }
     }
 
     /// Opens an existing file for positioned writes of reserved ranges (a distributed writer's
@@ -160,11 +160,15 @@ pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]
         pieces.push(&slot.key);
         pieces.extend(chunks.iter().map(|c| c.as_ref()).filter(|c| !c.is_empty()));
         if t.max_write > 0 && len > t.max_write {
-            bounded_blocks(&pieces, t.max_write as usize).into_iter().try_for_each(|(at, block)| pwritev_all(&t.file, &block, slot.key_offset + at))
+            // Each block's writeback starts as soon as it is written.
+            bounded_blocks(&pieces, t.max_write as usize).into_iter().try_for_each(|(at, block)| {
+                pwritev_all(&t.file, &block, slot.key_offset + at)?;
+                start_writeback(&t.file, slot.key_offset + at, block.iter().map(|b| b.len() as u64).sum());
+                Ok(())
+            })
         } else {
-            pwritev_all(&t.file, &pieces, slot.key_offset)
+            pwritev_all(&t.file, &pieces, slot.key_offset).map(|_| start_writeback(&t.file, slot.key_offset, len))
         }
-        .map(|_| start_writeback(&t.file, slot.key_offset, len))
     };
     r.map_err(|e| Error::io(format!("writing {} bytes at offset {} of {}", slot.total, slot.key_offset, t.path), e))
 }
