@@ -117,6 +117,10 @@ tsan:
 bench-parallel-write: venv build
 	$(PY) bench/parallel_write_bench.py
 
+# The distributed (MPI) write benchmark: strategies side by side, per-operation costs, the scaling model.
+bench-mpi: venv build
+	$(PY) bench/mpi_write_bench.py
+
 clean:
 	cargo clean
 	rm -rf $(VENV) tests/cross/generated bench/data
