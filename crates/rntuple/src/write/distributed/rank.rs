@@ -153,9 +153,9 @@ impl RankShared {
     }
 
     /// Reserves a range for `c` through `svc`, writes its keys there and records it.
-    fn place(&self, svc: &dyn OffsetService, c: &SealedCluster, m: &mut RankMetrics) -> Result<()> {
-        let asked = self.ask(svc, c, m)?;
-        self.write(svc, c, asked, m)
+    fn place(&self, svc: &dyn OffsetService, c: SealedCluster, m: &mut RankMetrics) -> Result<()> {
+        let asked = self.ask(svc, &c, m)?;
+        self.write(svc, c, asked, m).map(|_| ())
     }
 
     /// Asks `svc` for the range of `c`'s keys.
@@ -169,8 +169,9 @@ impl RankShared {
         Ok(Asked { plan, len, ticket })
     }
 
-    /// Waits for the range asked for `c`, writes its keys there and records it.
-    fn write(&self, svc: &dyn OffsetService, c: &SealedCluster, asked: Asked, m: &mut RankMetrics) -> Result<()> {
+    /// Waits for the range asked for `c`, writes its keys there and records it (its metadata moved
+    /// into the rank's list); returns its page buffers for reuse.
+    fn write(&self, svc: &dyn OffsetService, c: SealedCluster, asked: Asked, m: &mut RankMetrics) -> Result<Vec<Vec<u8>>> {
         let target = self.target.as_ref().ok_or_else(|| Error::internal("a rank without a file to write"))?;
         let Asked { plan, len, ticket } = asked;
         let t = Instant::now();
@@ -183,16 +184,16 @@ impl RankShared {
         m.bytes_written += len;
         m.clusters += 1;
         let offsets = placement.offsets();
-        let mut columns = c.columns.clone();
+        let SealedCluster { n_entries, chunks, mut columns, compression, checksums } = c;
         for p in columns.iter_mut().flat_map(|col| &mut col.pages) {
             if let PagePosition::Chunk(i) = p.position {
                 let at = offsets.get(i).ok_or_else(|| Error::Internal(format!("page in chunk {i} of a cluster of {} chunks", offsets.len())))?;
                 p.position = PagePosition::FileOffset(*at);
             }
         }
-        let cluster = SealedCluster { n_entries: c.n_entries, chunks: Vec::new(), columns, compression: c.compression, checksums: c.checksums };
+        let cluster = SealedCluster { n_entries, chunks: Vec::new(), columns, compression, checksums };
         self.placed.lock().map_err(|_| Error::internal("a rank's cluster list is poisoned"))?.push(PlacedCluster { start, reserved: len, cluster });
-        Ok(())
+        Ok(chunks)
     }
 
     fn ship(&self, c: &SealedCluster, m: &mut RankMetrics) -> Result<()> {
@@ -290,7 +291,7 @@ impl RankWriter {
             return Err(Error::Invalid(format!("{from} shipped a cluster of {} columns for a schema of {}", c.columns.len(), self.shared.n_columns)));
         }
         let mut m = RankMetrics::default();
-        let r = self.shared.place(svc.as_ref(), &c, &mut m);
+        let r = self.shared.place(svc.as_ref(), c, &mut m);
         // The aggregator's work counts as rank 0's writing, not as clusters or waits of its own.
         if let Ok(mut rm) = self.shared.metrics.lock() {
             rm.write_seconds += m.write_seconds;
@@ -340,8 +341,7 @@ impl RankOut {
         let Route::Offsets(svc) = &self.shared.route else {
             return Err(Error::internal("a pending cluster on a shipping rank"));
         };
-        self.shared.write(svc.as_ref(), &c, asked, &mut self.m)?;
-        Ok(c.chunks)
+        self.shared.write(svc.as_ref(), c, asked, &mut self.m)
     }
 
     fn take(&mut self, c: &mut SealedCluster) -> Result<()> {
@@ -356,10 +356,9 @@ impl RankOut {
         // their way while the previous cluster is written.
         let asked = self.shared.ask(svc.as_ref(), c, &mut self.m)?;
         let reuse = self.drain()?;
-        let mut sealed = std::mem::take(c);
+        let sealed = std::mem::take(c);
         // The builder gets the written cluster's page buffers back for the next cluster.
         c.chunks = reuse;
-        sealed.columns.shrink_to_fit();
         self.pending = Some((sealed, asked));
         Ok(())
     }
