@@ -105,6 +105,8 @@ class File:
     @property
     def file_path(self) -> str:
         """The path the file was opened with."""
+    def io_stats(self) -> dict[str, int]:
+        """``{"requests": n, "bytes": n}`` the file's source served so far."""
     def keys(self) -> list[str]:
         """Names of the RNTuples in the file."""
     def __iter__(self) -> Iterator[str]: ...

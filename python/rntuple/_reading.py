@@ -33,14 +33,18 @@ def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     """Opens a ROOT file holding RNTuples.
 
     ``path`` is a path (``str`` or ``os.PathLike``); the file's content (``bytes``, ``bytearray`` or
-    ``memoryview`` beginning with ROOT's magic ``b"root"``); or a binary file object. A seekable file
+    ``memoryview`` beginning with ROOT's magic ``b"root"``); a URL (``https://``, ``http://`` or
+    ``s3://bucket/key``, read natively with range requests, several in flight, the coming clusters loaded ahead
+    of decoding; S3 takes its credentials and endpoint from the ``AWS_*`` environment variables, e.g.
+    ``AWS_ENDPOINT_URL``); or a binary file object. A seekable file
     object (an open file, ``io.BytesIO``, an fsspec file over HTTP, XRootD or S3) is read range by range:
     only the metadata and the pages of the fields you read are requested. A file object that cannot seek
     is read whole into memory first.
 
     >>> with rntuple.open("events.root") as f:
     ...     arrays = f["Events"].arrays(["nMuon", "Muon_pt"])
-    >>> with fsspec.open("https://example.org/events.root", "rb") as remote:
+    >>> muon_pt = rntuple.open("s3://bucket/events.root")["Events"].arrays(["Muon_pt"])
+    >>> with fsspec.open("root://eospublic.cern.ch//eos/events.root", "rb") as remote:
     ...     muon_pt = rntuple.open(remote)["Events"].arrays(["Muon_pt"])   # transfers Muon_pt's pages
 
     Raises ``FileNotFoundError`` for a missing file and :class:`RNTupleError` for a file that is not a ROOT
@@ -48,6 +52,14 @@ def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     bytes, :class:`UnsupportedError` for a format version or feature this implementation does not read.
     """
     return File(path)
+
+
+_URL_SCHEMES = ("http://", "https://", "s3://")
+
+
+def _is_url(path: str) -> bool:
+    """Whether `path` is a URL read natively (HTTP(S) range requests, S3)."""
+    return isinstance(path, str) and path[:8].lower().startswith(_URL_SCHEMES)
 
 
 def _is_file_object(source) -> bool:
@@ -100,6 +112,10 @@ class File:
         path = os.fspath(path)
         if isinstance(path, bytes):
             path = os.fsdecode(path)
+        if _is_url(path):
+            self._path = path
+            self._native = _rntuple.NativeFile(path)
+            return
         if not os.path.exists(path):
             raise FileNotFoundError(f"no such file: {path!r}")
         self._path = path
@@ -109,6 +125,19 @@ class File:
     def file_path(self) -> str:
         """The path the file was opened with."""
         return self._path
+
+    def io_stats(self) -> dict:
+        """The read requests this file's source served so far and the bytes they returned:
+        ``{"requests": n, "bytes": n}`` (a ``pread`` of a local file or a range request over HTTP or S3 is one
+        request; a file object's ``read`` calls, or its filesystem's ``cat_ranges`` ranges, count one each).
+
+        >>> f = rntuple.open("https://example.org/events.root")
+        >>> _ = f["Events"].arrays()
+        >>> f.io_stats()   # e.g. one request per cluster plus the metadata
+        {'requests': 24, 'bytes': 169179412}
+        """
+        requests, nbytes = self._native.io_counts()
+        return {"requests": requests, "bytes": nbytes}
 
     def keys(self) -> list[str]:
         """Names of the RNTuples in the file (with their directory, ``dir/name``, when not at the top)."""

@@ -42,6 +42,11 @@ impl NativeFile {
         Ok(NativeFile { file: Arc::new(file) })
     }
 
+    /// `(requests, bytes)` the file's byte source served so far (zeros when it does not count).
+    fn io_counts(&self) -> (u64, u64) {
+        self.file.io_counts().unwrap_or_default()
+    }
+
     /// Paths of the RNTuples in the file, in key order.
     fn names(&self) -> Vec<String> {
         self.file.names()

@@ -5,7 +5,8 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rntuple::storage::source::ReadAt;
+use rntuple::storage::source::{RangeSink, ReadAt, SourceCounters};
+use std::ops::Range;
 use std::sync::Mutex;
 
 /// Reads through a Python file object. `seek` and `read` are one step under `lock`: Python may
@@ -15,6 +16,7 @@ pub(crate) struct PyFileSource {
     len: u64,
     name: String,
     lock: Mutex<()>,
+    counters: SourceCounters,
 }
 
 impl PyFileSource {
@@ -27,11 +29,12 @@ impl PyFileSource {
             .and_then(|n| n.str().ok())
             .map(|s| s.to_string())
             .unwrap_or_else(|| format!("<{}>", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()));
-        Ok(PyFileSource { obj: obj.clone().unbind(), len, name, lock: Mutex::new(()) })
+        Ok(PyFileSource { obj: obj.clone().unbind(), len, name, lock: Mutex::new(()), counters: SourceCounters::default() })
     }
 
     fn read_locked(&self, offset: u64, buf: &mut [u8]) -> rntuple::Result<()> {
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.counters.add(buf.len() as u64);
         Python::with_gil(|py| -> PyResult<Result<(), String>> {
             let f = self.obj.bind(py);
             f.call_method1("seek", (offset,))?;
@@ -72,6 +75,25 @@ impl PyFileSource {
     }
 }
 
+impl PyFileSource {
+    /// The ranges through the file's fsspec filesystem (`fs.cat_ranges`, which keeps several
+    /// requests in flight for HTTP, S3 and XRootD filesystems), or `None` for a file object
+    /// without one.
+    fn cat_ranges(&self, ranges: &[Range<u64>]) -> Option<PyResult<Vec<Vec<u8>>>> {
+        Python::with_gil(|py| {
+            let f = self.obj.bind(py);
+            let (fs, path) = (f.getattr("fs").ok()?, f.getattr("path").ok()?);
+            if !fs.hasattr("cat_ranges").unwrap_or(false) {
+                return None;
+            }
+            let paths = vec![path; ranges.len()];
+            let starts: Vec<u64> = ranges.iter().map(|r| r.start).collect();
+            let ends: Vec<u64> = ranges.iter().map(|r| r.end).collect();
+            Some(fs.call_method1("cat_ranges", (paths, starts, ends)).and_then(|out| out.extract::<Vec<Vec<u8>>>()))
+        })
+    }
+}
+
 impl ReadAt for PyFileSource {
     fn len(&self) -> u64 {
         self.len
@@ -81,5 +103,47 @@ impl ReadAt for PyFileSource {
         // Never wait for the lock while holding the GIL: the thread holding the lock may be
         // waiting for the GIL. Take the GIL only to let go of it, then the lock, then the GIL.
         Python::with_gil(|py| py.allow_threads(|| self.read_locked(offset, buf)))
+    }
+
+    fn read_ranges(&self, ranges: &[Range<u64>], sink: &mut RangeSink<'_>) -> rntuple::Result<()> {
+        match self.cat_ranges(ranges) {
+            None => {
+                for (i, r) in ranges.iter().enumerate() {
+                    let mut v = vec![0u8; (r.end - r.start) as usize];
+                    self.read_exact_at(r.start, &mut v)?;
+                    sink(i, v)?;
+                }
+                Ok(())
+            }
+            Some(Err(e)) => Err(rntuple::Error::Io {
+                context: format!("reading {} ranges of {} through its filesystem's cat_ranges", ranges.len(), self.name),
+                source: std::io::Error::other(e.to_string()),
+            }),
+            Some(Ok(parts)) if parts.len() != ranges.len() => Err(rntuple::Error::Io {
+                context: format!("reading {} ranges of {} through its filesystem's cat_ranges", ranges.len(), self.name),
+                source: std::io::Error::other(format!("cat_ranges returned {} parts", parts.len())),
+            }),
+            Some(Ok(parts)) => {
+                for (i, (r, v)) in ranges.iter().zip(parts).enumerate() {
+                    self.counters.add(v.len() as u64);
+                    if v.len() as u64 != r.end - r.start {
+                        return Err(rntuple::Error::Io {
+                            context: format!("reading bytes {}..{} of {}", r.start, r.end, self.name),
+                            source: std::io::Error::other(format!("cat_ranges returned {} bytes", v.len())),
+                        });
+                    }
+                    sink(i, v)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn is_remote(&self) -> bool {
+        true
+    }
+
+    fn counters(&self) -> Option<&SourceCounters> {
+        Some(&self.counters)
     }
 }

@@ -218,6 +218,13 @@ enum BenchCmd {
         /// Comma-separated top-level fields (default: all).
         #[arg(long)]
         fields: Option<String>,
+        /// Clusters loaded ahead of decoding (0: no read-ahead, each page read when decoded).
+        #[arg(long, value_name = "CLUSTERS")]
+        read_ahead: Option<usize>,
+        /// Read in batches of this many entries, keeping only their checksums (bounded memory);
+        /// 0: all entries in one batch.
+        #[arg(long, default_value_t = 0, value_name = "ENTRIES")]
+        step: u64,
     },
 }
 
@@ -245,7 +252,9 @@ fn main() -> ExitCode {
                 cmd::import_json::import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at, checkpoint_clusters, cols)
             })
         }
-        Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields } } => cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref()),
+        Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields, read_ahead, step } } => {
+            cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref(), read_ahead, step)
+        }
         Cmd::Bench { what: BenchCmd::WriteMpi(cfg) } => cmd::bench_write_mpi::bench_write_mpi(&cfg),
         Cmd::Bench {
             what:

@@ -50,6 +50,7 @@ pub mod write;
 pub use error::{Error, Result};
 pub use read::file::RNTupleFile;
 pub use read::reader::Reader;
+pub use read::ReadAhead;
 /// `#[derive(Record)]` on a struct with named fields implements [`write::Entry`] (its members are
 /// an entry's top-level fields) and [`write::FieldValue`] (an untyped record with those members)
 /// for writing, and [`read::FromEntry`] and [`read::FromValue`] (members matched by name) for

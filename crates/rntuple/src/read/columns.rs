@@ -175,7 +175,7 @@ impl Reader {
         // A large output is reserved only once the pages' stored bytes are seen to back it.
         if total.saturating_mul(std::mem::size_of::<T>()) >= PROBE_MIN_BYTES {
             for (page, _, _) in &pieces {
-                self.probe_page(col, codec, page)?;
+                self.probe_page(col, codec, page, cluster)?;
             }
         }
         out.try_reserve(total).map_err(|_| {
@@ -350,7 +350,7 @@ impl Reader {
                 let Some(range) = self.desc.clusters[k].columns.get(id as usize).and_then(Option::as_ref) else { return true };
                 let Some(ty) = ColumnType::from_u16(col.column_type) else { return false };
                 let codec = ColumnCodec { ty, bits: col.bits_on_storage, range: col.value_range };
-                range.pages.iter().all(|p| self.probe_page(col, &codec, p).is_ok())
+                range.pages.iter().all(|p| self.probe_page(col, &codec, p, k).is_ok())
             })
         })
     }

@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::format::anchor::AnchorStatus;
 use crate::read::reader::Reader;
-use crate::storage::source::{FileSource, MemSource, ReadAt};
+use crate::storage::source::{is_url, open_location, MemSource, ReadAt};
 use crate::storage::tfile::RootFile;
 use std::path::Path;
 use std::sync::Arc;
@@ -25,10 +25,22 @@ pub struct RNTupleFile {
 }
 
 impl RNTupleFile {
-    /// Opens a ROOT file from disk.
+    /// Opens a ROOT file from disk, or from a server by URL: `http://` and `https://` (range
+    /// requests) or `s3://bucket/key` (credentials and endpoint from the `AWS_*` environment
+    /// variables; see [`RemoteSource`](crate::storage::remote::RemoteSource)).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        let src: Arc<dyn ReadAt> = Arc::new(FileSource::open(path)?);
-        Ok(RNTupleFile { root: RootFile::open(src)? })
+        let p = path.as_ref();
+        let src = open_location(p)?;
+        let root = RootFile::open(src);
+        match p.to_str() {
+            Some(url) if is_url(url) => Ok(RNTupleFile { root: root.map_err(|e| e.context(url.to_string()))? }),
+            _ => Ok(RNTupleFile { root: root? }),
+        }
+    }
+
+    /// Whether `location` names a remote file (a URL [`RNTupleFile::open`] reads remotely).
+    pub fn is_url(location: &str) -> bool {
+        is_url(location)
     }
 
     /// Opens a ROOT file read through any byte source: a remote file, a file object of a host
@@ -62,6 +74,12 @@ impl RNTupleFile {
     /// Paths of every RNTuple in the file (including refused pre-1.0 ones), in key order.
     pub fn names(&self) -> Vec<String> {
         self.root.ntuples.iter().map(|e| e.path.clone()).collect()
+    }
+
+    /// `(requests, bytes)` the file's byte source served so far, when the source counts them
+    /// (local files, HTTP and S3 do).
+    pub fn io_counts(&self) -> Option<(u64, u64)> {
+        self.root.source().counters().map(|c| c.get())
     }
 
     /// The container: keys, directories, anchors.

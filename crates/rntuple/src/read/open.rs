@@ -3,6 +3,7 @@
 //! with the limits it enforces and the statistics it keeps. Uses no other file of `read/`;
 //! the stages above it (pages, columns, Arrow assembly, entry points) add `impl Reader` blocks.
 
+use super::cluster_pool::{ClusterPool, ReadAhead};
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
 use crate::format::compression;
@@ -45,6 +46,8 @@ pub struct Reader {
     pub(super) stats: ReadStats,
     pub(super) verify_page_checksums: bool,
     pub(super) threads: usize,
+    pub(super) read_ahead: ReadAhead,
+    pub(super) pool: ClusterPool,
 }
 
 impl Reader {
@@ -126,7 +129,20 @@ impl Reader {
         for f in desc.fields.iter().filter(|f| f.parent.is_none()) {
             top_by_name.entry(f.name.clone()).or_insert(f.id);
         }
-        Ok(Reader { src, anchor, desc, kinds, readable, top_by_name, stats: ReadStats::default(), verify_page_checksums: true, threads: default_threads() })
+        let pool = ClusterPool::new(src.clone());
+        Ok(Reader {
+            src,
+            anchor,
+            desc,
+            kinds,
+            readable,
+            top_by_name,
+            stats: ReadStats::default(),
+            verify_page_checksums: true,
+            threads: default_threads(),
+            read_ahead: ReadAhead::default(),
+            pool,
+        })
     }
 }
 

@@ -40,9 +40,15 @@ impl Reader {
             return Err(Error::corrupt(format!("{}: claims {len} uncompressed bytes from {size} stored bytes", what()), page.locator.offset));
         }
         let stored_len = size + if page.has_checksum { 8 } else { 0 };
+        let pooled = self.pooled_page(cluster, page)?;
         SCRATCH.with(|cell| {
             let mut guard = cell.borrow_mut();
             let (stored, unz) = &mut *guard;
+            // Loaded ahead by the cluster pool.
+            if let Some((chunk, at)) = &pooled {
+                let v = chunk.get(*at..*at + stored_len as usize).ok_or_else(|| Error::internal(format!("{}: outside its read-ahead request", what())))?;
+                return self.unpack_page(v, size, len, page, &what, unz, f);
+            }
             let chunked = self.anchor.max_key_size > 0 && stored_len > self.anchor.max_key_size;
             // A source holding the bytes in memory lends them; others copy into scratch.
             if let Some(v) = if chunked { None } else { self.src.view(page.locator.offset, stored_len) } {
@@ -70,7 +76,7 @@ impl Reader {
     /// from the file, 9 bytes per block) add up to the uncompressed length. Run before an output
     /// buffer for many elements is reserved, so that a page list's lying counts fail before the
     /// allocation they would drive. Pages split over several keys are checked by size only.
-    pub(super) fn probe_page(&self, col: &ColumnDescriptor, codec: &ColumnCodec, page: &PageDescriptor) -> Result<()> {
+    pub(super) fn probe_page(&self, col: &ColumnDescriptor, codec: &ColumnCodec, page: &PageDescriptor, cluster: usize) -> Result<()> {
         let what = || format!("page of column {} ({}) at offset {}", col.id, codec.ty.name(), page.locator.offset);
         let (offset, size) = (page.locator.offset, page.locator.size);
         let len = codec.page_bytes(page.n_elements as u64);
@@ -85,6 +91,8 @@ impl Reader {
         if offset.checked_add(size).is_none_or(|e| e > self.src.len()) {
             return Err(Error::corrupt(format!("{}: extends beyond the end of the file", what()), offset));
         }
+        // The block headers from the read-ahead's bytes when it holds the page, else from the source.
+        let pooled = if size < len { self.pooled_page(cluster, page)? } else { None };
         let mut ip = 0u64;
         let mut total = 0u64;
         while size < len && ip < size {
@@ -92,7 +100,14 @@ impl Reader {
             if size - ip < h.len() as u64 {
                 return Err(Error::corrupt(format!("{}: truncated compression block header", what()), offset + ip));
             }
-            self.src.read_exact_at(offset + ip, &mut h)?;
+            match &pooled {
+                Some((chunk, at)) => {
+                    let from = *at + ip as usize;
+                    let b = chunk.get(from..from + h.len()).ok_or_else(|| Error::internal(format!("{}: outside its read-ahead request", what())))?;
+                    h.copy_from_slice(b);
+                }
+                None => self.src.read_exact_at(offset + ip, &mut h)?,
+            }
             let csize = u64::from(h[3]) | u64::from(h[4]) << 8 | u64::from(h[5]) << 16;
             total += u64::from(h[6]) | u64::from(h[7]) << 8 | u64::from(h[8]) << 16;
             ip += h.len() as u64 + csize;

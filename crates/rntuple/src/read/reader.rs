@@ -47,6 +47,11 @@ impl Reader {
     pub fn stats(&self) -> &ReadStats {
         &self.stats
     }
+    /// `(requests, bytes)` the file's byte source served so far (all readers of the file
+    /// together), when the source counts them (local files, HTTP, S3 do).
+    pub fn io_counts(&self) -> Option<(u64, u64)> {
+        self.src.counters().map(|c| c.get())
+    }
     /// Turns page checksum verification on or off (on by default).
     pub fn set_verify_page_checksums(&mut self, on: bool) {
         self.verify_page_checksums = on;
@@ -158,6 +163,7 @@ impl Reader {
         let ids = self.resolve_fields(fields)?;
         let spans = self.spans(start, stop)?;
         self.check_zero_fill(&ids, start, stop)?;
+        self.prefetch(&ids, &spans)?;
         let arrays: Vec<ArrayRef> = self.read_fields_parallel(&ids, &spans)?;
         let schema_fields: Vec<Field> = ids
             .iter()

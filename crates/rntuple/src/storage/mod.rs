@@ -1,6 +1,9 @@
 //! Storage layer: byte sources and the ROOT file container.
 
+pub mod coalesce;
 pub mod output;
+#[cfg(feature = "remote")]
+pub mod remote;
 pub mod source;
 pub mod tfile;
 crate::unstable_mod! {

@@ -1,10 +1,38 @@
-//! Byte sources: where the reader gets its bytes from (a local file or memory).
+//! Byte sources: where the reader gets its bytes from (a local file or memory; HTTP and S3 in
+//! `remote`), and what they count.
 
 use crate::error::{Error, Result};
 use std::fs::File;
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// The requests a source served and the bytes they returned (a pread or an HTTP range request
+/// is one request).
+#[derive(Debug, Default)]
+pub struct SourceCounters {
+    /// Requests issued.
+    pub requests: AtomicU64,
+    /// Bytes returned by them.
+    pub bytes: AtomicU64,
+}
+
+impl SourceCounters {
+    /// Counts one request that returned `bytes` bytes.
+    pub fn add(&self, bytes: u64) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+    /// `(requests, bytes)` so far.
+    pub fn get(&self) -> (u64, u64) {
+        (self.requests.load(Ordering::Relaxed), self.bytes.load(Ordering::Relaxed))
+    }
+}
+
+/// Hands each range read by [`ReadAt::read_ranges`] to the caller: its index and its bytes.
+pub type RangeSink<'a> = dyn FnMut(usize, Vec<u8>) -> Result<()> + 'a;
 
 /// Random-access read of a byte range. Implementations check the range against the source's
 /// length before allocating, so a lying size in a file cannot drive a large allocation.
@@ -36,6 +64,60 @@ pub trait ReadAt: Send + Sync {
         self.read_exact_at(offset, &mut v)?;
         Ok(v)
     }
+
+    /// Reads several ranges (each within the source, as planned by the reader), handing each to
+    /// `sink` with its index as it arrives, in any order. Sources with a latency per request
+    /// (HTTP, S3) keep several requests in flight; the default reads them one after the other.
+    fn read_ranges(&self, ranges: &[Range<u64>], sink: &mut RangeSink<'_>) -> Result<()> {
+        for (i, r) in ranges.iter().enumerate() {
+            let v = self.read_vec(r.start, r.end.saturating_sub(r.start), "read-ahead")?;
+            sink(i, v)?;
+        }
+        Ok(())
+    }
+
+    /// Whether each request has a latency worth hiding (a network source): the reader then loads
+    /// the coming clusters' pages into memory ahead of decoding by default.
+    fn is_remote(&self) -> bool {
+        false
+    }
+
+    /// The requests served so far, when the source counts them.
+    fn counters(&self) -> Option<&SourceCounters> {
+        None
+    }
+}
+
+/// Whether `location` is a URL read remotely (`http://`, `https://`, `s3://`) rather than a
+/// path.
+///
+/// ```
+/// use rntuple::storage::source::is_url;
+/// assert!(is_url("https://host/f.root") && is_url("s3://bucket/f.root"));
+/// assert!(!is_url("/data/f.root") && !is_url("http://"));
+/// ```
+pub fn is_url(location: &str) -> bool {
+    ["http://", "https://", "s3://"].iter().any(|p| location.len() > p.len() && location.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p)))
+}
+
+/// Opens a path or a URL (`http://`, `https://`, `s3://bucket/key`; see
+/// `storage::remote::RemoteSource`) as a byte source.
+pub fn open_location(location: impl AsRef<Path>) -> Result<Arc<dyn ReadAt>> {
+    let p = location.as_ref();
+    match p.to_str() {
+        Some(s) if is_url(s) => open_url(s),
+        _ => Ok(Arc::new(FileSource::open(p)?)),
+    }
+}
+
+#[cfg(feature = "remote")]
+fn open_url(url: &str) -> Result<Arc<dyn ReadAt>> {
+    Ok(Arc::new(super::remote::RemoteSource::open(url)?))
+}
+
+#[cfg(not(feature = "remote"))]
+fn open_url(url: &str) -> Result<Arc<dyn ReadAt>> {
+    Err(Error::Unsupported(format!("{url}: this build of rntuple reads local files only (the `remote` feature is off)")))
 }
 
 /// A local file read with `pread`.
@@ -43,6 +125,7 @@ pub struct FileSource {
     file: File,
     len: u64,
     path: String,
+    counters: SourceCounters,
 }
 
 impl FileSource {
@@ -77,7 +160,7 @@ impl FileSource {
     pub fn from_file(file: File, path: impl AsRef<Path>) -> Result<Self> {
         let p = path.as_ref();
         let len = file.metadata().map_err(|e| Error::io(format!("stat of {}", p.display()), e))?.len();
-        Ok(FileSource { file, len, path: p.display().to_string() })
+        Ok(FileSource { file, len, path: p.display().to_string(), counters: SourceCounters::default() })
     }
 }
 
@@ -86,7 +169,11 @@ impl ReadAt for FileSource {
         self.len
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.counters.add(buf.len() as u64);
         self.file.read_exact_at(buf, offset).map_err(|e| Error::io(format!("reading {} bytes at offset {offset} of {}", buf.len(), self.path), e))
+    }
+    fn counters(&self) -> Option<&SourceCounters> {
+        Some(&self.counters)
     }
 }
 

@@ -1,0 +1,90 @@
+//! Read-ahead planning: which byte ranges the pages of a read's fields occupy in each cluster,
+//! coalesced into requests, handed to the cluster pool for the read's clusters and the next
+//! ones; and the pool's page bytes for the page loader.
+
+use super::cluster_pool::{Chunk, ReadAhead};
+use super::columns::Span;
+use super::open::Reader;
+use crate::error::Result;
+use crate::format::descriptor::PageDescriptor;
+use crate::storage::coalesce::coalesce;
+use std::ops::Range;
+
+impl Reader {
+    /// Sets how far reads load pages ahead of decoding (see [`ReadAhead`]). By default a reader
+    /// reads ahead from sources with a latency per request (HTTP, S3, file objects) and from
+    /// local files.
+    pub fn set_read_ahead(&mut self, read_ahead: ReadAhead) {
+        self.read_ahead = read_ahead;
+    }
+
+    /// The read-ahead settings.
+    pub fn read_ahead(&self) -> ReadAhead {
+        self.read_ahead
+    }
+
+    /// Most bytes the read-ahead held at once so far.
+    pub fn read_ahead_peak_bytes(&self) -> u64 {
+        self.pool.peak_bytes()
+    }
+
+    /// Hands the cluster pool the clusters of `spans` (needed now) and the next
+    /// `read_ahead.clusters` ones, for the columns of the top-level fields `ids`.
+    pub(super) fn prefetch(&self, ids: &[u32], spans: &[Span]) -> Result<()> {
+        let ra = self.read_ahead;
+        if !ra.enabled || spans.is_empty() {
+            return Ok(());
+        }
+        let mut columns = Vec::new();
+        let mut stack: Vec<u32> = ids.to_vec();
+        while let Some(f) = stack.pop() {
+            let fd = &self.desc.fields[f as usize];
+            columns.extend_from_slice(&fd.columns);
+            stack.extend_from_slice(&fd.children);
+        }
+        columns.sort_unstable();
+        columns.dedup();
+        let needed: Vec<usize> = spans.iter().map(|s| s.cluster).collect();
+        let next = needed.iter().max().map_or(0, |&c| c + 1);
+        let ahead: Vec<usize> = (next..self.desc.clusters.len()).take(ra.clusters).collect();
+        self.pool.want(&columns, &needed, &ahead, ra.bytes, |c, cols| self.plan_cluster(c, cols))
+    }
+
+    /// The coalesced requests for the pages of `columns` in cluster `c`. Pages split over several
+    /// keys, and pages whose range does not lie inside the file, are left out: the page loader
+    /// reads (or refuses) those itself.
+    fn plan_cluster(&self, c: usize, columns: &[u32]) -> Vec<Range<u64>> {
+        let Some(cluster) = self.desc.clusters.get(c) else { return Vec::new() };
+        let mut ranges = Vec::new();
+        for &col in columns {
+            let Some(Some(range)) = cluster.columns.get(col as usize) else { continue };
+            for p in &range.pages {
+                if let Some(r) = self.pooled_range(p) {
+                    ranges.push(r);
+                }
+            }
+        }
+        coalesce(ranges, self.read_ahead.overhead, self.anchor.max_key_size)
+    }
+
+    /// The byte range of a page as the pool holds it (its stored bytes and checksum), or `None`
+    /// for pages the pool does not load.
+    fn pooled_range(&self, p: &PageDescriptor) -> Option<Range<u64>> {
+        let len = p.locator.size.checked_add(if p.has_checksum { 8 } else { 0 })?;
+        let end = p.locator.offset.checked_add(len)?;
+        let chunked = self.anchor.max_key_size > 0 && len > self.anchor.max_key_size;
+        (len > 0 && !chunked && end <= self.src.len()).then_some(p.locator.offset..end)
+    }
+
+    /// The pool's bytes of a page of cluster `c` (waiting for them if they are on their way), and
+    /// where the page starts in them; `None` when the pool does not hold the page.
+    pub(super) fn pooled_page(&self, c: usize, p: &PageDescriptor) -> Result<Option<(Chunk, usize)>> {
+        if !self.read_ahead.enabled {
+            return Ok(None);
+        }
+        match self.pooled_range(p) {
+            Some(r) => self.pool.page(c, r),
+            None => Ok(None),
+        }
+    }
+}
