@@ -26,13 +26,15 @@ MPIRUN := mpirun --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-
 build:
 	cargo build --release $(WORKSPACE)
 
-# Open MPI and libclang (the Rust MPI bindings generate theirs with it), from Debian's packages
-# when missing.
+# Open MPI and libclang (the Rust MPI bindings generate theirs with it), and nginx (the HTTP server
+# of the remote-reading tests), from Debian's packages when missing.
+SYSTEM_PACKAGES := libopenmpi-dev openmpi-bin libclang-dev nginx-light
 mpi-deps:
-	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null || ! ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1; then \
-		echo "== installing Open MPI and libclang (apt-get) =="; \
-		$(SUDO) apt-get install -y -q libopenmpi-dev openmpi-bin libclang-dev >/dev/null \
-		|| ($(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q libopenmpi-dev openmpi-bin libclang-dev >/dev/null); \
+	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null || ! ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 \
+		|| ! (command -v nginx >/dev/null || test -x /usr/sbin/nginx); then \
+		echo "== installing Open MPI, libclang and nginx (apt-get) =="; \
+		$(SUDO) apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null \
+		|| ($(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null); \
 	fi
 
 DEMO_FILE ?= /tmp/rntuple-demo-synthetic.root
@@ -91,6 +93,7 @@ python: venv
 pytest: venv build python
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/hostile
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/remote
 	$(PY) -m pytest -q tests/python
 
 # Formatting (rustfmt.toml), clippy and ruff (ruff.toml; ruff is pinned in requirements-test.txt).

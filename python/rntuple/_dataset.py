@@ -10,7 +10,7 @@ from typing import Iterator, Sequence
 import awkward as ak
 import pyarrow as pa
 
-from ._reading import File, _names, _progress_bar
+from ._reading import File, _is_url, _names, _progress_bar
 from ._rntuple import NotFoundError
 
 _GLOB_CHARS = "*?["
@@ -40,7 +40,7 @@ def _expand(sources, ntuple: str | None) -> list[tuple[str, str | None]]:
     for spec, name in items:
         path, spec_name = _split_spec(spec)
         name = spec_name or name
-        if any(c in path for c in _GLOB_CHARS) and not os.path.exists(path):
+        if any(c in path for c in _GLOB_CHARS) and not _is_url(path) and not os.path.exists(path):
             matches = sorted(glob.glob(path))
             if not matches:
                 raise FileNotFoundError(f"no file matches {path!r}")

@@ -221,6 +221,9 @@ enum BenchCmd {
         /// Clusters loaded ahead of decoding (0: no read-ahead, each page read when decoded).
         #[arg(long, value_name = "CLUSTERS")]
         read_ahead: Option<usize>,
+        /// Most bytes held for clusters loaded ahead of the current batch (default 256 MiB).
+        #[arg(long, value_name = "BYTES")]
+        read_ahead_bytes: Option<u64>,
         /// Read in batches of this many entries, keeping only their checksums (bounded memory);
         /// 0: all entries in one batch.
         #[arg(long, default_value_t = 0, value_name = "ENTRIES")]
@@ -252,8 +255,8 @@ fn main() -> ExitCode {
                 cmd::import_json::import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at, checkpoint_clusters, cols)
             })
         }
-        Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields, read_ahead, step } } => {
-            cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref(), read_ahead, step)
+        Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields, read_ahead, read_ahead_bytes, step } } => {
+            cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref(), (read_ahead, read_ahead_bytes), step)
         }
         Cmd::Bench { what: BenchCmd::WriteMpi(cfg) } => cmd::bench_write_mpi::bench_write_mpi(&cfg),
         Cmd::Bench {

@@ -9,13 +9,19 @@ use rntuple::arrow::datatypes::{DataType, Float32Type, UInt64Type};
 use rntuple::{RNTupleFile, ReadAhead};
 use std::time::Instant;
 
-pub(crate) fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>, read_ahead: Option<usize>, step: u64) -> Res {
+/// `read_ahead`: clusters loaded ahead (0: off) and the bytes they may hold, when not the defaults.
+pub(crate) fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>, read_ahead: (Option<usize>, Option<u64>), step: u64) -> Res {
     let f = RNTupleFile::open(path)?;
     let name = pick_ntuple(&f, ntuple)?;
     let mut r = f.reader(&name)?;
-    if let Some(n) = read_ahead {
-        r.set_read_ahead(if n == 0 { ReadAhead::off() } else { ReadAhead { clusters: n, ..ReadAhead::default() } });
+    let mut ra = r.read_ahead();
+    if let Some(n) = read_ahead.0 {
+        ra = if n == 0 { ReadAhead::off() } else { ReadAhead { clusters: n, ..ra } };
     }
+    if let Some(b) = read_ahead.1 {
+        ra.bytes = b;
+    }
+    r.set_read_ahead(ra);
     let names: Option<Vec<&str>> = fields.map(field_list);
     let n = r.num_entries();
     let (req0, bytes0) = r.io_counts().unwrap_or_default();

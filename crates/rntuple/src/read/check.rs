@@ -19,6 +19,7 @@
 //! # Ok::<(), rntuple::Error>(())
 //! ```
 
+use super::columns::Span;
 use crate::format::descriptor::{ClusterDescriptor, Role};
 use crate::read::reader::Reader;
 use std::sync::atomic::Ordering;
@@ -92,6 +93,14 @@ impl Reader {
             let end = c.first_entry.saturating_add(c.n_entries);
             if let Some(p) = missing_column(c, &required, &owner, &names) {
                 report.problems.push(p);
+            }
+            // The cluster's pages of every field to check, loaded together: the reads below take
+            // one field at a time and would otherwise request each field's pages on its own.
+            let index = d.clusters.partition_point(|x| x.first_entry < c.first_entry);
+            let wanted: Vec<u32> = fields.iter().map(|&k| ids[k]).collect();
+            if !wanted.is_empty() && c.n_entries > 0 {
+                // A failure to start loading ahead only means the reads below fetch their pages themselves.
+                let _ = self.prefetch(&wanted, &[Span { cluster: index, start: 0, end: c.n_entries }]);
             }
             for &k in fields {
                 let name = &names[k];

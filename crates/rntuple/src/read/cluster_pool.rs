@@ -50,29 +50,40 @@ impl ReadAhead {
 pub(super) type Chunk = Arc<Vec<u8>>;
 
 enum ChunkState {
-    Pending,
+    /// Waiting for the loading thread.
+    Queued,
+    /// Requested from the source.
+    InFlight,
     Ready(Chunk),
     Failed(Arc<str>),
 }
 
 struct Entry {
-    /// Sorted, de-duplicated physical column ids the plan covers.
-    columns: Arc<[u32]>,
-    /// Requests sorted by offset, and what became of them.
+    /// Sorted, de-duplicated physical column ids whose pages are held or on their way.
+    columns: Vec<u32>,
+    /// The requests, in the order planned (a later plan adds the pages of more columns), and
+    /// what became of them.
     chunks: Vec<(Range<u64>, ChunkState)>,
-    bytes: u64,
     /// Needed by a read now (loaded regardless of the budget).
     needed: bool,
-    /// Handed to the loading thread.
-    started: bool,
     /// Tells a reloaded cluster's entry from an earlier one of the same cluster.
     serial: u64,
+}
+
+impl Entry {
+    /// Bytes of the requests handed to the source (in flight or arrived).
+    fn held(&self) -> u64 {
+        self.chunks.iter().filter(|(_, s)| !matches!(s, ChunkState::Queued)).map(|(r, _)| r.end - r.start).sum()
+    }
+    fn queued(&self) -> u64 {
+        self.chunks.iter().filter(|(_, s)| matches!(s, ChunkState::Queued)).map(|(r, _)| r.end - r.start).sum()
+    }
 }
 
 #[derive(Default)]
 struct State {
     entries: HashMap<usize, Entry>,
-    /// Clusters waiting to be loaded, in the order wanted.
+    /// Clusters with requests waiting to be loaded, in the order wanted.
     queue: VecDeque<usize>,
     budget: u64,
     serial: u64,
@@ -83,7 +94,7 @@ struct State {
 
 impl State {
     fn held(&self) -> u64 {
-        self.entries.values().filter(|e| e.started).map(|e| e.bytes).sum()
+        self.entries.values().map(Entry::held).sum()
     }
 }
 
@@ -114,33 +125,30 @@ impl ClusterPool {
     }
 
     /// Makes `needed` (in reading order) and `ahead` the clusters held, for the sorted physical
-    /// `columns`: others are dropped; those not yet held with these columns are planned with
-    /// `plan(cluster, columns)` and queued. Clusters ahead are loaded while at most `budget` bytes are held.
+    /// `columns`: others are dropped; the pages of columns a cluster does not hold yet are
+    /// planned with `plan(cluster, columns)` and queued. Clusters ahead are loaded while at most
+    /// `budget` bytes are held.
     pub(super) fn want(&self, columns: &[u32], needed: &[usize], ahead: &[usize], budget: u64, plan: impl Fn(usize, &[u32]) -> Vec<Range<u64>>) -> Result<()> {
         let mut st = self.shared.lock();
         st.budget = budget;
         st.entries.retain(|c, _| needed.contains(c) || ahead.contains(c));
         let mut queue = VecDeque::new();
         for (&c, is_needed) in needed.iter().map(|c| (c, true)).chain(ahead.iter().map(|c| (c, false))) {
-            let covered = st.entries.get(&c).is_some_and(|e| columns.iter().all(|k| e.columns.binary_search(k).is_ok()));
-            if !covered {
-                // Held with fewer columns: planned again for the union (loaded anew).
-                let mut union: Vec<u32> = st.entries.get(&c).map(|e| e.columns.to_vec()).unwrap_or_default();
-                union.extend_from_slice(columns);
-                union.sort_unstable();
-                union.dedup();
-                let requests = plan(c, &union);
+            if !st.entries.contains_key(&c) {
                 st.serial += 1;
                 let serial = st.serial;
-                let bytes = requests.iter().map(|r| r.end - r.start).sum();
-                let chunks = requests.into_iter().map(|r| (r, ChunkState::Pending)).collect();
-                st.entries.insert(c, Entry { columns: union.into(), chunks, bytes, needed: is_needed, started: false, serial });
+                st.entries.insert(c, Entry { columns: Vec::new(), chunks: Vec::new(), needed: false, serial });
             }
-            if let Some(e) = st.entries.get_mut(&c) {
-                e.needed = is_needed;
-                if !e.started && !queue.contains(&c) {
-                    queue.push_back(c);
-                }
+            let Some(e) = st.entries.get_mut(&c) else { continue };
+            let missing: Vec<u32> = columns.iter().copied().filter(|k| e.columns.binary_search(k).is_err()).collect();
+            if !missing.is_empty() {
+                e.chunks.extend(plan(c, &missing).into_iter().map(|r| (r, ChunkState::Queued)));
+                e.columns.extend_from_slice(&missing);
+                e.columns.sort_unstable();
+            }
+            e.needed = is_needed;
+            if e.queued() > 0 && !queue.contains(&c) {
+                queue.push_back(c);
             }
         }
         st.queue = queue;
@@ -159,11 +167,15 @@ impl ClusterPool {
         }
         loop {
             let Some(e) = st.entries.get_mut(&cluster) else { return Ok(None) };
-            let k = e.chunks.partition_point(|(r, _)| r.start <= range.start);
-            let Some((r, state)) = k.checked_sub(1).and_then(|k| e.chunks.get(k)) else { return Ok(None) };
-            if range.end > r.end {
-                return Ok(None);
-            }
+            // A ready request holding the range wins; else one on its way is waited for.
+            let holding = |(r, _): &&(Range<u64>, ChunkState)| r.start <= range.start && range.end <= r.end;
+            let found = e.chunks.iter().filter(holding).max_by_key(|(_, s)| match s {
+                ChunkState::Ready(_) => 3,
+                ChunkState::InFlight => 2,
+                ChunkState::Queued => 1,
+                ChunkState::Failed(_) => 0,
+            });
+            let Some((r, state)) = found else { return Ok(None) };
             let at = (range.start - r.start) as usize;
             match state {
                 ChunkState::Ready(c) => return Ok(Some((c.clone(), at))),
@@ -173,7 +185,7 @@ impl ClusterPool {
                         std::io::Error::other(why.to_string()),
                     ))
                 }
-                ChunkState::Pending => {
+                ChunkState::Queued | ChunkState::InFlight => {
                     // Someone waits for it: it is needed, whatever the budget says.
                     if !e.needed {
                         e.needed = true;
@@ -235,15 +247,18 @@ fn load_loop(shared: &Shared) {
                     }
                     let budget = st.budget;
                     let Some(e) = st.entries.get_mut(&c) else { continue };
-                    if !e.needed && held > 0 && held + e.bytes > budget {
+                    let bytes = e.queued();
+                    if !e.needed && held > 0 && held + bytes > budget {
                         break;
                     }
-                    e.started = true;
-                    held += e.bytes;
+                    held += bytes;
                     taken += 1;
-                    for (k, (r, _)) in e.chunks.iter().enumerate() {
-                        batch.push((c, e.serial, k));
-                        ranges.push(r.clone());
+                    for (k, (r, s)) in e.chunks.iter_mut().enumerate() {
+                        if matches!(s, ChunkState::Queued) {
+                            *s = ChunkState::InFlight;
+                            batch.push((c, e.serial, k));
+                            ranges.push(r.clone());
+                        }
                     }
                     st.queue.retain(|&q| q != c);
                 }
@@ -282,7 +297,7 @@ fn load_loop(shared: &Shared) {
         let mut st = shared.lock();
         for &(c, serial, k) in &batch {
             if let Some(e) = st.entries.get_mut(&c).filter(|e| e.serial == serial) {
-                if matches!(e.chunks[k].1, ChunkState::Pending) {
+                if matches!(e.chunks[k].1, ChunkState::InFlight) {
                     e.chunks[k].1 = ChunkState::Failed(why.clone());
                 }
             }

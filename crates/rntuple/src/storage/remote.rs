@@ -23,13 +23,22 @@ const HEAD_BYTES: u64 = 64 << 10;
 const TAIL_BYTES: u64 = 256 << 10;
 /// Requests in flight at once.
 const IN_FLIGHT: usize = 16;
+/// A request fails when it has not completed within this time plus one second per MiB asked
+/// for (at least 1 MiB/s): a stalled server fails the read in seconds, a slow link with large
+/// requests still gets the time it needs.
+const REQUEST_BASE_TIMEOUT: Duration = Duration::from_secs(15);
+
+fn request_timeout(bytes: u64) -> Duration {
+    REQUEST_BASE_TIMEOUT + Duration::from_secs(bytes >> 20)
+}
 
 /// A file on an HTTP(S) server or in an S3-compatible object store.
 ///
 /// S3 takes its credentials, region and endpoint from the usual environment variables
 /// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_DEFAULT_REGION` or
 /// `AWS_REGION`, `AWS_ENDPOINT_URL` for a server other than AWS; an `http://` endpoint is
-/// allowed). Requests that fail are retried twice with back-off; a request gets 60 s.
+/// allowed). Requests that fail are retried twice with back-off; a request must complete within
+/// 15 s plus 1 s per MiB.
 pub struct RemoteSource {
     store: Arc<dyn ObjectStore>,
     path: StorePath,
@@ -56,7 +65,10 @@ impl RemoteSource {
             .enable_all()
             .build()
             .map_err(|e| Error::io("starting the HTTP client's runtime", e))?;
-        let meta = runtime.block_on(store.head(&path)).map_err(|e| remote_error(url, "asking for the size".into(), e))?;
+        let meta = runtime
+            .block_on(async { tokio::time::timeout(request_timeout(0), store.head(&path)).await })
+            .map_err(|_| remote_error(url, "asking for the size".into(), format!("no answer within {:?}", request_timeout(0))))?
+            .map_err(|e| remote_error(url, "asking for the size".into(), e))?;
         let len = meta.size;
         let mut src = RemoteSource { store, path, url: url.to_string(), len, head: Vec::new(), tail: Vec::new(), counters: SourceCounters::default(), runtime };
         src.counters.add(0);
@@ -96,7 +108,8 @@ fn store_for(url: &str) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
     }
     let path = StorePath::from_url_path(key).map_err(|e| bad(&e.to_string()))?;
     let retry = RetryConfig { max_retries: 2, retry_timeout: Duration::from_secs(20), ..RetryConfig::default() };
-    let client = ClientOptions::new().with_timeout(Duration::from_secs(60)).with_connect_timeout(Duration::from_secs(10));
+    // The total time of a request is bounded per request by its size (`request_timeout`).
+    let client = ClientOptions::new().with_timeout(Duration::from_secs(3600)).with_connect_timeout(Duration::from_secs(10));
     let store: Arc<dyn ObjectStore> = match scheme.to_ascii_lowercase().as_str() {
         "http" | "https" => {
             let client = if scheme.eq_ignore_ascii_case("http") { client.with_allow_http(true) } else { client };
@@ -164,7 +177,14 @@ impl ReadAt for RemoteSource {
             let requests = ranges.iter().enumerate().filter(|(_, r)| !r.is_empty()).map(|(i, r)| {
                 let (store, path) = (self.store.clone(), self.path.clone());
                 let r = r.clone();
-                async move { (i, store.get_range(&path, r).await) }
+                let limit = request_timeout(r.end - r.start);
+                async move {
+                    let reply = match tokio::time::timeout(limit, store.get_range(&path, r)).await {
+                        Ok(reply) => reply.map_err(|e| e.to_string()),
+                        Err(_) => Err(format!("no complete answer within {limit:?}")),
+                    };
+                    (i, reply)
+                }
             });
             let mut replies = futures::stream::iter(requests).buffer_unordered(IN_FLIGHT);
             while let Some((i, reply)) = replies.next().await {

@@ -1,0 +1,642 @@
+"""Local test servers for reading RNTuple files over the network (issue 16): all on 127.0.0.1, all offline.
+
+Dependency-light (the standard library; boto3 only for S3Server.upload) so that the benchmarks
+(bench/io_bench.py) can import it too::
+
+    from servers import NginxServer, S3Server, LatencyProxy, FaultServer
+
+    with NginxServer("/data") as web:                   # nginx: static files, byte ranges, multi-range
+        url = web.url + "/events.root"
+    with S3Server() as s3:                               # moto's S3 emulator in server mode
+        s3.upload("bucket", "events.root", "/data/events.root")   # s3://bucket/events.root
+        env = {**os.environ, **s3.env}                   # AWS_ENDPOINT_URL, credentials, region
+    with LatencyProxy(web.url, delay_s=0.02) as proxy:   # + 20 ms per request, counts requests and bytes
+        url = proxy.url + "/events.root"; ...; proxy.stats()   # {"requests": n, "bytes": n}
+    with FaultServer("/data/events.root", "drop", after=3) as bad:   # misbehaves after 3 good GETs
+        url = bad.url                                     # the file's URL
+
+Every server is a context manager; leaving the block stops it (and its process or threads). A server that cannot
+start raises ServerError saying why (with nginx's or moto's own output).
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+__all__ = ["FaultServer", "LatencyProxy", "NginxServer", "S3Server", "ServerError", "free_port", "FAULT_MODES"]
+
+HOST = "127.0.0.1"
+NGINX = os.environ.get("RNTUPLE_NGINX", shutil.which("nginx") or "/usr/sbin/nginx")
+
+
+class ServerError(RuntimeError):
+    """A test server could not be started (the message says which and why)."""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (for servers that cannot bind port 0 themselves)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen | None, timeout: float, what: str, log=lambda: "") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise ServerError(f"{what} exited with status {proc.returncode} at start-up:\n{log()}")
+        try:
+            with socket.create_connection((HOST, port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise ServerError(f"{what} did not listen on {HOST}:{port} within {timeout} s:\n{log()}")
+
+
+def _stop_process(proc: subprocess.Popen, sig=signal.SIGTERM, timeout: float = 5.0) -> None:
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# nginx
+
+
+_NGINX_CONF = """\
+daemon off;
+master_process off;
+worker_processes 1;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log {tmp}/access.log;
+    client_body_temp_path {tmp}/client_body;
+    proxy_temp_path {tmp}/proxy;
+    fastcgi_temp_path {tmp}/fastcgi;
+    uwsgi_temp_path {tmp}/uwsgi;
+    scgi_temp_path {tmp}/scgi;
+    default_type application/octet-stream;
+    sendfile on;
+    keepalive_timeout 65;
+    keepalive_requests 100000;
+    server {{
+        listen {host}:{port};
+        server_name localhost;
+        root {root};
+        autoindex on;
+        max_ranges 1024;
+    }}
+}}
+"""
+
+
+class NginxServer:
+    """nginx serving `root_dir` (read-only) at `.url` (http://127.0.0.1:PORT): HEAD, single byte ranges (206 with
+    Content-Range), multi-range requests (multipart/byteranges), keep-alive. Runs as the current user in one process
+    (`master_process off`) with its configuration, pid, logs and temp paths in a temporary directory (`.tmp`);
+    `.access_log()` returns nginx's access log (one line per request)."""
+
+    def __init__(self, root_dir, startup_timeout: float = 10.0):
+        self.root = Path(root_dir).resolve()
+        self.startup_timeout = startup_timeout
+        self.proc: subprocess.Popen | None = None
+        self.tmp: Path | None = None
+        self.port: int | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def access_log(self) -> str:
+        p = self.tmp / "access.log"
+        return p.read_text(errors="replace") if p.exists() else ""
+
+    def _log(self) -> str:
+        p = self.tmp / "error.log"
+        out = p.read_text(errors="replace") if p.exists() else ""
+        if self.proc is not None and self.proc.poll() is not None and self.proc.stderr is not None:
+            out += self.proc.stderr.read().decode(errors="replace")
+        return out[-3000:]
+
+    def start(self) -> "NginxServer":
+        if not (os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)):
+            raise ServerError(f"nginx not found at {NGINX} (apt-get install nginx, or set RNTUPLE_NGINX)")
+        if not self.root.is_dir():
+            raise ServerError(f"NginxServer: {self.root} is not a directory")
+        self.tmp = Path(tempfile.mkdtemp(prefix="rntuple-nginx-"))
+        last = None
+        for _attempt in range(5):  # the free port may be taken between free_port() and nginx's bind
+            self.port = free_port()
+            conf = self.tmp / "nginx.conf"
+            conf.write_text(_NGINX_CONF.format(tmp=self.tmp, host=HOST, port=self.port, root=self.root))
+            self.proc = subprocess.Popen([NGINX, "-p", str(self.tmp), "-e", str(self.tmp / "error.log"), "-c", str(conf)],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                _wait_for_port(self.port, self.proc, self.startup_timeout, f"nginx ({NGINX})", self._log)
+                return self
+            except ServerError as exc:
+                last = exc
+                _stop_process(self.proc)
+                if "Address already in use" not in str(exc):
+                    break
+        self.stop()
+        raise last
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            _stop_process(self.proc, signal.SIGQUIT)  # graceful; falls back to SIGKILL after the timeout
+            if self.proc.stderr is not None:
+                self.proc.stderr.close()
+            self.proc = None
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+
+    def __enter__(self) -> "NginxServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# ------------------------------------------------------------------------------------------------------------
+# S3 (moto)
+
+
+class S3Server:
+    """moto's S3 emulator in server mode (`python -m moto.server`, a subprocess) on 127.0.0.1:PORT.
+
+    `.endpoint` is its URL; `.env` the standard variables pointing an S3 client at it (merge into os.environ or a
+    subprocess's env); `.upload(bucket, key, path)` creates the bucket if needed and stores the file; the object is
+    then `s3://bucket/key`. moto keeps everything in memory and accepts any credentials (signatures are not
+    checked). `python` defaults to the running interpreter, which must have moto[server] installed."""
+
+    def __init__(self, python: str | None = None, startup_timeout: float = 30.0):
+        self.python = python or sys.executable
+        self.startup_timeout = startup_timeout
+        self.proc: subprocess.Popen | None = None
+        self.port: int | None = None
+        self._log_file = None
+        self._client = None
+        self._buckets: set[str] = set()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def env(self) -> dict:
+        return {
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_ENDPOINT_URL_S3": self.endpoint,
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_REGION": "us-east-1",
+            "AWS_ALLOW_HTTP": "true",
+        }
+
+    def _log(self) -> str:
+        if self._log_file is None:
+            return ""
+        self._log_file.flush()
+        self._log_file.seek(0)
+        return self._log_file.read().decode(errors="replace")[-3000:]
+
+    def start(self) -> "S3Server":
+        self._log_file = tempfile.TemporaryFile(prefix="rntuple-moto-")
+        last = None
+        for _attempt in range(3):
+            self.port = free_port()
+            self.proc = subprocess.Popen([self.python, "-m", "moto.server", "-H", HOST, "-p", str(self.port)],
+                                         stdin=subprocess.DEVNULL, stdout=self._log_file, stderr=subprocess.STDOUT)
+            try:
+                _wait_for_port(self.port, self.proc, self.startup_timeout, f"moto's S3 server ({self.python} -m moto.server)",
+                               self._log)
+                return self
+            except ServerError as exc:
+                last = exc
+                _stop_process(self.proc)
+                if "already in use" not in str(exc):
+                    break
+        self.stop()
+        raise last
+
+    def client(self):
+        """A boto3 S3 client for this server."""
+        if self._client is None:
+            import boto3
+
+            self._client = boto3.client("s3", endpoint_url=self.endpoint, aws_access_key_id="testing",
+                                        aws_secret_access_key="testing", region_name="us-east-1")
+        return self._client
+
+    def upload(self, bucket: str, key: str, path) -> str:
+        """Stores the local file `path` as s3://bucket/key (creating the bucket if needed); returns that URL."""
+        c = self.client()
+        if bucket not in self._buckets:
+            try:
+                c.create_bucket(Bucket=bucket)
+            except c.exceptions.BucketAlreadyOwnedByYou:
+                pass
+            self._buckets.add(bucket)
+        c.upload_file(str(path), bucket, key)
+        return f"s3://{bucket}/{key}"
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            _stop_process(self.proc)
+            self.proc = None
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+        self._client = None
+
+    def __enter__(self) -> "S3Server":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Threaded HTTP plumbing shared by LatencyProxy and FaultServer
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+    allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        # a client that closes its connection early (it gave up on a faulty answer, or a timeout) is not an error
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+class _ThreadedServerBase:
+    """Runs a ThreadingHTTPServer on 127.0.0.1:0 in a daemon thread."""
+
+    handler_class: type = BaseHTTPRequestHandler
+
+    def __init__(self):
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def start(self):
+        owner = self
+
+        class Handler(self.handler_class):
+            server_owner = owner
+
+        self._httpd = _Server((HOST, 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name=type(self).__name__, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._thread.join(5)
+            self._httpd = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class _QuietHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: a response always says its length or closes the connection
+    server_owner = None
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Latency-injecting, counting reverse proxy
+
+_HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te",
+               "trailer", "trailers", "transfer-encoding", "upgrade"}
+
+
+class _ProxyHandler(_QuietHandler):
+    def do_GET(self):
+        self._forward()
+
+    def do_HEAD(self):
+        self._forward()
+
+    def _upstream(self) -> http.client.HTTPConnection:
+        owner = self.server_owner
+        conn = getattr(self, "_conn", None)
+        if conn is None:  # one upstream connection per client connection (kept alive with it)
+            conn = http.client.HTTPConnection(owner.upstream_host, owner.upstream_port, timeout=owner.timeout)
+            self._conn = conn
+        return conn
+
+    def _forward(self):
+        owner = self.server_owner
+        if owner.delay_s > 0:
+            time.sleep(owner.delay_s)  # in this request's own thread: concurrent requests overlap their delays
+        path = owner.upstream_prefix + self.path
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP}
+        for attempt in range(2):  # a kept-alive upstream connection may have been closed by the upstream
+            conn = self._upstream()
+            try:
+                conn.request(self.command, path, headers=headers)
+                resp = conn.getresponse()
+                break
+            except (http.client.HTTPException, OSError):
+                conn.close()
+                self._conn = None
+                if attempt:
+                    self.send_error(502, "upstream unreachable")
+                    return
+        with owner._lock:  # counted before the client can see the response (so stats() is current once it has)
+            owner._requests += 1
+            entry = [self.command, self.headers.get("Range"), resp.status, 0]
+            owner._log.append(entry)
+        self.send_response(resp.status, resp.reason)
+        length = resp.getheader("Content-Length")
+        for k, v in resp.getheaders():
+            if k.lower() not in _HOP_BY_HOP and k.lower() not in ("server", "date"):
+                self.send_header(k, v)
+        if length is None and self.command != "HEAD":
+            self.send_header("Connection", "close")  # body of unknown length: delimited by closing
+            self.close_connection = True
+        self.end_headers()
+        if self.command != "HEAD":
+            while True:
+                chunk = resp.read(1 << 16)
+                if not chunk:
+                    break
+                with owner._lock:
+                    owner._bytes += len(chunk)
+                    entry[3] += len(chunk)
+                try:
+                    self.wfile.write(chunk)
+                except OSError:
+                    self.close_connection = True
+                    break
+        else:
+            resp.read()
+        if resp.will_close:
+            conn.close()
+            self._conn = None
+
+    def finish(self):
+        super().finish()
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn.close()
+
+
+class LatencyProxy(_ThreadedServerBase):
+    """A threaded HTTP/1.1 reverse proxy on 127.0.0.1 in front of `upstream_url` (http:// only), adding `delay_s`
+    seconds to every request before forwarding it. Each request is handled in its own thread, so the delays of
+    concurrent requests overlap as network latency does. Forwards the method (GET, HEAD), the path and every
+    end-to-end request header (Range, Authorization, x-amz-*, Host...) and streams the upstream's response back
+    (status, Content-Range, Content-Length, Content-Type, Accept-Ranges, ...). Client connections are kept alive
+    (each with its own kept-alive upstream connection).
+
+    `.url` is the proxy's base URL (append the same path as on the upstream); `.stats()` is {"requests": n,
+    "bytes": n} (requests answered, body bytes sent to clients; thread-safe), `.reset()` zeroes them and
+    `.log()` lists (method, Range header, status, body bytes) per request."""
+
+    handler_class = _ProxyHandler
+
+    def __init__(self, upstream_url: str, delay_s: float = 0.0, timeout: float = 60.0):
+        super().__init__()
+        u = urllib.parse.urlsplit(upstream_url)
+        if u.scheme != "http" or not u.hostname:
+            raise ValueError(f"LatencyProxy: upstream must be an http:// URL, not {upstream_url!r}")
+        self.upstream_host, self.upstream_port = u.hostname, u.port or 80
+        self.upstream_prefix = u.path.rstrip("/")
+        self.delay_s = float(delay_s)
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._requests = 0
+        self._bytes = 0
+        self._log: list = []
+
+    @property
+    def url(self) -> str:
+        return self.base_url
+
+    def stats(self) -> dict:
+        with self._lock:
+            return {"requests": self._requests, "bytes": self._bytes}
+
+    def log(self) -> list:
+        with self._lock:
+            return [tuple(e) for e in self._log]
+
+    def reset(self) -> None:
+        with self._lock:
+            self._requests = 0
+            self._bytes = 0
+            self._log = []
+
+
+# ------------------------------------------------------------------------------------------------------------
+# A server of one file that misbehaves on purpose
+
+FAULT_MODES = {
+    "ok": "a correct server (single and multi-range requests, HEAD)",
+    "drop": "sends the headers and half of the body, then closes the connection",
+    "416": "416 Range Not Satisfiable for every ranged GET",
+    "500": "500 Internal Server Error",
+    "404": "404 Not Found",
+    "short": "a 206 (or 200) whose body is shorter than its Content-Length says, then closes the connection",
+    "short-range": "a well-formed 206 for a shorter range than asked (Content-Range and Content-Length agree)",
+    "ignore-range": "200 with the whole file, whatever the Range header asks (legal HTTP: a client must cope)",
+    "garbage": "a 206 with the right headers and length whose body bytes are all 0xAB",
+    "stall": "sends the headers, then nothing (until the client gives up or the server stops)",
+}
+
+_RANGE_RE = re.compile(r"^\s*(\d*)\s*-\s*(\d*)\s*$")
+
+
+def parse_ranges(header: str | None, size: int):
+    """[(start, stop_exclusive), ...] of a `Range: bytes=...` header; None for no/unparsable header (serve all);
+    [] when no range is satisfiable (416)."""
+    if not header or not header.strip().lower().startswith("bytes="):
+        return None
+    out = []
+    for part in header.split("=", 1)[1].split(","):
+        m = _RANGE_RE.match(part)
+        if not m or (not m.group(1) and not m.group(2)):
+            return None
+        if not m.group(1):  # suffix: the last N bytes
+            n = int(m.group(2))
+            if n == 0:
+                continue
+            out.append((max(0, size - n), size))
+            continue
+        start = int(m.group(1))
+        stop = min(size, int(m.group(2)) + 1) if m.group(2) else size
+        if start >= size or stop <= start:
+            continue
+        out.append((start, stop))
+    return out
+
+
+class _FaultHandler(_QuietHandler):
+    def do_HEAD(self):
+        owner = self.server_owner
+        if self.path.split("?")[0] != owner.path:
+            return self._plain(404, b"not found\n", head=True)
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(owner.data)))
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("Content-Type", "application/octet-stream")
+        self.end_headers()
+        with owner._lock:
+            owner.heads += 1
+
+    def _plain(self, status, body: bytes, head=False, extra=()):
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in extra:
+            self.send_header(k, v)
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def _abort(self):
+        """Closes the connection at once (no more bytes, no orderly keep-alive)."""
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def do_GET(self):
+        owner = self.server_owner
+        data, size = owner.data, len(owner.data)
+        if self.path.split("?")[0] != owner.path:
+            return self._plain(404, b"not found\n")
+        with owner._lock:
+            owner.gets += 1
+            n = owner.gets
+            owner.ranges_asked.append(self.headers.get("Range"))
+        mode = owner.mode if n > owner.after else "ok"
+        if mode != "ok":
+            with owner._lock:
+                owner.faults += 1
+        ranges = parse_ranges(self.headers.get("Range"), size)
+        if mode in ("500", "404"):
+            return self._plain(int(mode), f"{mode} (FaultServer)\n".encode())
+        if mode == "416" or ranges == []:
+            return self._plain(416, b"range not satisfiable\n", extra=[("Content-Range", f"bytes */{size}")])
+        if mode == "ignore-range" or ranges is None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Type", "application/octet-stream")
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        if mode == "short-range":
+            ranges = [(a, a + max(1, (b - a) // 2)) for a, b in ranges]
+        if len(ranges) == 1:
+            (a, b), = ranges
+            headers = [("Content-Range", f"bytes {a}-{b - 1}/{size}"), ("Content-Type", "application/octet-stream")]
+            body = data[a:b] if mode != "garbage" else b"\xab" * (b - a)
+        else:
+            boundary = "RNTUPLE_FAULTSERVER_BOUNDARY"
+            parts = []
+            for a, b in ranges:
+                parts.append(f"\r\n--{boundary}\r\nContent-Type: application/octet-stream\r\n"
+                             f"Content-Range: bytes {a}-{b - 1}/{size}\r\n\r\n".encode()
+                             + (data[a:b] if mode != "garbage" else b"\xab" * (b - a)))
+            parts.append(f"\r\n--{boundary}--\r\n".encode())
+            body = b"".join(parts)
+            headers = [("Content-Type", f"multipart/byteranges; boundary={boundary}")]
+        self.send_response(206)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Accept-Ranges", "bytes")
+        self.end_headers()
+        if mode == "drop":
+            self.wfile.write(body[: len(body) // 2])
+            return self._abort()
+        if mode == "short":
+            self.wfile.write(body[: max(0, len(body) - max(1, len(body) // 4))])
+            return self._abort()
+        if mode == "stall":
+            self.wfile.flush()
+            owner._stop.wait(owner.stall_s)
+            return self._abort()
+        self.wfile.write(body)
+
+
+class FaultServer(_ThreadedServerBase):
+    """Serves one file (`file_path`, read into memory) at `.url` (http://127.0.0.1:PORT/<file name>) with Range
+    support (single ranges, suffix and open ranges, multi-range as multipart/byteranges) and HEAD (Content-Length,
+    always correct), misbehaving on GET requests after the first `after` ones as `mode` says (see FAULT_MODES):
+    "ok", "drop", "416", "500", "404", "short", "short-range", "ignore-range", "garbage", "stall".
+
+    Counters (`.gets`, `.heads`, `.faults`: GETs answered wrongly) and `.ranges_asked` (the Range headers of the
+    GETs) say what the client did. `stall_s` bounds how long a "stall" response hangs."""
+
+    handler_class = _FaultHandler
+
+    def __init__(self, file_path, mode: str = "ok", after: int = 0, stall_s: float = 60.0):
+        super().__init__()
+        if mode not in FAULT_MODES:
+            raise ValueError(f"FaultServer: unknown mode {mode!r} (modes: {', '.join(FAULT_MODES)})")
+        self.file_path = Path(file_path)
+        self.data = self.file_path.read_bytes()
+        self.path = "/" + urllib.parse.quote(self.file_path.name)
+        self.mode = mode
+        self.after = after
+        self.stall_s = stall_s
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.gets = self.heads = self.faults = 0
+        self.ranges_asked: list = []
+
+    @property
+    def url(self) -> str:
+        return self.base_url + self.path
+
+    def stop(self) -> None:
+        self._stop.set()
+        super().stop()

@@ -1,0 +1,94 @@
+"""Misbehaving HTTP servers (servers.FaultServer): a read either returns exactly the local file's values or fails
+with RNTupleError (Python) / a non-zero exit and `error: ...` naming the URL (CLI), never wrong data, and within
+FAULT_TIMEOUT seconds. Each fault starts after the first `after` GET requests are answered correctly, for several
+values of `after` found by counting a correct server's requests: at the file's start (opening it), in its metadata,
+and in its pages."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import servers
+
+from conftest import FAULT_TIMEOUT, assert_same_arrays, call_with_timeout, read_all
+
+HARD = ["drop", "416", "500", "404", "short", "garbage"]  # a correct client cannot get the data: it must fail
+SOFT = ["ignore-range", "short-range"]  # legal or recoverable answers: correct data, or a clear failure
+
+
+@pytest.fixture(scope="module")
+def small(written, rntuple_pkg):
+    """The small multi-cluster file, its local values, and how many GETs a correct server sees: to open it and read
+    the metadata (`meta`), and in all (`total`), from Python and from `rntuple info` / `rntuple dump`."""
+    path = written["small"]
+    expected = read_all(rntuple_pkg, path)
+    with servers.FaultServer(path, "ok") as srv:
+        f = rntuple_pkg.open(srv.url)
+        readers = {name: f[name] for name in f.keys()}
+        meta = srv.gets
+        actual = {name: r.arrays() for name, r in readers.items()}
+        total = srv.gets
+    assert_same_arrays(actual, expected, f"{path.name} from a correct FaultServer")
+    assert total > meta >= 1, f"reading the pages made no GET requests? metadata {meta}, in all {total}"
+    return {"path": path, "expected": expected, "meta": meta, "total": total}
+
+
+def _afters(meta, total):
+    return sorted({0, 1, meta - 1, meta, meta + 1, (meta + total) // 2, total - 1} & set(range(total)))
+
+
+def _python_read(rntuple, url, expected, what):
+    """None when the read returned `expected` exactly, else the RNTupleError raised (any other outcome fails)."""
+    t = time.monotonic()
+    try:
+        actual = call_with_timeout(lambda: read_all(rntuple, url), FAULT_TIMEOUT, what)
+    except rntuple.RNTupleError as exc:
+        return exc, time.monotonic() - t
+    except Exception as exc:  # noqa: BLE001
+        pytest.fail(f"{what}: raised {type(exc).__name__} (not an RNTupleError): {exc}")
+    assert_same_arrays(actual, expected, f"{what}: returned data, and")
+    return None, time.monotonic() - t
+
+
+@pytest.mark.parametrize("mode", HARD + SOFT)
+def test_python_fault(rntuple_pkg, small, mode):
+    outcomes = []
+    for after in _afters(small["meta"], small["total"]):
+        with servers.FaultServer(small["path"], mode, after=after) as srv:
+            what = f"{mode} after {after} GETs ({srv.url})"
+            exc, seconds = _python_read(rntuple_pkg, srv.url, small["expected"], what)
+            outcomes.append((after, srv.gets, srv.faults, None if exc is None else f"{type(exc).__name__}: {exc}"))
+            if mode in HARD:
+                assert exc is not None, f"{what}: returned the right data although {srv.faults} answers were wrong"
+                assert srv.faults > 0
+    if mode in HARD:
+        # the failures in the pages were met by arrays(), not by open(): the data path reports them too
+        assert any(a >= small["meta"] for a, *_ in outcomes), outcomes
+
+
+@pytest.mark.parametrize("mode", HARD + SOFT)
+def test_cli_fault(cli, written, mode):
+    path = written["small"]
+    local_dump = cli.ok("dump", path, "--entries", "0:100000")
+    with servers.FaultServer(path, "ok") as srv:  # how many GETs `rntuple info` (metadata only) makes
+        cli.ok("info", srv.url)
+        meta = srv.gets
+    for after in sorted({0, meta}):
+        for args in (["dump", "{url}", "--entries", "0:100000"], ["check", "{url}"]):
+            with servers.FaultServer(path, mode, after=after) as srv:
+                argv = [a.format(url=srv.url) for a in args]
+                p = cli.run(*argv, timeout=FAULT_TIMEOUT)
+                if p.returncode == 0 and mode in SOFT:
+                    if args[0] == "dump":
+                        assert p.stdout.decode() == local_dump, f"`rntuple {' '.join(argv)}` ({mode} after {after}): wrong data"
+                    continue
+                cli.expect_error(*argv, url=srv.url)
+                assert srv.faults > 0 or mode in SOFT
+
+
+def test_python_stalled_server_times_out_or_is_bounded(rntuple_pkg, small):
+    """A server that sends headers and then nothing: the read must not hang (FAULT_TIMEOUT)."""
+    with servers.FaultServer(small["path"], "stall", after=small["meta"], stall_s=FAULT_TIMEOUT + 10) as srv:
+        exc, seconds = _python_read(rntuple_pkg, srv.url, small["expected"], f"stall ({srv.url})")
+        assert exc is not None
