@@ -14,7 +14,7 @@ export RNTUPLE_TESTDATA
 BIN := target/release/rntuple
 CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
 
-.PHONY: demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-parallel-write tsan clean python mpi-deps bench-mpi
+.PHONY: demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -116,6 +116,14 @@ tsan:
 	rustup component add rust-src --toolchain nightly
 	RUSTFLAGS="-Zsanitizer=thread" cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
 		--target-dir target/tsan -p rntuple --test parallel_stress
+
+# Reading where the data is: local cold and warm, HTTP through a latency proxy (0, 10, 50 ms), S3 (moto);
+# against uproot and ROOT (bench/io_bench.py). And the format comparison of the RNTuple papers.
+bench-io: venv build python
+	$(PY) bench/io_bench.py
+
+bench-formats: venv build python
+	$(PY) bench/formats_bench.py
 
 bench-parallel-write: venv build
 	$(PY) bench/parallel_write_bench.py
