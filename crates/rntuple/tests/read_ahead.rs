@@ -31,6 +31,9 @@ struct Counted {
     ranges_calls: AtomicU64,
     fail: AtomicBool,
     panic: AtomicBool,
+    /// Behaves as a network source (pages loaded into memory) rather than a local file (ranges advised).
+    remote: AtomicBool,
+    advised: AtomicU64,
 }
 
 impl Counted {
@@ -41,6 +44,8 @@ impl Counted {
             ranges_calls: AtomicU64::new(0),
             fail: AtomicBool::new(false),
             panic: AtomicBool::new(false),
+            remote: AtomicBool::new(true),
+            advised: AtomicU64::new(0),
         })
     }
 }
@@ -71,6 +76,12 @@ impl ReadAt for Counted {
     }
     fn counters(&self) -> Option<&SourceCounters> {
         Some(&self.counters)
+    }
+    fn is_remote(&self) -> bool {
+        self.remote.load(Ordering::Relaxed)
+    }
+    fn advise(&self, ranges: &[Range<u64>]) {
+        self.advised.fetch_add(ranges.iter().map(|r| r.end - r.start).sum(), Ordering::Relaxed);
     }
 }
 
@@ -150,4 +161,26 @@ fn a_failing_source_gives_an_error_not_a_hang_or_wrong_data() {
         assert!(e.contains(want) && e.contains("ahead of decoding"), "{mode}: {e}");
         assert!(src.ranges_calls.load(Ordering::Relaxed) >= 1);
     }
+}
+
+#[test]
+fn a_local_source_is_advised_of_the_coming_ranges_and_read_page_by_page() {
+    let bytes = file(50_000);
+    let src = Counted::new(bytes.clone());
+    src.remote.store(false, Ordering::Relaxed);
+    let f = RNTupleFile::from_source(src.clone()).unwrap();
+    let r = f.reader("Events").unwrap();
+    let (req0, _) = r.io_counts().unwrap();
+    let b = r.read_batch(None, 0, r.num_entries()).unwrap();
+    let (req1, _) = r.io_counts().unwrap();
+    let pages: u64 = r.descriptor().clusters.iter().map(|c| c.columns.iter().flatten().map(|cr| cr.pages.len() as u64).sum::<u64>()).sum();
+    assert_eq!(req1 - req0, pages, "one read per page");
+    assert_eq!(src.ranges_calls.load(Ordering::Relaxed), 0, "nothing loaded into memory");
+    // Every page's bytes were announced (the ranges cover them, and a bounded amount more).
+    let page_bytes: u64 = r.descriptor().clusters.iter().flat_map(|c| c.columns.iter().flatten()).flat_map(|cr| &cr.pages).map(|p| p.locator.size + 8).sum();
+    let advised = src.advised.load(Ordering::Relaxed);
+    assert!(advised >= page_bytes && advised as f64 <= 1.25 * page_bytes as f64 + 1.0, "advised {advised} bytes for {page_bytes} bytes of pages");
+    let mut reference = RNTupleFile::from_bytes(bytes).unwrap().reader("Events").unwrap();
+    reference.set_read_ahead(ReadAhead::off());
+    assert_eq!(batch_text(&b), batch_text(&reference.read_batch(None, 0, reference.num_entries()).unwrap()));
 }

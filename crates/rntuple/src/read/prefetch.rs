@@ -11,9 +11,10 @@ use crate::storage::coalesce::coalesce;
 use std::ops::Range;
 
 impl Reader {
-    /// Sets how far reads load pages ahead of decoding (see [`ReadAhead`]). By default a reader
-    /// reads ahead from sources with a latency per request (HTTP, S3, file objects) and from
-    /// local files.
+    /// Sets how far reads load pages ahead of decoding (see [`ReadAhead`]). From sources with a
+    /// latency per request (HTTP, S3, file objects) the pages are loaded into memory by a
+    /// background thread; for local files the kernel is asked to read them into its page cache
+    /// (`posix_fadvise(WILLNEED)`), and pages are read when decoded.
     pub fn set_read_ahead(&mut self, read_ahead: ReadAhead) {
         self.read_ahead = read_ahead;
     }
@@ -47,6 +48,14 @@ impl Reader {
         let needed: Vec<usize> = spans.iter().map(|s| s.cluster).collect();
         let next = needed.iter().max().map_or(0, |&c| c + 1);
         let ahead: Vec<usize> = (next..self.desc.clusters.len()).take(ra.clusters).collect();
+        if !self.src.is_remote() {
+            // A local file: pread of a cached page costs less than copying it through the pool;
+            // the kernel is asked to bring the ranges into the page cache in the background.
+            for &c in needed.iter().chain(&ahead) {
+                self.src.advise(&self.plan_cluster(c, &columns));
+            }
+            return Ok(());
+        }
         self.pool.want(&columns, &needed, &ahead, ra.bytes, |c, cols| self.plan_cluster(c, cols))
     }
 

@@ -76,10 +76,18 @@ pub trait ReadAt: Send + Sync {
         Ok(())
     }
 
-    /// Whether each request has a latency worth hiding (a network source): the reader then loads
-    /// the coming clusters' pages into memory ahead of decoding by default.
+    /// Whether each request has a latency worth hiding (a network source, a file object): the
+    /// reader then loads the coming clusters' pages into memory ahead of decoding. For other
+    /// sources it only announces them with [`advise`](ReadAt::advise).
     fn is_remote(&self) -> bool {
         false
+    }
+
+    /// Announces ranges that will be read soon, so that the source can start fetching them (a
+    /// local file asks the kernel to read them into the page cache in the background). Only a
+    /// hint: the default does nothing.
+    fn advise(&self, ranges: &[Range<u64>]) {
+        let _ = ranges;
     }
 
     /// The requests served so far, when the source counts them.
@@ -174,6 +182,17 @@ impl ReadAt for FileSource {
     }
     fn counters(&self) -> Option<&SourceCounters> {
         Some(&self.counters)
+    }
+    fn advise(&self, ranges: &[Range<u64>]) {
+        use std::os::fd::AsRawFd;
+        for r in ranges {
+            let (Ok(start), Ok(len)) = (libc::off_t::try_from(r.start), libc::off_t::try_from(r.end.saturating_sub(r.start))) else { continue };
+            // SAFETY: a plain system call on a descriptor this source owns; no memory is passed.
+            // A failure only means no read-ahead.
+            unsafe {
+                libc::posix_fadvise(self.file.as_raw_fd(), start, len, libc::POSIX_FADV_WILLNEED);
+            }
+        }
     }
 }
 
