@@ -178,6 +178,11 @@ fn a_local_source_is_advised_of_the_coming_ranges_and_read_page_by_page() {
     assert_eq!(src.ranges_calls.load(Ordering::Relaxed), 0, "nothing loaded into memory");
     // Every page's bytes were announced (the ranges cover them, and a bounded amount more).
     let page_bytes: u64 = r.descriptor().clusters.iter().flat_map(|c| c.columns.iter().flatten()).flat_map(|cr| &cr.pages).map(|p| p.locator.size + 8).sum();
+    // Announced from the pool's thread: wait for it (at most 10 s).
+    let t = std::time::Instant::now();
+    while src.advised.load(Ordering::Relaxed) < page_bytes && t.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let advised = src.advised.load(Ordering::Relaxed);
     assert!(advised >= page_bytes && advised as f64 <= 1.25 * page_bytes as f64 + 1.0, "advised {advised} bytes for {page_bytes} bytes of pages");
     let mut reference = RNTupleFile::from_bytes(bytes).unwrap().reader("Events").unwrap();

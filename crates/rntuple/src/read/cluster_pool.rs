@@ -85,6 +85,8 @@ struct State {
     entries: HashMap<usize, Entry>,
     /// Clusters with requests waiting to be loaded, in the order wanted.
     queue: VecDeque<usize>,
+    /// Ranges to announce to the source (`ReadAt::advise`), a cluster's at a time, in order.
+    advice: VecDeque<Vec<Range<u64>>>,
     budget: u64,
     serial: u64,
     shutdown: bool,
@@ -153,6 +155,15 @@ impl ClusterPool {
         }
         st.queue = queue;
         drop(st);
+        self.shared.changed.notify_all();
+        self.start_worker()
+    }
+
+    /// Has the loading thread announce each cluster's ranges to the source
+    /// ([`ReadAt::advise`]), in order, replacing announcements not yet made: the caller does not
+    /// wait for a local file's kernel to queue its read-ahead.
+    pub(super) fn advise(&self, per_cluster: Vec<Vec<Range<u64>>>) -> Result<()> {
+        self.shared.lock().advice = per_cluster.into();
         self.shared.changed.notify_all();
         self.start_worker()
     }
@@ -265,6 +276,12 @@ fn load_loop(shared: &Shared) {
                 st.peak = st.peak.max(held);
                 if taken > 0 {
                     break;
+                }
+                if let Some(ranges) = st.advice.pop_front() {
+                    drop(st);
+                    shared.src.advise(&ranges);
+                    st = shared.lock();
+                    continue;
                 }
                 st = shared.changed.wait(st).unwrap_or_else(|p| p.into_inner());
             }

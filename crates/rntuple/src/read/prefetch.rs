@@ -50,11 +50,9 @@ impl Reader {
         let ahead: Vec<usize> = (next..self.desc.clusters.len()).take(ra.clusters).collect();
         if !self.src.is_remote() {
             // A local file: pread of a cached page costs less than copying it through the pool;
-            // the kernel is asked to bring the ranges into the page cache in the background.
-            for &c in needed.iter().chain(&ahead) {
-                self.src.advise(&self.plan_cluster(c, &columns));
-            }
-            return Ok(());
+            // the kernel is asked to bring the ranges into the page cache, from the pool's thread
+            // (queuing the read-ahead of many clusters can take as long as reading them).
+            return self.pool.advise(needed.iter().chain(&ahead).map(|&c| self.plan_cluster(c, &columns)).collect());
         }
         self.pool.want(&columns, &needed, &ahead, ra.bytes, |c, cols| self.plan_cluster(c, cols))
     }
