@@ -218,7 +218,9 @@ enum BenchCmd {
         /// Comma-separated top-level fields (default: all).
         #[arg(long)]
         fields: Option<String>,
-        /// Clusters loaded ahead of decoding (0: no read-ahead, each page read when decoded).
+        /// Clusters loaded ahead of decoding (0: no read-ahead, each page read when decoded); for
+        /// a local file, setting it also has the kernel read that many clusters ahead (by default
+        /// local files are read page by page).
         #[arg(long, value_name = "CLUSTERS")]
         read_ahead: Option<usize>,
         /// Most bytes held for clusters loaded ahead of the current batch (default 256 MiB).

@@ -16,7 +16,7 @@ pub(crate) fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>,
     let mut r = f.reader(&name)?;
     let mut ra = r.read_ahead();
     if let Some(n) = read_ahead.0 {
-        ra = if n == 0 { ReadAhead::off() } else { ReadAhead { clusters: n, ..ra } };
+        ra = if n == 0 { ReadAhead::off() } else { ReadAhead { clusters: n, local: true, ..ra } };
     }
     if let Some(b) = read_ahead.1 {
         ra.bytes = b;

@@ -31,11 +31,17 @@ pub struct ReadAhead {
     /// Fraction of unwanted bytes a request may read over to save requests (see
     /// [`coalesce`](crate::storage::coalesce::coalesce)); ROOT's 0.25 by default.
     pub overhead: f64,
+    /// For local files: announce the clusters ahead to the kernel (`posix_fadvise(WILLNEED)`) so
+    /// that it reads them while the current ones are decoded. Off by default: on the machine
+    /// this was measured on (a VM whose disk is served from the host's memory) it cost more CPU
+    /// than it saved (bench/RESULTS.md); on a spinning disk or a network file system it overlaps
+    /// reading with decoding.
+    pub local: bool,
 }
 
 impl Default for ReadAhead {
     fn default() -> Self {
-        ReadAhead { enabled: true, clusters: 2, bytes: 256 << 20, overhead: crate::storage::coalesce::DEFAULT_OVERHEAD }
+        ReadAhead { enabled: true, clusters: 2, bytes: 256 << 20, overhead: crate::storage::coalesce::DEFAULT_OVERHEAD, local: false }
     }
 }
 

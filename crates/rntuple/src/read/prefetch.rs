@@ -13,8 +13,9 @@ use std::ops::Range;
 impl Reader {
     /// Sets how far reads load pages ahead of decoding (see [`ReadAhead`]). From sources with a
     /// latency per request (HTTP, S3, file objects) the pages are loaded into memory by a
-    /// background thread; for local files the kernel is asked to read them into its page cache
-    /// (`posix_fadvise(WILLNEED)`), and pages are read when decoded.
+    /// background thread; local files are read page by page when decoded, and with
+    /// [`ReadAhead::local`] the kernel is asked to read the clusters after a read's own into its
+    /// page cache (`posix_fadvise(WILLNEED)`).
     pub fn set_read_ahead(&mut self, read_ahead: ReadAhead) {
         self.read_ahead = read_ahead;
     }
@@ -49,10 +50,15 @@ impl Reader {
         let next = needed.iter().max().map_or(0, |&c| c + 1);
         let ahead: Vec<usize> = (next..self.desc.clusters.len()).take(ra.clusters).collect();
         if !self.src.is_remote() {
+            if !ra.local {
+                return Ok(());
+            }
             // A local file: pread of a cached page costs less than copying it through the pool;
-            // the kernel is asked to bring the ranges into the page cache, from the pool's thread
+            // the kernel is asked to bring the clusters after the read's into the page cache
+            // while the read decodes its own (advising those too made the kernel's read-ahead
+            // race the read's own preads: cold reads got slower), from the pool's thread
             // (queuing the read-ahead of many clusters can take as long as reading them).
-            return self.pool.advise(needed.iter().chain(&ahead).map(|&c| self.plan_cluster(c, &columns)).collect());
+            return self.pool.advise(ahead.iter().map(|&c| self.plan_cluster(c, &columns)).collect());
         }
         self.pool.want(&columns, &needed, &ahead, ra.bytes, |c, cols| self.plan_cluster(c, cols))
     }
