@@ -133,10 +133,9 @@ fn streaming_a_file_larger_than_the_budget_keeps_memory_within_it() {
     assert!(budget * 3 < total, "the file ({total} bytes) must be larger than the budget ({budget})");
     r.set_read_ahead(ReadAhead { clusters: 8, bytes: budget, ..ReadAhead::default() });
     let mut ids = 0u64;
-    for (i, c) in r.descriptor().clusters.clone().iter().enumerate() {
+    for c in r.descriptor().clusters.clone() {
         let b = r.read_batch(Some(&["id"]), c.first_entry, c.first_entry + c.n_entries).unwrap();
         ids += b.num_rows() as u64;
-        let _ = i;
     }
     assert_eq!(ids, r.num_entries());
     let peak = r.read_ahead_peak_bytes();

@@ -92,7 +92,8 @@ impl Reader {
     /// The pool's bytes of a page of cluster `c` (waiting for them if they are on their way), and
     /// where the page starts in them; `None` when the pool does not hold the page.
     pub(super) fn pooled_page(&self, c: usize, p: &PageDescriptor) -> Result<Option<(Chunk, usize)>> {
-        if !self.read_ahead.enabled {
+        // Only remote sources are loaded into the pool: local reads take no lock per page.
+        if !self.read_ahead.enabled || !self.src.is_remote() {
             return Ok(None);
         }
         match self.pooled_range(p) {
