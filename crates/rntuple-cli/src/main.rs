@@ -116,12 +116,25 @@ enum Cmd {
     /// the compressed pages when the range is made of whole clusters, re-encodes otherwise; prints
     /// one JSON object with what was done.
     Skim {
-        /// The input ROOT file.
-        input: String,
-        /// The ROOT file to create.
-        output: String,
+        /// The input ROOT files (paths, globs or URLs), then the ROOT file to create.
+        #[arg(required = true, num_args = 2.., value_name = "INPUT... OUTPUT")]
+        paths: Vec<String>,
         #[command(flatten)]
         sel: Select,
+        /// Keep the entries where this expression holds, e.g. 'nMuon >= 1 && count(Jet_pt > 25) >= 4'
+        /// (fields by name, arithmetic, comparisons, && || !, count/sum/any/all/max/min over
+        /// collections; evaluated on the entries as read, before --filter).
+        #[arg(long = "where", value_name = "EXPR")]
+        where_: Option<String>,
+        /// Keep the elements of a collection where the expression holds, e.g. 'Jet:Jet_pt > 25'
+        /// (all of the collection's list fields Jet, Jet_* alike; its count field nJet updated).
+        /// May be given several times, for different collections.
+        #[arg(long = "filter", value_name = "COLLECTION:EXPR")]
+        filters: Vec<String>,
+        /// Threads reading, selecting and writing (default 1; 0: one per core). Several threads
+        /// write each part's entries together, parts in the order they finish.
+        #[arg(long)]
+        threads: Option<usize>,
         /// Compression of the output's envelopes, and of its pages when re-encoded (copied pages
         /// keep theirs).
         #[arg(long, default_value_t = 505)]
@@ -249,8 +262,9 @@ fn main() -> ExitCode {
         Cmd::Merge { output, inputs, ntuple, compression, mode, checkpoint_clusters } => {
             cmd::merge::merge(&output, &inputs, ntuple.as_deref(), compression, &mode, checkpoint_clusters, progress)
         }
-        Cmd::Skim { input, output, sel, compression, reencode, checkpoint_clusters, precision } => {
-            precision.column_options().and_then(|cols| cmd::skim::skim(&input, &output, &sel, compression, reencode, checkpoint_clusters, cols, progress))
+        Cmd::Skim { paths, sel, where_, filters, threads, compression, reencode, checkpoint_clusters, precision } => {
+            let what = cmd::skim::SkimArgs { paths, sel, where_, filters, threads, compression, reencode, checkpoint_clusters };
+            precision.column_options().and_then(|cols| cmd::skim::skim(&what, cols, progress))
         }
         Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at, checkpoint_clusters, precision } => {
             precision.column_options().and_then(|cols| {

@@ -37,6 +37,7 @@ macro_rules! unstable_mod {
 pub(crate) use unstable_mod;
 
 pub mod error;
+pub mod expr;
 unstable_mod!(forge);
 pub mod format;
 pub mod logical;

@@ -3,4 +3,5 @@
 //! writer's currency, the relocatable sealed cluster.
 
 pub mod merge;
+pub mod select;
 pub mod skim;

@@ -440,7 +440,7 @@ fn fill_reencoded(r: &Reader, w: &mut Writer, names: &[String], start: u64, stop
 /// The end of the batch starting at entry `at`: whole clusters while their estimated decoded
 /// size (8 bytes per element of its pages (at least their stored bytes), and 8 bytes per entry for each column a cluster does
 /// not list) stays within [`REENCODE_BATCH_BYTES`], or a part of one large cluster.
-fn batch_end(d: &Descriptor, at: u64, stop: u64) -> u64 {
+pub(crate) fn batch_end(d: &Descriptor, at: u64, stop: u64) -> u64 {
     let n_columns = d.columns.len() as u64;
     let mut k = d.clusters.partition_point(|c| c.first_entry + c.n_entries <= at);
     let mut end = at;

@@ -297,6 +297,21 @@ impl ParallelWriter {
     }
 }
 
+impl ParallelWriter {
+    /// Gives the dataset up without committing it (as [`Dataset::abort`]: a new file written
+    /// under a temporary name is removed), saying `why`; a later [`ParallelWriter::commit`] (or
+    /// the drop) fails with that reason instead of writing an incomplete RNTuple.
+    pub fn abort(&self, why: &str) {
+        self.shared.fail(&Error::Invalid(why.to_string()));
+        if let Ok(mut committed) = self.committed.lock() {
+            if let Ok(mut ds) = self.shared.dataset.lock() {
+                ds.fail(why);
+            }
+            *committed = true;
+        }
+    }
+}
+
 impl Drop for ParallelWriter {
     fn drop(&mut self) {
         // Not while a panic unwinds: a new file's temporary file is then removed.

@@ -1,0 +1,354 @@
+//! A compiled selection: an entry condition (`--where`) and element filters of collections
+//! (`--filter COLLECTION:EXPR`), applied to record batches.
+
+use super::eval::Evaluator;
+use super::parse::{parse, Expr};
+use super::values::{list_parts, Collection};
+use crate::error::{Error, Result};
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef, BooleanArray, GenericListArray, OffsetSizeTrait, PrimitiveArray, RecordBatch};
+use arrow_buffer::OffsetBuffer;
+use arrow_schema::DataType;
+use std::sync::Arc;
+
+/// A filter of the elements of one collection.
+#[derive(Debug, Clone)]
+pub struct Filter {
+    /// The collection: a list field (`Jet`), and/or the prefix of list fields `Jet_*` whose
+    /// elements go together (NanoAOD's flat layout, whose count field `nJet` is updated).
+    pub collection: String,
+    /// The expression's text.
+    pub text: String,
+    expr: Expr,
+}
+
+/// An entry condition and collection filters.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    condition: Option<(String, Expr)>,
+    filters: Vec<Filter>,
+}
+
+impl Selection {
+    /// Parses the entry condition `where_` and the `(collection, expression)` filters.
+    pub fn new(where_: Option<&str>, filters: &[(String, String)]) -> Result<Selection> {
+        let condition = where_.map(|w| parse(w).map(|e| (w.to_string(), e))).transpose()?;
+        let filters = filters
+            .iter()
+            .map(|(c, t)| {
+                if c.is_empty() {
+                    return Err(Error::Invalid(format!("filter '{t}': no collection named (write COLLECTION:EXPR)")));
+                }
+                Ok(Filter { collection: c.clone(), text: t.clone(), expr: parse(t).map_err(|e| e.context(format!("filter of '{c}'")))? })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Selection { condition, filters })
+    }
+
+    /// Parses a `--filter` argument `COLLECTION:EXPR`.
+    pub fn parse_filter(arg: &str) -> Result<(String, String)> {
+        match arg.split_once(':') {
+            Some((c, e)) if !c.trim().is_empty() && !e.trim().is_empty() => Ok((c.trim().to_string(), e.to_string())),
+            _ => Err(Error::Invalid(format!("--filter '{arg}': write COLLECTION:EXPR, e.g. 'Jet:Jet_pt > 25'"))),
+        }
+    }
+
+    /// Whether nothing is selected (every entry and element kept).
+    pub fn is_empty(&self) -> bool {
+        self.condition.is_none() && self.filters.is_empty()
+    }
+
+    /// Whether collections are filtered.
+    pub fn filters_elements(&self) -> bool {
+        !self.filters.is_empty()
+    }
+
+    /// The top-level field names the expressions name (`Jet` for `Jet.pt`), and those of the
+    /// filtered collections, without repeats.
+    pub fn fields_named(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |n: &str| {
+            if !out.iter().any(|o| o == n) {
+                out.push(n.to_string());
+            }
+        };
+        let mut exprs: Vec<&Expr> = self.filters.iter().map(|f| &f.expr).collect();
+        if let Some((_, e)) = &self.condition {
+            exprs.push(e);
+        }
+        for e in exprs {
+            walk(e, &mut |name| add(name.split('.').next().unwrap_or(name)));
+        }
+        out
+    }
+
+    /// The filtered collection names.
+    pub fn collections(&self) -> Vec<&str> {
+        self.filters.iter().map(|f| f.collection.as_str()).collect()
+    }
+
+    /// Applies the selection to `batch`: the entry condition (evaluated on the batch as read) keeps
+    /// entries, each filter keeps elements of its collection (all list fields of the collection
+    /// alike, its count field set to the elements kept).
+    pub fn apply(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let keep = match &self.condition {
+            Some((text, e)) => Some(Evaluator::new(batch, text).entry_mask(e)?),
+            None => None,
+        };
+        let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+        let schema = batch.schema();
+        for f in &self.filters {
+            let members = members(batch, &f.collection)?;
+            let Some(&first) = members.lists.first() else {
+                return Err(Error::Invalid(format!(
+                    "filter of '{}': no collection '{}' (a list field '{0}' or list fields '{0}_*')",
+                    f.collection, f.collection
+                )));
+            };
+            let (offsets, _) = list_parts(batch.column(first))?;
+            let coll = Arc::new(Collection { name: f.collection.clone(), offsets });
+            let mask = Evaluator::new(batch, &f.text).element_mask(&f.expr, &coll).map_err(|e| e.context(format!("filter of '{}'", f.collection)))?;
+            for &i in &members.lists {
+                let current = &columns[i];
+                let (offsets, _) = list_parts(current)?;
+                if offsets.len() != coll.offsets.len() || offsets.last() != coll.offsets.last() {
+                    // Filtered already by an earlier filter of the same collection: that filter's
+                    // mask was over the unfiltered elements, so combine on the original.
+                    return Err(Error::Invalid(format!("filter of '{}': the collection is filtered twice; join the conditions with '&&'", f.collection)));
+                }
+                columns[i] = filter_list(current, &mask)?;
+            }
+            if let Some(i) = members.count {
+                let kept = counts(&coll, &mask);
+                columns[i] = counts_as(&kept, columns[i].data_type(), schema.field(i).name())?;
+            }
+        }
+        let filtered = RecordBatch::try_new(schema, columns).map_err(|e| Error::Invalid(format!("selection: {e}")))?;
+        match keep {
+            None => Ok(filtered),
+            Some(k) => arrow_select::filter::filter_record_batch(&filtered, &BooleanArray::from(k)).map_err(|e| Error::Invalid(format!("selection: {e}"))),
+        }
+    }
+}
+
+fn walk<'e>(e: &'e Expr, f: &mut impl FnMut(&'e str)) {
+    match e {
+        Expr::Field(n, _) => f(n),
+        Expr::Neg(a) | Expr::Not(a) => walk(a, f),
+        Expr::Bin(_, a, b) => {
+            walk(a, f);
+            walk(b, f);
+        }
+        Expr::Call(_, args, _) => args.iter().for_each(|a| walk(a, f)),
+        Expr::Num(_) | Expr::Bool(_) => {}
+    }
+}
+
+/// The columns of a collection in a batch: its list fields, and its count field.
+struct Members {
+    lists: Vec<usize>,
+    count: Option<usize>,
+}
+
+fn members(batch: &RecordBatch, coll: &str) -> Result<Members> {
+    let schema = batch.schema();
+    let prefix = format!("{coll}_");
+    let mut lists = Vec::new();
+    let mut shape: Option<(String, Vec<usize>)> = None;
+    for (i, field) in schema.fields().iter().enumerate() {
+        let name = field.name();
+        if !(name == coll || name.starts_with(&prefix)) || !matches!(field.data_type(), DataType::List(_) | DataType::LargeList(_)) {
+            continue;
+        }
+        let (offsets, _) = list_parts(batch.column(i))?;
+        match &shape {
+            None => shape = Some((name.clone(), offsets)),
+            Some((first, o)) if *o != offsets => {
+                return Err(Error::Invalid(format!(
+                    "filter of '{coll}': '{name}' and '{first}' have different numbers of elements, so they are not one collection"
+                )))
+            }
+            Some(_) => {}
+        }
+        lists.push(i);
+    }
+    let count = schema.index_of(&format!("n{coll}")).ok().filter(|&i| schema.field(i).data_type().is_integer());
+    Ok(Members { lists, count })
+}
+
+fn counts(coll: &Collection, mask: &[bool]) -> Vec<u64> {
+    coll.offsets.windows(2).map(|w| mask.get(w[0]..w[1]).map(|m| m.iter().filter(|&&b| b).count() as u64).unwrap_or(0)).collect()
+}
+
+fn counts_as(n: &[u64], ty: &DataType, name: &str) -> Result<ArrayRef> {
+    macro_rules! prim {
+        ($t:ty, $n:ty) => {
+            Arc::new(PrimitiveArray::<$t>::from_iter_values(n.iter().map(|&x| x as $n))) as ArrayRef
+        };
+    }
+    Ok(match ty {
+        DataType::Int8 => prim!(Int8Type, i8),
+        DataType::Int16 => prim!(Int16Type, i16),
+        DataType::Int32 => prim!(Int32Type, i32),
+        DataType::Int64 => prim!(Int64Type, i64),
+        DataType::UInt8 => prim!(UInt8Type, u8),
+        DataType::UInt16 => prim!(UInt16Type, u16),
+        DataType::UInt32 => prim!(UInt32Type, u32),
+        DataType::UInt64 => prim!(UInt64Type, u64),
+        other => return Err(Error::Invalid(format!("count field '{name}' is {other}, not an integer"))),
+    })
+}
+
+/// A list array with the elements where `mask` is false removed.
+fn filter_list(array: &ArrayRef, mask: &[bool]) -> Result<ArrayRef> {
+    match array.data_type() {
+        DataType::List(_) => filter_list_of::<i32>(array.as_list::<i32>(), mask),
+        DataType::LargeList(_) => filter_list_of::<i64>(array.as_list::<i64>(), mask),
+        other => Err(Error::Invalid(format!("filter: {other} is not a list"))),
+    }
+}
+
+fn filter_list_of<O: OffsetSizeTrait>(list: &GenericListArray<O>, mask: &[bool]) -> Result<ArrayRef> {
+    let raw = list.value_offsets();
+    let first = raw.first().map(|o| o.as_usize()).unwrap_or(0);
+    let last = raw.last().map(|o| o.as_usize()).unwrap_or(0);
+    if last < first || last - first != mask.len() || last > list.values().len() {
+        return Err(Error::Invalid(format!("filter: {} elements, mask of {}", last.saturating_sub(first), mask.len())));
+    }
+    let values = list.values().slice(first, last - first);
+    let kept = arrow_select::filter::filter(&values, &BooleanArray::from(mask.to_vec())).map_err(|e| Error::Invalid(format!("filter: {e}")))?;
+    let mut lens = Vec::with_capacity(list.len());
+    for w in raw.windows(2) {
+        let (a, b) = (w[0].as_usize() - first, w[1].as_usize() - first);
+        lens.push(mask[a..b].iter().filter(|&&x| x).count());
+    }
+    let field = match list.data_type() {
+        DataType::List(f) | DataType::LargeList(f) => f.clone(),
+        _ => return Err(Error::internal("a list without its element field")),
+    };
+    let out = GenericListArray::<O>::try_new(field, OffsetBuffer::<O>::from_lengths(lens), kept, list.nulls().cloned())
+        .map_err(|e| Error::Invalid(format!("filter: {e}")))?;
+    Ok(Arc::new(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Float32Array, Int32Array, LargeListArray, StructArray, UInt32Array};
+    use arrow_schema::Field;
+
+    fn batch() -> RecordBatch {
+        let pt = LargeListArray::from_iter_primitive::<Float32Type, _, _>(vec![
+            Some(vec![Some(30.0), Some(10.0), Some(26.0)]),
+            Some(vec![]),
+            Some(vec![Some(5.0), Some(60.0)]),
+        ]);
+        let eta = LargeListArray::from_iter_primitive::<Float32Type, _, _>(vec![
+            Some(vec![Some(0.1), Some(0.2), Some(-3.0)]),
+            Some(vec![]),
+            Some(vec![Some(1.0), Some(2.0)]),
+        ]);
+        let mu = LargeListArray::from_iter_primitive::<Float32Type, _, _>(vec![Some(vec![Some(26.0)]), Some(vec![Some(20.0)]), Some(vec![])]);
+        RecordBatch::try_from_iter([
+            ("event", Arc::new(Int32Array::from(vec![1, 2, 3])) as ArrayRef),
+            ("nJet", Arc::new(UInt32Array::from(vec![3, 0, 2])) as ArrayRef),
+            ("Jet_pt", Arc::new(pt) as ArrayRef),
+            ("Jet_eta", Arc::new(eta) as ArrayRef),
+            ("Muon_pt", Arc::new(mu) as ArrayRef),
+        ])
+        .unwrap()
+    }
+
+    fn floats(a: &ArrayRef) -> Vec<Vec<f32>> {
+        let l = a.as_list::<i64>();
+        (0..l.len()).map(|i| l.value(i).as_primitive::<Float32Type>().values().to_vec()).collect()
+    }
+
+    fn ints(a: &ArrayRef) -> Vec<i64> {
+        let c = arrow_array::cast::AsArray::as_primitive_opt::<Int32Type>(a.as_ref()).map(|p| p.values().iter().map(|&x| x as i64).collect());
+        c.unwrap_or_else(|| a.as_primitive::<UInt32Type>().values().iter().map(|&x| x as i64).collect())
+    }
+
+    #[test]
+    fn where_keeps_entries() {
+        let s = Selection::new(Some("count(Jet_pt > 25) >= 1 && any(Muon_pt > 25)"), &[]).unwrap();
+        let out = s.apply(&batch()).unwrap();
+        assert_eq!(ints(out.column(0)), vec![1]);
+        let s = Selection::new(Some("nJet == 0 || max(Jet_pt) > 50"), &[]).unwrap();
+        assert_eq!(ints(s.apply(&batch()).unwrap().column(0)), vec![2, 3]);
+        let s = Selection::new(Some("sum(Jet_pt) / 2 >= 32 && !(event == 1)"), &[]).unwrap();
+        assert_eq!(ints(s.apply(&batch()).unwrap().column(0)), vec![3]);
+        let s = Selection::new(Some("all(abs(Jet_eta) < 2.5)"), &[]).unwrap();
+        assert_eq!(ints(s.apply(&batch()).unwrap().column(0)), vec![2, 3], "all() of nothing is true");
+        let s = Selection::new(Some("min(Jet_pt) < 6 || count(Jet) == 0"), &[]).unwrap();
+        assert_eq!(ints(s.apply(&batch()).unwrap().column(0)), vec![2, 3]);
+    }
+
+    #[test]
+    fn filter_cuts_all_members_and_the_count() {
+        let s = Selection::new(Some("event != 2"), &[("Jet".into(), "Jet_pt > 25 && abs(Jet_eta) < 2.4".into())]).unwrap();
+        let out = s.apply(&batch()).unwrap();
+        assert_eq!(floats(out.column(2)), vec![vec![30.0], vec![60.0]]);
+        assert_eq!(floats(out.column(3)), vec![vec![0.1], vec![2.0]]);
+        assert_eq!(ints(out.column(1)), vec![1, 1]);
+        assert_eq!(floats(out.column(4)), vec![vec![26.0], vec![]], "other collections untouched");
+    }
+
+    #[test]
+    fn entry_values_broadcast_to_elements() {
+        let s = Selection::new(None, &[("Jet".into(), "Jet_pt > 20 + event * 5".into())]).unwrap();
+        let out = s.apply(&batch()).unwrap();
+        assert_eq!(floats(out.column(2)), vec![vec![30.0, 26.0], vec![], vec![60.0]]);
+    }
+
+    #[test]
+    fn records_of_a_list() {
+        let pt = Arc::new(Float32Array::from(vec![30.0, 10.0, 50.0]));
+        let q = Arc::new(Int32Array::from(vec![1, -1, 1]));
+        let st = StructArray::from(vec![
+            (Arc::new(Field::new("pt", DataType::Float32, false)), pt as ArrayRef),
+            (Arc::new(Field::new("q", DataType::Int32, false)), q as ArrayRef),
+        ]);
+        let item = Arc::new(Field::new("_0", st.data_type().clone(), false));
+        let jets = LargeListArray::new(item, OffsetBuffer::from_lengths([2, 0, 1]), Arc::new(st), None);
+        let b = RecordBatch::try_from_iter([("Jet", Arc::new(jets) as ArrayRef)]).unwrap();
+        let s = Selection::new(Some("count(Jet) > 0"), &[("Jet".into(), "Jet.pt > 20 && Jet.q > 0".into())]).unwrap();
+        let out = s.apply(&b).unwrap();
+        let l = out.column(0).as_list::<i64>();
+        assert_eq!(l.len(), 2);
+        let pts: Vec<f32> = l.values().as_struct().column(0).as_primitive::<Float32Type>().values().to_vec();
+        assert_eq!(pts, vec![30.0, 50.0]);
+        assert_eq!(l.value_offsets().to_vec(), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn errors_say_what_and_where() {
+        let b = batch();
+        for (w, want) in [
+            ("Jet_pz > 3", "no field 'Jet_pz' (the fields are: event, nJet, Jet_pt, Jet_eta, Muon_pt)"),
+            ("Jet_pz > 3", "at column 1"),
+            ("Jet_pt > 3", "must give a boolean per entry, this gives a boolean per element of 'Jet_pt'"),
+            ("Jet_pt > Muon_pt", "'Jet_pt' and 'Muon_pt' have different numbers of elements"),
+            ("count(event) > 1", "count() at column 1: needs a collection"),
+            ("event && 1", "'&&' needs booleans, got a number"),
+            ("median(Jet_pt) > 3", "no function 'median' at column 1"),
+            ("event + 1", "must give a boolean per entry, this gives a number"),
+        ] {
+            let e = Selection::new(Some(w), &[]).unwrap().apply(&b).unwrap_err().to_string();
+            assert!(e.contains(want), "{w}: {e}");
+        }
+        let e = Selection::new(None, &[("Tau".into(), "Tau_pt > 1".into())]).unwrap().apply(&b).unwrap_err().to_string();
+        assert!(e.contains("no collection 'Tau'"), "{e}");
+        let e = Selection::new(None, &[("Jet".into(), "Muon_pt > 1".into())]).unwrap().apply(&b).unwrap_err().to_string();
+        assert!(e.contains("must give a boolean per element of 'Jet'"), "{e}");
+        assert!(Selection::parse_filter("Jet").unwrap_err().to_string().contains("COLLECTION:EXPR"));
+        assert_eq!(Selection::parse_filter("Jet: Jet_pt > 1").unwrap(), ("Jet".into(), " Jet_pt > 1".into()));
+    }
+
+    #[test]
+    fn fields_named() {
+        let s = Selection::new(Some("nJet > 1 && any(Muon.pt > 3)"), &[("Jet".into(), "Jet_pt > nJet".into())]).unwrap();
+        assert_eq!(s.fields_named(), vec!["Jet_pt", "nJet", "Muon"]);
+    }
+}

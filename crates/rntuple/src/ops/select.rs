@@ -1,0 +1,303 @@
+//! Skims of many inputs into one output with a selection: entries kept by a condition
+//! (`--where`), elements of collections kept by filters (`--filter`), on several threads.
+//!
+//! The inputs (paths, globs or URLs) are read cluster by cluster (a cluster of more than about
+//! 64 MiB of decoded data in parts), handed out to `threads` threads; each applies the
+//! [`Selection`] to its part and fills the result through its own fill context of one
+//! [`ParallelWriter`], so that compression and writing run on all threads and the output is one
+//! file. With one thread the output keeps the inputs' entry order; with several, each part's
+//! entries stay together and in order, parts interleave.
+//!
+//! ```
+//! use rntuple::ops::select::{skim_many, SkimMany};
+//! use rntuple::write::{WriteOptions, Writer};
+//! use rntuple::Value;
+//! let dir = std::env::temp_dir();
+//! let mut inputs = Vec::new();
+//! for k in 0..2 {
+//!     let path = dir.join(format!("rntuple-doc-select-{k}.root"));
+//!     let mut w = Writer::create(&path, "Events", &[("event", "std::int32_t"), ("Jet_pt", "std::vector<float>")], WriteOptions::default())?;
+//!     for i in 0..10 {
+//!         let pts = (0..i % 4).map(|j| Value::F32((10 * j + i) as f32)).collect();
+//!         w.fill(&Value::Record(vec![("event".into(), Value::Int(100 * k + i)), ("Jet_pt".into(), Value::List(pts))]))?;
+//!     }
+//!     w.commit()?;
+//!     inputs.push(path.display().to_string());
+//! }
+//! let out = dir.join("rntuple-doc-select-out.root");
+//! let what = SkimMany {
+//!     inputs,
+//!     where_: Some("count(Jet_pt > 20) >= 1".into()),
+//!     filters: vec![("Jet".into(), "Jet_pt > 20".into())],
+//!     ..Default::default()
+//! };
+//! let s = skim_many(&what, &out, WriteOptions::default(), &|_, _| {})?;
+//! assert_eq!((s.inputs, s.entries_read, s.entries), (2, 20, 4)); // events 3 and 7 of each input
+//! let r = rntuple::RNTupleFile::open(&out)?.reader("Events")?;
+//! assert_eq!(r.read_values(None, 0, 1)?[0].to_json().to_string(), r#"{"event":3,"Jet_pt":[23.0]}"#);
+//! # Ok::<(), rntuple::Error>(())
+//! ```
+
+use crate::error::{Error, Result};
+use crate::expr::Selection;
+use crate::logical::descriptor_types::field_type;
+use crate::logical::typename::TypeExpr;
+use crate::ops::skim::batch_end;
+use crate::read::file::RNTupleFile;
+use crate::read::reader::Reader;
+use crate::storage::output::refuse_same_file;
+use crate::write::parallel::ParallelWriter;
+use crate::write::writer::WriteOptions;
+use arrow_array::RecordBatch;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// What to skim.
+#[derive(Debug, Clone, Default)]
+pub struct SkimMany {
+    /// Input files, globs (`data/*.root`) or URLs, in order.
+    pub inputs: Vec<String>,
+    /// The RNTuple to read (the only one of each file when `None`).
+    pub ntuple: Option<String>,
+    /// Top-level fields to write, in the first input's schema order (all when `None`).
+    pub fields: Option<Vec<String>>,
+    /// The entry condition.
+    pub where_: Option<String>,
+    /// `(collection, expression)` element filters.
+    pub filters: Vec<(String, String)>,
+    /// Threads (at least 1; `0` means one per available core).
+    pub threads: usize,
+}
+
+/// What a skim of many inputs did.
+#[derive(Debug, Clone, Default)]
+pub struct SkimManyStats {
+    /// Input files read.
+    pub inputs: usize,
+    /// The RNTuple's name.
+    pub ntuple: String,
+    /// The fields written.
+    pub fields: Vec<String>,
+    /// Entries read.
+    pub entries_read: u64,
+    /// Entries written.
+    pub entries: u64,
+    /// Parts of inputs read (whole clusters or pieces of large ones).
+    pub parts: u64,
+    /// Clusters written.
+    pub clusters: u64,
+    /// Threads used.
+    pub threads: usize,
+    /// Size of the output file.
+    pub file_bytes: u64,
+}
+
+/// The input list with globs expanded (sorted), URLs and plain paths as given.
+///
+/// A glob that matches no file is an error; so is an empty list.
+pub fn expand_inputs(inputs: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for i in inputs {
+        let is_glob = i.contains(['*', '?', '[']);
+        if RNTupleFile::is_url(i) || !is_glob || Path::new(i).exists() {
+            out.push(i.clone());
+            continue;
+        }
+        let paths = glob::glob(i).map_err(|e| Error::Invalid(format!("input pattern '{i}': {e}")))?;
+        let mut found: Vec<PathBuf> = paths.filter_map(|p| p.ok()).collect();
+        if found.is_empty() {
+            return Err(Error::Invalid(format!("input pattern '{i}' matches no file")));
+        }
+        found.sort();
+        out.extend(found.into_iter().map(|p| p.display().to_string()));
+    }
+    if out.is_empty() {
+        return Err(Error::Invalid("skim: no inputs".into()));
+    }
+    Ok(out)
+}
+
+struct Input {
+    name: String,
+    reader: Reader,
+}
+
+/// Skims `what` into a new file `output` (see the module docs); `progress` is called with
+/// (entries read, entries to read), from any thread.
+pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<SkimManyStats> {
+    let output = output.as_ref();
+    let sel = Selection::new(what.where_.as_deref(), &what.filters)?;
+    let names = expand_inputs(&what.inputs)?;
+    let local: Vec<&Path> = names.iter().filter(|n| !RNTupleFile::is_url(n)).map(Path::new).collect();
+    refuse_same_file(output, &local, "skim")?;
+    let mut inputs = Vec::with_capacity(names.len());
+    let mut ntuple_name: Option<String> = what.ntuple.clone();
+    for n in &names {
+        let f = RNTupleFile::open(n).map_err(|e| e.context(format!("skim: {n}")))?;
+        let nt = match &ntuple_name {
+            Some(nt) => nt.clone(),
+            None => {
+                let all = f.names();
+                match all.as_slice() {
+                    [one] => one.clone(),
+                    [] => return Err(Error::Invalid(format!("skim: {n} holds no RNTuple"))),
+                    _ => return Err(Error::Invalid(format!("skim: {n} holds several RNTuples ({}); name one", all.join(", ")))),
+                }
+            }
+        };
+        ntuple_name.get_or_insert_with(|| nt.clone());
+        let reader = f.reader(&nt).map_err(|e| e.context(format!("skim: {n}")))?;
+        inputs.push(Input { name: n.clone(), reader });
+    }
+    let ntuple = ntuple_name.unwrap_or_default();
+    let first = inputs.first().ok_or_else(|| Error::Invalid("skim: no inputs".into()))?;
+    let (schema, kept) = output_schema(&first.reader, what.fields.as_deref())?;
+    // The batch read: the kept fields and those the expressions name.
+    let mut read: Vec<String> = kept.clone();
+    for n in sel.fields_named() {
+        if !read.contains(&n) {
+            read.push(n);
+        }
+    }
+    for inp in &inputs {
+        check_fields(&inp.reader, first.reader.descriptor(), &schema, &read, &inp.name)?;
+    }
+    let mut parts: Vec<(usize, u64, u64)> = Vec::new();
+    for (k, inp) in inputs.iter().enumerate() {
+        let d = inp.reader.descriptor();
+        for c in &d.clusters {
+            let (mut at, stop) = (c.first_entry, c.first_entry.saturating_add(c.n_entries));
+            while at < stop {
+                let end = batch_end(d, at, stop).max(at + 1).min(stop);
+                parts.push((k, at, end));
+                at = end;
+            }
+        }
+    }
+    let total: u64 = inputs.iter().map(|i| i.reader.num_entries()).sum();
+    let threads = match what.threads {
+        0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        t => t,
+    }
+    .clamp(1, parts.len().max(1));
+    let w = ParallelWriter::create_with_types(output, &ntuple, &schema, opts)?;
+    let (next, done, written) = (AtomicUsize::new(0), AtomicU64::new(0), AtomicU64::new(0));
+    let failed = AtomicBool::new(false);
+    let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    let read_refs: Vec<&str> = read.iter().map(String::as_str).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let ctx = w.fill_context();
+            let (inputs, parts, sel, kept, read_refs) = (&inputs, &parts, &sel, &kept, &read_refs);
+            let (next, done, written, failed, first_error) = (&next, &done, &written, &failed, &first_error);
+            s.spawn(move || {
+                let r = (|| -> Result<()> {
+                    let mut ctx = ctx?;
+                    while !failed.load(Ordering::Relaxed) {
+                        let Some(&(k, a, b)) = parts.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                        let inp = &inputs[k];
+                        let batch = inp.reader.read_batch(Some(read_refs), a, b).map_err(|e| e.context(format!("skim: {} entries {a}..{b}", inp.name)))?;
+                        let out = sel.apply(&batch).map_err(|e| e.context(format!("skim: {}", inp.name)))?;
+                        let out = project(&out, kept)?;
+                        if out.num_rows() > 0 {
+                            ctx.append_batch(&out)?;
+                        }
+                        written.fetch_add(out.num_rows() as u64, Ordering::Relaxed);
+                        progress(done.fetch_add(b - a, Ordering::Relaxed) + (b - a), total);
+                    }
+                    ctx.finish()?;
+                    Ok(())
+                })();
+                if let Err(e) = r {
+                    failed.store(true, Ordering::Relaxed);
+                    if let Ok(mut f) = first_error.lock() {
+                        f.get_or_insert(e);
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = first_error.lock().ok().and_then(|mut f| f.take()) {
+        w.abort(&e.to_string());
+        return Err(e);
+    }
+    let file_bytes = w.commit()?;
+    let clusters = w.metrics().iter().map(|m| m.clusters).sum();
+    Ok(SkimManyStats {
+        inputs: inputs.len(),
+        ntuple,
+        fields: kept,
+        entries_read: done.load(Ordering::Relaxed),
+        entries: written.load(Ordering::Relaxed),
+        parts: parts.len() as u64,
+        clusters,
+        threads,
+        file_bytes,
+    })
+}
+
+/// The (name, type) of each field of a schema.
+type Schema = Vec<(String, TypeExpr)>;
+
+/// The (name, type) of the kept top-level fields of `r`, in schema order, and their names.
+fn output_schema(r: &Reader, fields: Option<&[String]>) -> Result<(Schema, Vec<String>)> {
+    let d = r.descriptor();
+    let tops = d.top_level_fields();
+    if let Some(want) = fields {
+        if want.is_empty() {
+            return Err(Error::Invalid("skim: no fields selected".into()));
+        }
+        for w in want {
+            if !tops.iter().any(|&t| d.fields[t as usize].name == *w) {
+                let known: Vec<&str> = tops.iter().map(|&t| d.fields[t as usize].name.as_str()).collect();
+                return Err(Error::Invalid(format!("skim: no top-level field '{w}' (the fields are: {})", known.join(", "))));
+            }
+        }
+    }
+    let mut schema = Vec::new();
+    for t in tops {
+        let name = &d.fields[t as usize].name;
+        if fields.is_none_or(|f| f.contains(name)) {
+            schema.push((name.clone(), field_type(d, t, 0).map_err(|e| e.context(format!("skim: field '{name}'")))?));
+        }
+    }
+    let names = schema.iter().map(|(n, _)| n.clone()).collect();
+    Ok((schema, names))
+}
+
+/// Refuses an input whose kept fields differ in type from the first input's, or that lacks a
+/// field the expressions name.
+fn check_fields(r: &Reader, first: &crate::format::descriptor::Descriptor, schema: &[(String, TypeExpr)], read: &[String], input: &str) -> Result<()> {
+    let d = r.descriptor();
+    let type_name = |d: &crate::format::descriptor::Descriptor, n: &str| {
+        d.fields.iter().find(|f| f.parent.is_none() && f.name == n).map(|f| f.type_name.clone()).unwrap_or_default()
+    };
+    let tops = d.top_level_fields();
+    let find = |n: &str| tops.iter().copied().find(|&t| d.fields[t as usize].name == n);
+    for (name, ty) in schema {
+        let id = find(name).ok_or_else(|| Error::Invalid(format!("skim: {input} has no field '{name}' (the first input has it)")))?;
+        let here = field_type(d, id, 0)?;
+        if here != *ty {
+            return Err(Error::Invalid(format!(
+                "skim: field '{name}' is '{}' in {input}, '{}' in the first input",
+                type_name(d, name),
+                type_name(first, name)
+            )));
+        }
+    }
+    for name in read {
+        if find(name).is_none() {
+            let known: Vec<&str> = tops.iter().map(|&t| d.fields[t as usize].name.as_str()).collect();
+            return Err(Error::Invalid(format!("skim: the selection names '{name}', which {input} does not have (the fields are: {})", known.join(", "))));
+        }
+    }
+    Ok(())
+}
+
+/// The kept columns of a batch, in order.
+fn project(b: &RecordBatch, kept: &[String]) -> Result<RecordBatch> {
+    let schema = b.schema();
+    let idx = kept.iter().map(|k| schema.index_of(k).map_err(|_| Error::internal(format!("skim lost field '{k}'")))).collect::<Result<Vec<_>>>()?;
+    b.project(&idx).map_err(|e| Error::Invalid(format!("skim: {e}")))
+}
