@@ -35,6 +35,8 @@ of its subclasses by kind: :class:`NotFoundError` (also a ``KeyError``: a missin
 
 from ._attributes import AttributeSet, AttributeSetWriter
 from ._classes import Class, Enum
+from ._dask import dask as dask
+from ._dask import to_rntuple as to_rntuple
 from ._dataset import concatenate, iterate
 from ._file_writer import FileWriter
 from ._reading import Field, File, RNTuple, open, parse_size
@@ -50,7 +52,7 @@ from ._rntuple import (
     normalize_type,
 )
 from ._rntuple import merge as _merge
-from ._rntuple import skim as _skim
+from ._skim import skim
 from ._writing import FillContext, ParallelWriter, Writer, infer_schema, root_type_of_arrow, root_type_of_form, write
 
 __version__ = "0.1.0"
@@ -75,6 +77,7 @@ __all__ = [
     "UnsupportedError",
     "Writer",
     "concatenate",
+    "dask",
     "default_write_options",
     "infer_schema",
     "iterate",
@@ -85,6 +88,7 @@ __all__ = [
     "root_type_of_arrow",
     "root_type_of_form",
     "skim",
+    "to_rntuple",
     "write",
 ]
 
@@ -119,31 +123,3 @@ def _only_ntuple(path, ntuple, what):
     if len(names) != 1:
         raise ValueError(f"{what}: {path} holds {len(names)} RNTuples ({', '.join(names)}); pass ntuple=")
     return names[0]
-
-
-def skim(input, output, ntuple=None, fields=None, entry_start=None, entry_stop=None,
-         compression=_DEFAULT_COMPRESSION, reencode=False) -> dict:
-    """Writes some top-level ``fields`` (default all; a str or a list of names) and/or the entries
-    ``[entry_start, entry_stop)`` of the RNTuple ``ntuple`` of ``input`` into the new file ``output``.
-
-    When the entries are whole clusters (no range at all counts), the kept fields' compressed pages are copied as
-    stored (projected fields such as RNTupleImporter's ``Muon_pt`` bring the collection they read from); otherwise,
-    or with ``reencode=True``, the entries are read and written again with ``compression`` (which always applies to
-    the output's metadata). Fields of user classes can only be copied. Returns a dict: method ("copied pages" or
-    "re-encoded"), why_not_copied, fields, entry_start, entry_stop, entries, clusters, pages_copied,
-    page_bytes_copied, file_bytes.
-
-    >>> rntuple.skim("nano.root", "muons.root", fields=["nMuon", "Muon_pt"])  # doctest: +SKIP
-    {'method': 'copied pages', 'why_not_copied': None, 'fields': ['_collection0', 'Muon_pt', 'nMuon'], ...}
-    >>> rntuple.skim("nano.root", "first100.root", entry_stop=100)["method"]  # doctest: +SKIP
-    're-encoded'
-    """
-    ntuple = _only_ntuple(str(input), ntuple, "skim")
-    if isinstance(fields, str):
-        fields = [fields]
-    elif fields is not None:
-        fields = [str(f) for f in fields]
-    for name, v in (("entry_start", entry_start), ("entry_stop", entry_stop)):
-        if v is not None and (not isinstance(v, (int,)) or isinstance(v, bool) or v < 0):
-            raise ValueError(f"skim: {name} must be a non-negative integer, got {v!r}")
-    return _skim(str(input), str(output), ntuple, fields, entry_start, entry_stop, compression, reencode)

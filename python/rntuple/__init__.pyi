@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, BinaryIO, Iterator, Literal, Mapping, Sequence, Union, overload
+from typing import Any, BinaryIO, Callable, Iterator, Literal, Mapping, Sequence, Union, overload
 
 import awkward as ak
 import pyarrow as pa
@@ -15,7 +15,9 @@ _Fields = Union[str, Sequence[str], None]
 # A field type: a ROOT type name, an untyped record {member: type} or an untyped collection [type].
 _FieldType = Union[str, Mapping[str, "_FieldType"], list["_FieldType"], "Class", "Enum"]
 _Schema = Union[Mapping[str, _FieldType], Sequence[tuple[str, _FieldType]]]
-_Data = Union[ak.Array, pa.Table, pa.RecordBatch, Mapping[str, Any], Sequence[Mapping[str, Any]]]
+_Data = Union[ak.Array, pa.Table, pa.RecordBatch, Mapping[str, Any], Sequence[Mapping[str, Any]], Any]  # Any: also a pandas DataFrame, a numpy structured array
+# ROOT's setting (505), a name at ROOT's default level ("zstd", "lz4", "zlib", "lzma"), "zstd:7", ("zstd", 7), None
+_Compression = Union[int, str, tuple[str, int], None]
 
 class Class:
     """A ROOT class as a field type: type name, class version, ROOT's type checksum, members as subfields,
@@ -67,14 +69,26 @@ def open(path: Union[_Path, bytes, bytearray, memoryview, BinaryIO]) -> File:
 
 _Sources = Union[_Path, Sequence[_Path], Mapping[_Path, str]]
 
-def iterate(sources: _Sources, step_size: Union[int, str] = "100 MB", fields: _Fields = None,
-            ntuple: str | None = None, library: Literal["ak", "pa"] = "ak",
-            progress: bool | None = None) -> Iterator[Any]:
-    """Chunks of the RNTuples of many files (paths, globs, "file.root:Events"), in order."""
+_Library = Literal["ak", "awkward", "np", "numpy", "pd", "pandas", "pa", "pyarrow"]
+# uproot's filters: a name, a glob ("Muon_*"), a regex ("/^Muon_(pt|eta)$/i"), a callable, or a list of those
+_Filter = Union[str, Sequence[str], Callable[[str], bool], None]
+_Expressions = Union[str, Sequence[str], None]
 
-def concatenate(sources: _Sources, fields: _Fields = None, ntuple: str | None = None,
-                library: Literal["ak", "pa"] = "ak") -> Any:
-    """The RNTuples of many files as one awkward array or pyarrow table."""
+def iterate(files: Union[_Sources, RNTuple, Sequence[RNTuple]], expressions: _Expressions = None, cut: str | None = None,
+            *, filter_name: _Filter = None, filter_typename: _Filter = None, filter_field: Callable[[Field], bool] | None = None,
+            aliases: Mapping[str, str] | None = None, step_size: Union[int, str] = "100 MB", library: _Library = "ak",
+            how: Any = None, report: bool = False, allow_missing: bool = False, ntuple: str | None = None,
+            fields: _Fields = None, progress: bool | None = None, **uproot_only: Any) -> Iterator[Any]:
+    """Chunks of the RNTuples of many files (paths, globs, "file.root:Events"), in order; uproot 5's signature
+    (the older ``iterate(files, step_size, fields)`` still works: an int or size string there is the step size)."""
+
+def concatenate(files: Union[_Sources, RNTuple, Sequence[RNTuple]], expressions: _Expressions = None,
+                cut: str | None = None, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+                filter_field: Callable[[Field], bool] | None = None, aliases: Mapping[str, str] | None = None,
+                entry_start: int | None = None, entry_stop: int | None = None, library: _Library = "ak", how: Any = None,
+                allow_missing: bool = False, ntuple: str | None = None, fields: _Fields = None,
+                **uproot_only: Any) -> Any:
+    """The RNTuples of many files as one awkward array, dict of numpy arrays, DataFrame or pyarrow table."""
 
 def parse_size(text: str) -> int:
     """Bytes in a size string such as ``"100 MB"`` or ``"1 GiB"``."""
@@ -164,8 +178,25 @@ class RNTuple:
     @property
     def fields(self) -> list[str]:
         """Names of the readable top-level fields."""
-    def keys(self) -> list[str]:
-        """Same as :attr:`fields`."""
+    def keys(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+             filter_field: Callable[[Field], bool] | None = None, recursive: bool = True, full_paths: bool = True,
+             ignore_duplicates: bool = False) -> list[str]:
+        """Field keys as uproot lists them: top-level names and (``recursive``) dotted paths of nested ones."""
+    def typenames(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+                  filter_field: Callable[[Field], bool] | None = None, recursive: bool = True,
+                  full_paths: bool = True) -> dict[str, str]:
+        """Key -> ROOT type name (empty for untyped records and collections, as uproot)."""
+    def values(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+               filter_field: Callable[[Field], bool] | None = None, recursive: bool = True) -> list[Field]: ...
+    def items(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+              filter_field: Callable[[Field], bool] | None = None, recursive: bool = True,
+              full_paths: bool = True) -> list[tuple[str, Field]]: ...
+    def show(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+             filter_field: Callable[[Field], bool] | None = None, recursive: bool = True, max_width: int = 80,
+             stream: Any = None) -> None:
+        """Prints the field tree as uproot's ``show()``."""
+    def num_entries_for(self, memory_size: Union[int, str], expressions: _Expressions = None, cut: str | None = None,
+                        **kwargs: Any) -> int: ...
     @property
     def skipped_fields(self) -> dict[str, str]:
         """Top-level fields that cannot be read, with the reason."""
@@ -180,32 +211,41 @@ class RNTuple:
         """Entry boundaries of the clusters."""
     def storage_stats(self, fields: _Fields = None) -> dict[str, int]:
         """Clusters, pages, stored and uncompressed bytes of the chosen fields."""
-    def __getitem__(self, field: str) -> Field:
-        """A top-level field, read TTree-style: ``events["Muon_pt"].array()``."""
+    def __getitem__(self, field: Union[str, int]) -> Field:
+        """A field, read TTree-style: ``events["Muon_pt"].array()``; nested: ``events["jets.pt"]``,
+        ``events["jets"]["pt"]``."""
     def __contains__(self, field: object) -> bool: ...
     def __iter__(self) -> Iterator[str]: ...
     def check(self) -> dict[str, Any]:
         """Reads every page of every field; reports damaged (field, cluster) pairs instead of raising."""
-    def arrays(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> ak.Array:
-        """Reads into an awkward array laid out as uproot 5 does."""
+    def arrays(self, expressions: _Expressions = None, cut: str | None = None, *legacy: int | None,
+               filter_name: _Filter = None, filter_typename: _Filter = None,
+               filter_field: Callable[[Field], bool] | None = None, aliases: Mapping[str, str] | None = None,
+               entry_start: int | None = None, entry_stop: int | None = None, library: _Library = "ak", how: Any = None,
+               fields: _Fields = None, **uproot_only: Any) -> Any:
+        """Reads into an awkward array laid out as uproot 5 does (``library="ak"``), a dict of numpy arrays
+        (``"np"``), a pandas DataFrame (``"pd"``) or a pyarrow table (``"pa"``); uproot 5's signature, with
+        expressions, ``cut`` and ``aliases`` evaluated on awkward arrays of the fields they name."""
     def to_arrow(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> pa.Table:
         """Reads into a pyarrow.Table."""
     def to_rows(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> list[dict[str, Any]]:
         """Reads entries as dicts in the JSON form of ``rntuple dump``."""
     def step_entries(self, step_size: int | str, fields: _Fields = None) -> int:
         """Entries per step for a step size in entries or a size string."""
-    @overload
-    def iterate(self, step_size: int | str = ..., fields: _Fields = ..., entry_start: int | None = ...,
-                entry_stop: int | None = ..., library: Literal["ak", "awkward"] = ..., progress: bool | None = ...) -> Iterator[ak.Array]: ...
-    @overload
-    def iterate(self, step_size: int | str = ..., fields: _Fields = ..., entry_start: int | None = ...,
-                entry_stop: int | None = ..., library: Literal["pa", "pyarrow"] = ..., progress: bool | None = ...) -> Iterator[pa.Table]: ...
+    def iterate(self, expressions: _Expressions = None, cut: str | None = None, *, filter_name: _Filter = None,
+                filter_typename: _Filter = None, filter_field: Callable[[Field], bool] | None = None,
+                aliases: Mapping[str, str] | None = None, entry_start: int | None = None, entry_stop: int | None = None,
+                step_size: int | str = "100 MB", library: _Library = "ak", how: Any = None, report: bool = False,
+                fields: _Fields = None, progress: bool | None = None, **uproot_only: Any) -> Iterator[Any]:
+        """Chunks of entries as :meth:`arrays` gives them (``(chunk, report)`` pairs with ``report=True``); uproot
+        5's signature (the older ``iterate(step_size, fields)`` still works: an int or size string there is the
+        step size)."""
 
 class Writer:
     """Writes one RNTuple into a new ROOT file, sequentially (a context manager that commits on exit)."""
 
     def __init__(self, path: _Path, ntuple_name: str = "Events", schema: _Schema | None = None, *,
-                 compression: int = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
+                 compression: _Compression = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
                  initial_unzipped_page_size: int = ..., max_unzipped_page_size: int = ...,
                  enable_page_checksums: bool = ..., use_implicit_mt: bool = ..., imt_threads: int = ...,
                  page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ...,
@@ -240,7 +280,7 @@ class ParallelWriter:
     """Writes one RNTuple from several threads at once, each through its own :class:`FillContext`."""
 
     def __init__(self, path: _Path, ntuple_name: str = "Events", schema: _Schema | None = None, *,
-                 compression: int = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
+                 compression: _Compression = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
                  initial_unzipped_page_size: int = ..., max_unzipped_page_size: int = ...,
                  enable_page_checksums: bool = ..., use_implicit_mt: bool = ..., imt_threads: int = ...,
                  page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ...,
@@ -267,7 +307,7 @@ class FileWriter:
     """One ROOT file holding several RNTuples written at once (a context manager: commits on a normal exit,
     discards the file on an exception)."""
 
-    def __init__(self, path: _Path, *, compression: int = ..., approx_zipped_cluster_size: int = ...,
+    def __init__(self, path: _Path, *, compression: _Compression = ..., approx_zipped_cluster_size: int = ...,
                  max_unzipped_cluster_size: int = ..., initial_unzipped_page_size: int = ...,
                  max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
                  imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ...,
@@ -330,16 +370,49 @@ def skim(input: _Path, output: _Path, ntuple: str | None = None, fields: _Fields
     file_bytes."""
 
 class Field:
-    """One top-level field of an RNTuple (``events["Muon_pt"]``)."""
+    """One field of an RNTuple (``events["Muon_pt"]``, ``events["jets"]["pt"]``), as uproot's RField."""
     @property
     def name(self) -> str: ...
     @property
+    def path(self) -> str: ...
+    @property
     def typename(self) -> str: ...
+    @property
+    def description(self) -> str: ...
     @property
     def num_entries(self) -> int: ...
     def __len__(self) -> int: ...
+    def __getitem__(self, where: Union[str, int]) -> Field: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def keys(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+             filter_field: Callable[[Field], bool] | None = None, recursive: bool = True,
+             full_paths: bool = True) -> list[str]: ...
+    def typenames(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+                  filter_field: Callable[[Field], bool] | None = None, recursive: bool = True,
+                  full_paths: bool = True) -> dict[str, str]: ...
+    def show(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+             filter_field: Callable[[Field], bool] | None = None, recursive: bool = True, max_width: int = 80,
+             stream: Any = None) -> None: ...
     def array(self, entry_start: int | None = None, entry_stop: int | None = None,
-              library: Literal["ak", "pa", "np"] = "ak") -> Any:
-        """The field's values as an awkward, pyarrow or numpy array."""
-    def iterate(self, step_size: Union[int, str] = "100 MB", entry_start: int | None = None,
-                entry_stop: int | None = None, progress: bool | None = None) -> Iterator[ak.Array]: ...
+              library: _Library = "ak", **uproot_only: Any) -> Any:
+        """The field's values as an awkward, pyarrow or numpy array or a pandas Series."""
+    def iterate(self, *legacy: Any, step_size: Union[int, str] = "100 MB", entry_start: int | None = None,
+                entry_stop: int | None = None, library: _Library = "ak",
+                progress: bool | None = None) -> Iterator[Any]: ...
+
+def dask(sources: Any, fields: _Fields = None, step_size: Union[int, str] = "100 MB", ntuple: str | None = None) -> Any:
+    """The RNTuples of many files as one lazy dask-awkward array: one partition per range of whole clusters
+    (grouped up to ``step_size``), the type from the schema, only the fields a computation touches read."""
+
+def to_rntuple(array: Any, path: _Path, ntuple: str = "Events", schema: _Schema | None = None, compression: int = 505,
+               *, method: Literal["parallel-writer", "merge"] | None = None, ordered: bool = True, scheduler: Any = None,
+               **options: Any) -> dict[str, Any]:
+    """Writes a dask-awkward array into ONE file, its partitions in parallel: fill contexts of a ParallelWriter
+    when the tasks run in this process, else one file per partition merged by page copy. Returns path, ntuple,
+    entries, partitions, clusters, method, file_bytes."""
+
+def convert(input: _Path, output: _Path, ntuple: str | None = None, tree: str | None = None, compression: int = 505,
+            progress: bool | None = None) -> dict[str, Any]:
+    """Converts between RNTuple and Parquet or Arrow IPC (format by extension: .parquet, .arrow/.feather, .root),
+    or a TTree into an RNTuple (.root -> .root, through uproot, laid out as ROOT's RNTupleImporter). Returns a dict
+    with entries and clusters (or, for a TTree: tree, ntuple, entries, fields, collections)."""

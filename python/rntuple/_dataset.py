@@ -7,10 +7,8 @@ import glob
 import os
 from typing import Iterator, Sequence
 
-import awkward as ak
-import pyarrow as pa
-
-from ._reading import File, _is_url, _names, _progress_bar
+from . import _uproot_compat as _compat
+from ._reading import File, RNTuple, _is_url, _legacy_step, _progress_bar
 from ._rntuple import NotFoundError
 
 _GLOB_CHARS = "*?["
@@ -52,26 +50,47 @@ def _expand(sources, ntuple: str | None) -> list[tuple[str, str | None]]:
     return out
 
 
-def _open_all(sources, ntuple):
-    """Opens every file's RNTuple (the one named, or the only one in the file)."""
+def _open_all(sources, ntuple, allow_missing=False):
+    """Opens every file's RNTuple (the one named, or the only one in the file); already-open
+    :class:`RNTuple` objects are taken as they are."""
+    if isinstance(sources, RNTuple):
+        return [(sources._path, sources)]
+    if isinstance(sources, (list, tuple)) and any(isinstance(s, RNTuple) for s in sources):
+        out = []
+        for s in sources:
+            out.extend(_open_all(s, ntuple, allow_missing))
+        return out
     opened = []
     for path, name in _expand(sources, ntuple):
         f = File(path)
         if name is None:
             keys = f.keys()
             if len(keys) != 1:
-                raise ValueError(f"{path} holds {len(keys)} RNTuples ({', '.join(keys) or 'none'}): name one with "
-                                 f"ntuple=... or {path!r}:NAME")
+                if allow_missing and not keys:
+                    continue
+                trees = [k for k, c in _compat.top_keys(path).items() if c.startswith(("TTree", "TNtuple"))] if not keys and os.path.isfile(path) else []
+                hint = (
+                    f"; it holds the TTree(s) {', '.join(trees)}: read them with uproot, or convert them with rntuple.convert({path!r}, 'out.root', tree=NAME)"
+                    if trees
+                    else ""
+                )
+                raise ValueError(f"{path} holds {len(keys)} RNTuples ({', '.join(keys) or 'none'}): name one with ntuple=... or {path!r}:NAME{hint}")
             name = keys[0]
-        opened.append((path, f[name]))
+        try:
+            opened.append((path, f[name]))
+        except NotFoundError:
+            if not allow_missing:
+                raise
+    if not opened:
+        raise ValueError(f"none of the files holds the RNTuple{'' if ntuple is None else ' ' + repr(ntuple)}")
     return opened
 
 
-def _check_fields(opened, fields):
-    """The chosen fields (all of the first file's when ``None``), which every file must have with the same
-    types."""
+def _check_fields(opened, names):
+    """Every file must have the top-level fields ``names`` (all of the first file's when ``None``) with the same
+    types; returns the names."""
     first_path, first = opened[0]
-    names = first.fields if fields is None else _names(fields)
+    names = first.fields if names is None else [names] if isinstance(names, str) else list(names)
     for n in names:
         if n not in first.schema:
             raise NotFoundError(f"no field {n!r} in {first_path} (fields: {', '.join(first.fields)})")
@@ -84,47 +103,154 @@ def _check_fields(opened, fields):
     return names
 
 
-def iterate(sources, step_size="100 MB", fields: Sequence[str] | str | None = None, ntuple: str | None = None,
-            library: str = "ak", progress: bool | None = None) -> Iterator:
-    """Yields chunks of entries of the RNTuples of many files, in order, as awkward arrays (``library="ak"``) or
-    pyarrow tables (``library="pa"``); a chunk never spans two files.
+def iterate(
+    files,
+    expressions=None,
+    cut=None,
+    *legacy,
+    filter_name=None,
+    filter_typename=None,
+    filter_field=None,
+    aliases=None,
+    language=None,
+    step_size="100 MB",
+    library="ak",
+    how=None,
+    report: bool = False,
+    allow_missing: bool = False,
+    ntuple: str | None = None,
+    fields: Sequence[str] | str | None = None,
+    progress: bool | None = None,
+    **uproot_only,
+) -> Iterator:
+    """Yields chunks of entries of the RNTuples of many files, in order, as :meth:`RNTuple.iterate` does (a chunk
+    never spans two files); uproot 5's signature::
 
-    ``sources``: a path, a glob (``"data/*.root"``), ``"file.root:Events"``, a list of those, or a dict
-    ``{path or glob: RNTuple name}``; ``ntuple`` names the RNTuple when the sources do not (it may be omitted
-    when each file holds exactly one). Every file must have the chosen ``fields`` (all of the first file's
-    when ``None``) with the same types. ``step_size`` and ``progress`` as for :meth:`RNTuple.iterate` (one
-    bar over all files).
+        rntuple.iterate(files, expressions=None, cut=None, *, filter_name=..., aliases=None,
+                        step_size="100 MB", library="ak", how=None, report=False, allow_missing=False)
 
-    >>> for chunk in rntuple.iterate("skims/*.root:Events", step_size="200 MB", fields=["Muon_pt"]):
+    ``files``: a path, a glob (``"data/*.root"``), ``"file.root:Events"``, a list of those, a dict ``{path or
+    glob: RNTuple name}``, or open :class:`RNTuple` objects; ``ntuple`` names the RNTuple when the sources do not
+    (it may be omitted when each file holds exactly one). Every file must have the fields read with the same
+    types. ``expressions``, ``cut``, the filters, ``aliases``, ``library`` ("ak", "np", "pd", "pa") and ``how`` as
+    for :meth:`RNTuple.arrays`; ``fields=`` is the older spelling of ``expressions``. With ``library="pd"`` the
+    index counts entries over all files, as uproot's. ``report=True`` yields ``(chunk, report)`` pairs (the report's
+    ``global_entry_start``/``stop`` count over all files). ``allow_missing=True`` skips files without the RNTuple.
+    ``progress``: one tqdm bar over all files.
+
+    Backward compatibility: ``rntuple.iterate(files, step_size, fields)`` (the older order) still works: a
+    second positional argument that is an int or a size string (``100``, ``"100 MB"``) is the step size, and a
+    third one is then the fields.
+
+    >>> for chunk in rntuple.iterate("skims/*.root:Events", ["Muon_pt"], step_size="200 MB"):
     ...     h.fill(ak.flatten(chunk.Muon_pt))
     """
-    opened = _open_all(sources, ntuple)
-    names = _check_fields(opened, fields)
+    opened = _open_all(files, ntuple, allow_missing)
+    step_size, expressions, cut = _legacy_step(step_size, expressions, cut, legacy, opened[0][1]._is_key)
+    lib = _compat.regularize_library(library)
+    plans = [t._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields) for _, t in opened]
+    _check_fields(opened, plans[0].names)
     total = sum(t.num_entries for _, t in opened)
     bar = _progress_bar(progress, total, f"{len(opened)} files")
+    offset = 0
     try:
-        for _, t in opened:
-            for chunk in t.iterate(step_size, fields=names, library=library, progress=False):
-                yield chunk
+        for (_, t), plan in zip(opened, plans):
+            step = t.step_entries(step_size, plan.names)
+            pos, stop = 0, t.num_entries
+            while pos < stop:
+                end = min(stop, pos + step)
+                out = t._compute(plan, pos, end, lib, how, index_offset=offset)
+                yield (out, _compat.Report(t, pos, end, offset)) if report else out
                 if bar is not None:
-                    bar.update(len(chunk))
+                    bar.update(end - pos)
+                pos = end
+            offset += t.num_entries
     finally:
         if bar is not None:
             bar.close()
 
 
-def concatenate(sources, fields: Sequence[str] | str | None = None, ntuple: str | None = None,
-                library: str = "ak"):
-    """Reads the RNTuples of many files into one awkward array (``library="ak"``) or pyarrow table
-    (``library="pa"``), entries in file order. ``sources``, ``fields`` and ``ntuple`` as for :func:`iterate`.
+def concatenate(
+    files,
+    expressions=None,
+    cut=None,
+    *legacy,
+    filter_name=None,
+    filter_typename=None,
+    filter_field=None,
+    aliases=None,
+    language=None,
+    entry_start: int | None = None,
+    entry_stop: int | None = None,
+    library="ak",
+    how=None,
+    allow_missing: bool = False,
+    ntuple: str | None = None,
+    fields: Sequence[str] | str | None = None,
+    **uproot_only,
+):
+    """Reads the RNTuples of many files into one array, entries in file order; uproot 5's signature::
 
-    >>> muons = rntuple.concatenate(["a.root", "b.root"], fields=["nMuon", "Muon_pt"], ntuple="Events")
+        rntuple.concatenate(files, expressions=None, cut=None, *, filter_name=..., aliases=None,
+                            entry_start=None, entry_stop=None, library="ak", how=None, allow_missing=False)
+
+    ``files``, ``ntuple`` and the rest as for :func:`iterate`; ``entry_start``/``entry_stop`` count over all the
+    files. ``library="ak"``: one awkward array; ``"np"``: a dict of numpy arrays; ``"pd"``: one DataFrame indexed
+    by global entry number; ``"pa"``: one pyarrow table. Backward compatibility: the older third positional
+    argument ``ntuple`` is taken as such when it names no field and is no expression
+    (``concatenate(files, fields, "Events")``).
+
+    >>> muons = rntuple.concatenate(["a.root", "b.root"], ["nMuon", "Muon_pt"], ntuple="Events")
     """
-    if library not in ("ak", "pa", "awkward", "pyarrow"):
-        raise ValueError(f"library must be 'ak' or 'pa', got {library!r}")
-    opened = _open_all(sources, ntuple)
-    names = _check_fields(opened, fields)
-    if library in ("pa", "pyarrow"):
-        return pa.concat_tables([t.to_arrow(names) for _, t in opened])
-    parts = [t.arrays(names) for _, t in opened]
-    return parts[0] if len(parts) == 1 else ak.concatenate(parts)
+    if legacy or (isinstance(cut, str) and ntuple is None and _is_ntuple_name(files, cut)):
+        # the older concatenate(sources, fields, ntuple, library)
+        if len(legacy) > 1:
+            raise TypeError("concatenate(files, expressions=None, cut=None, *, ...): pass the rest by keyword")
+        if cut is not None:
+            ntuple, cut = cut, None
+        if legacy:
+            library = legacy[0]
+    opened = _open_all(files, ntuple, allow_missing)
+    lib = _compat.regularize_library(library)
+    plans = [t._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields) for _, t in opened]
+    _check_fields(opened, plans[0].names)
+    total = sum(t.num_entries for _, t in opened)
+    start, stop = _global_range(total, entry_start, entry_stop)
+    parts = []
+    offset = 0
+    for (_, t), plan in zip(opened, plans):
+        n = t.num_entries
+        lo, hi = max(start - offset, 0), min(stop - offset, n)
+        if lo < hi:
+            parts.append(t._compute(plan, lo, hi, lib, None, index_offset=offset))
+        offset += n
+    if not parts:
+        t, plan = opened[0][1], plans[0]
+        parts.append(t._compute(plan, 0, 0, lib, None))
+    out = _compat.concatenate(parts, lib)
+    if how is not None:
+        names = list(out.fields) if lib == "ak" else list(out.keys()) if lib == "np" else list(out.columns)
+        out = _compat.group(out, names, how, lib)
+    return out
+
+
+def _is_ntuple_name(files, name: str) -> bool:
+    """Whether ``name`` (given where uproot has ``cut``) is rather an RNTuple name (the older positional form)."""
+    if not name.isidentifier() and "/" not in name:
+        return False
+    try:
+        path, spec = _expand(files, None)[0]
+        return spec is None and name in File(path).keys()
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _global_range(n, entry_start, entry_stop):
+    start = 0 if entry_start is None else int(entry_start)
+    stop = n if entry_stop is None else int(entry_stop)
+    if start < 0:
+        start += n
+    if stop < 0:
+        stop += n
+    start = min(max(start, 0), n)
+    return start, min(max(stop, start), n)

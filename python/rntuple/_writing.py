@@ -7,6 +7,7 @@ with the alternatives, which go row by row in the JSON form of ``rntuple dump``.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import weakref
@@ -25,13 +26,23 @@ InvalidArgumentError = _rntuple.InvalidArgumentError
 FieldType = "str | dict[str, FieldType] | list[FieldType]"  # ROOT type name, untyped record, untyped collection
 
 _NP_TO_ROOT = {
-    "bool": "bool", "int8": "std::int8_t", "uint8": "std::uint8_t", "int16": "std::int16_t",
-    "uint16": "std::uint16_t", "int32": "std::int32_t", "uint32": "std::uint32_t", "int64": "std::int64_t",
-    "uint64": "std::uint64_t", "float16": "float", "float32": "float", "float64": "double",
+    "bool": "bool",
+    "int8": "std::int8_t",
+    "uint8": "std::uint8_t",
+    "int16": "std::int16_t",
+    "uint16": "std::uint16_t",
+    "int32": "std::int32_t",
+    "uint32": "std::uint32_t",
+    "int64": "std::int64_t",
+    "uint64": "std::uint64_t",
+    "float16": "float",
+    "float32": "float",
+    "float64": "double",
 }
 
 
 # ----- schema inference ------------------------------------------------------------------------------------
+
 
 def _strip_option(form):
     while form.is_option or isinstance(form, ak.forms.IndexedForm):
@@ -166,6 +177,66 @@ def _arrow_inner(arr, path: str, named: bool):
     raise TypeError(f"field '{path}': Arrow type {t} has no RNTuple equivalent")
 
 
+_DTYPE_NAMES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool_"}
+
+
+def root_type_of_dtype(t):
+    """A numpy dtype, numpy scalar type, dtype name (``"float32"``, ``"int64"``), Python ``int``/``float``/``bool``
+    or pyarrow primitive type -> its ROOT type name; anything else is returned as it is. ROOT's own names win:
+    ``"float"`` is ROOT's 32-bit float, ``"double"`` its 64-bit one."""
+    if isinstance(t, str):
+        if t not in _DTYPE_NAMES:
+            return t
+        t = np.dtype(t)
+    elif t is float:
+        return "double"
+    elif t is int:
+        return "std::int64_t"
+    elif t is bool:
+        return "bool"
+    elif isinstance(t, pa.DataType):
+        try:
+            t = np.dtype(t.to_pandas_dtype())
+        except (NotImplementedError, TypeError):
+            return t
+    elif isinstance(t, type) and issubclass(t, np.generic):
+        t = np.dtype(t)
+    if isinstance(t, np.dtype):
+        if t.subdtype is not None:
+            base, shape = t.subdtype
+            out = root_type_of_dtype(base)
+            for n in reversed(shape):
+                out = f"std::array<{out},{n}>"
+            return out
+        if t.names:
+            return {n: root_type_of_dtype(t.fields[n][0]) for n in t.names}
+        name = _NP_TO_ROOT.get(t.name)
+        if name is None:
+            raise TypeError(f"numpy dtype {t} has no RNTuple type; use a ROOT type name such as 'std::string'")
+        return name
+    return t
+
+
+def _dtypes_to_root(schema):
+    """A schema whose types may be numpy dtypes or dtype names -> one of ROOT type names (see
+    :func:`root_type_of_dtype`), recursively (untyped records, collections, column options)."""
+    if schema is None:
+        return None
+
+    def conv(t):
+        if isinstance(t, tuple) and len(t) == 2 and isinstance(t[1], Mapping):
+            return (conv(t[0]), t[1])
+        if isinstance(t, Mapping):
+            return {k: conv(v) for k, v in t.items()}
+        if isinstance(t, list):
+            return [conv(x) for x in t]
+        return root_type_of_dtype(t)
+
+    if isinstance(schema, Mapping):
+        return {k: conv(v) for k, v in schema.items()}
+    return [(x[0], conv(x[1])) if isinstance(x, (tuple, list)) and len(x) == 2 else x for x in schema]
+
+
 def _is_type(t) -> bool:
     """A field type: a ROOT type name, an untyped record ``{member: type}`` or an untyped collection ``[type]``."""
     if isinstance(t, str):
@@ -193,8 +264,9 @@ def _strip_column_options(t, path: str, out: list) -> Any:
     if _is_column_options(t):
         unknown = [k for k in t[1] if k not in _COLUMN_OPTION_KEYS]
         if unknown or len(t[1]) != 1:
-            raise TypeError(f"field '{path}': column options must be one of {{'half': True}}, {{'truncate': bits}} "
-                            f"or {{'quantize': (min, max, bits)}}; got {dict(t[1])!r}")
+            raise TypeError(
+                f"field '{path}': column options must be one of {{'half': True}}, {{'truncate': bits}} or {{'quantize': (min, max, bits)}}; got {dict(t[1])!r}"
+            )
         out.append((path, dict(t[1])))
         return _strip_column_options(t[0], path, out)
     if isinstance(t, Mapping):
@@ -214,10 +286,10 @@ def split_column_options(schema) -> tuple[Any, list[tuple[str, dict]]]:
     records: ``[("float", {"truncate": 12})]``, ``{"pt": ("float", {"half": True})}``."""
     if schema is None:
         return None, []
+    schema = _dtypes_to_root(schema)
     items = list(schema.items()) if isinstance(schema, Mapping) else [tuple(x) for x in schema]
     out: list[tuple[str, dict]] = []
-    plain = [(n, _strip_column_options(t, n, out)) if len(item) == 2 and isinstance(n, str) else item
-             for item in items for n, t in [(item[0], item[-1])]]
+    plain = [(n, _strip_column_options(t, n, out)) if len(item) == 2 and isinstance(n, str) else item for item in items for n, t in [(item[0], item[-1])]]
     return plain, out
 
 
@@ -231,13 +303,18 @@ def _with_column_options(schema, options: dict) -> tuple[Any, dict]:
 
 def normalize_schema(schema) -> list[tuple[str, Any]]:
     """``{name: type}`` or ``[(name, type), ...]`` -> list of pairs (checked: names are strings, unique; a type
-    is a ROOT type name, an untyped record ``{member: type}`` or an untyped collection ``[type]``)."""
+    is a ROOT type name, an untyped record ``{member: type}`` or an untyped collection ``[type]``; numpy dtypes and
+    dtype names become ROOT type names)."""
+    schema = _dtypes_to_root(schema)
     items = list(schema.items()) if isinstance(schema, Mapping) else [tuple(x) for x in schema]
     seen = set()
     for item in items:
         if len(item) != 2 or not isinstance(item[0], str) or not _is_type(item[1]):
-            raise TypeError("a schema entry must be a (field name, type) pair, the type a ROOT type name, an untyped "
-                            f"record {{member: type}} or an untyped collection [type]; got {item!r}")
+            raise TypeError(
+                "a schema entry must be a (field name, type) pair, the type a ROOT type name "
+                "('float', 'std::vector<std::int32_t>'), a numpy dtype or dtype name ('float32'), an "
+                f"untyped record {{member: type}} or an untyped collection [type]; got {item!r}"
+            )
         if item[0] in seen:
             raise ValueError(f"field '{item[0]}' appears twice in the schema")
         seen.add(item[0])
@@ -245,6 +322,7 @@ def normalize_schema(schema) -> list[tuple[str, Any]]:
 
 
 # ----- input data ------------------------------------------------------------------------------------------
+
 
 class _Data:
     """Input normalized to named columns (awkward or Arrow), or to rows (list of dicts)."""
@@ -261,9 +339,16 @@ class _Data:
             self.columns = [(n, self.table.column(n)) for n in self.table.column_names]
         elif isinstance(data, ak.Array):
             if not data.fields or data.layout.purelist_depth != 1:
-                raise TypeError("an awkward array to write must be an array of records, one field per top-level "
-                                f"RNTuple field; got type {ak.type(data)}")
+                raise TypeError(f"an awkward array to write must be an array of records, one field per top-level RNTuple field; got type {ak.type(data)}")
             self.columns = [(f, data[f]) for f in data.fields]
+        elif _is_dataframe(data):
+            for k, v in _dataframe_columns(data):
+                self.columns.append((k, v))
+        elif isinstance(data, np.ndarray) and data.dtype.names:
+            if data.ndim != 1:
+                raise TypeError(f"a numpy structured array to write must be one-dimensional, got shape {data.shape}")
+            for k in data.dtype.names:
+                self.columns.append((k, _column(np.ascontiguousarray(data[k]), k)))
         elif isinstance(data, Mapping):
             for k, v in data.items():
                 if not isinstance(k, str):
@@ -274,8 +359,11 @@ class _Data:
                 raise TypeError("a list to write must hold one dict per entry (the JSON form of `rntuple dump`)")
             self.rows = data
         else:
-            raise TypeError("data must be an awkward.Array of records, a pyarrow.Table or RecordBatch, a dict of "
-                            f"arrays, or a list of dicts; got {type(data).__name__}")
+            raise TypeError(
+                "data must be an awkward.Array of records, a pyarrow.Table or RecordBatch, a pandas "
+                "DataFrame, a numpy structured array, a dict of arrays, or a list of dicts; got "
+                f"{type(data).__name__}"
+            )
         if self.rows is None:
             lengths = {name: len(col) for name, col in self.columns}
             if len(set(lengths.values())) > 1:
@@ -332,17 +420,20 @@ class _Data:
         if self.table is not None:
             t = self.table.select(names)
             t = _cast_half(t)
-            yield from t.to_batches()
+            for b in t.to_batches():
+                yield _conform_batch(b, schema)
             return
         arrays = [_to_arrow(dict(self.columns)[n]) for n in names]
         if arrays and len(arrays[0]) == 0:
             return
-        yield pa.RecordBatch.from_arrays(arrays, names=names)
+        yield _conform_batch(pa.RecordBatch.from_arrays(arrays, names=names), schema)
 
     def iter_rows(self, schema: list[tuple[str, Any]], chunk: int = 65536):
         if self.rows is not None:
+            convs = {n: t for n, t in schema if _has_number(t)}
             for i in range(0, len(self.rows), chunk):
-                yield self.rows[i:i + chunk]
+                rows = self.rows[i : i + chunk]
+                yield _conform_rows(rows, convs, i) if convs else rows
             return
         names = [n for n, _ in schema]
         cols = dict(self.columns)
@@ -350,24 +441,324 @@ class _Data:
         for i in range(0, n, chunk):
             lists = {}
             for name in names:
-                c = cols[name][i:i + chunk]
+                c = cols[name][i : i + chunk]
                 lists[name] = c.to_pylist() if isinstance(c, (pa.Array, pa.ChunkedArray)) else ak.to_list(c)
             yield [{name: lists[name][k] for name in names} for k in range(min(chunk, n - i))]
+
+
+def _is_dataframe(data) -> bool:
+    return type(data).__module__.split(".")[0] == "pandas" and type(data).__name__ == "DataFrame"
+
+
+def _dataframe_columns(df):
+    """A pandas DataFrame's columns as (name, array): numbers as numpy, nullable and string columns through
+    Arrow, object columns of numpy arrays (as uproot's ``library="pd"`` gives jagged fields) as awkward lists. A
+    named index is written as a field of that name; an unnamed one (the default RangeIndex) is dropped."""
+    out = []
+    index = df.index
+    if index.name is not None and index.nlevels == 1:
+        out.append((str(index.name), _series(index.to_series(), str(index.name))))
+    for name in df.columns:
+        out.append((str(name), _series(df[name], str(name))))
+    return out
+
+
+def _series(series, name):
+    if series.dtype == object:
+        return _column(series.to_numpy(), name)
+    if isinstance(series.dtype, np.dtype):
+        return _column(series.to_numpy(), name)
+    try:  # pandas extension types: nullable integers, strings, Arrow-backed columns
+        return pa.array(series)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise TypeError(f"field '{name}': cannot convert the pandas column of dtype {series.dtype}: {exc}") from None
+
+
+def _objects(v: np.ndarray, name):
+    """An object array: of numpy arrays (uproot's jagged columns) -> awkward lists; else ak.from_iter."""
+    items = list(v)
+    if items and all(isinstance(x, np.ndarray) and x.ndim >= 1 for x in items):
+        dtypes = {x.dtype for x in items}
+        if len(dtypes) == 1 and next(iter(dtypes)).kind != "O":
+            counts = np.array([len(x) for x in items], dtype=np.int64)
+            flat = _from_numpy(np.concatenate(items))
+            return ak.unflatten(flat, counts)
+    return ak.from_iter([_plain(x) for x in items])
+
+
+def _from_numpy(v: np.ndarray) -> ak.Array:
+    """A numpy array, structured or not, as an awkward array (contiguous buffers; records for structured
+    dtypes, regular lists for inner dimensions)."""
+    if v.dtype.names:
+        contents = [_from_numpy(np.ascontiguousarray(v[n])).layout for n in v.dtype.names]
+        return ak.Array(ak.contents.RecordArray(contents, list(v.dtype.names), length=len(v)))
+    return ak.from_numpy(np.ascontiguousarray(v), regulararray=True)
+
+
+def _plain(x):
+    if isinstance(x, np.ndarray):
+        if x.dtype.names:
+            return [dict(zip(x.dtype.names, map(_plain, r))) for r in x.tolist()] if x.ndim else dict(zip(x.dtype.names, map(_plain, x.tolist())))
+        return [_plain(y) for y in x] if x.dtype == object else x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
 
 
 def _column(v, name):
     if isinstance(v, (pa.Array, pa.ChunkedArray, ak.Array)):
         return v
+    if type(v).__module__.split(".")[0] == "pandas" and type(v).__name__ in ("Series", "Index"):
+        return _series(v if type(v).__name__ == "Series" else v.to_series(), name)
     if isinstance(v, np.ndarray):
-        if v.dtype.kind in "OUS":
+        if v.dtype.names:
+            return _from_numpy(v)
+        if v.dtype.kind == "O":
+            return _objects(v, name)
+        if v.dtype.kind in "US":
             return ak.from_iter(v.tolist())
-        return ak.Array(v)
+        return ak.Array(np.ascontiguousarray(v))
     if isinstance(v, (list, tuple)):
         return ak.from_iter(v)
     try:
         return ak.Array(v)
     except Exception as exc:
         raise TypeError(f"field '{name}': cannot make an array of a {type(v).__name__}: {exc}") from None
+
+
+# ----- the casting rule (python/README.md, "Casting") -------------------------------------------------------
+
+_LEAVES = {
+    "bool": pa.bool_(),
+    "std::int8_t": pa.int8(),
+    "std::uint8_t": pa.uint8(),
+    "std::int16_t": pa.int16(),
+    "std::uint16_t": pa.uint16(),
+    "std::int32_t": pa.int32(),
+    "std::uint32_t": pa.uint32(),
+    "std::int64_t": pa.int64(),
+    "std::uint64_t": pa.uint64(),
+    "float": pa.float32(),
+    "double": pa.float64(),
+}
+_LISTS = ("std::vector<", "ROOT::VecOps::RVec<", "ROOT::RVec<")
+_NORMALIZED: dict[str, str] = {}
+
+
+def _normalized(t: str) -> str:
+    n = _NORMALIZED.get(t)
+    if n is None:
+        try:
+            n = _rntuple.normalize_type(t)
+        except Exception:  # noqa: BLE001 - the native writer reports a bad type name
+            n = t
+        _NORMALIZED[t] = n
+    return n
+
+
+def _template_args(t: str) -> list[str]:
+    inner = t[t.index("<") + 1 : t.rindex(">")]
+    out, depth, cur = [], 0, ""
+    for c in inner:
+        if c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += (c == "<") - (c == ">")
+        cur += c
+    out.append(cur.strip())
+    return out
+
+
+def _numeric(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+
+
+def _cast_leaf(arr: pa.Array, target: pa.DataType, root: str, path: str) -> pa.Array:
+    """One numeric column into the field's type by the casting rule: exact for integer and bool fields, to the
+    nearest value for float and double fields."""
+    src = arr.type
+    if src == target or not _numeric(src) or pa.types.is_null(src):
+        return arr
+    import pyarrow.compute as pc
+
+    def refuse(why, bad):
+        values = arr.filter(bad) if bad is not None else arr
+        first = values[0].as_py() if len(values) else None
+        raise InvalidArgumentError(
+            f"field '{path}' ({root}): {why}, e.g. {first!r} (from {src}); the writer "
+            "converts numbers only to values the field's type holds exactly (integer and "
+            "bool fields) or to the nearest (float and double fields); convert or round "
+            "the data first"
+        )
+
+    if pa.types.is_floating(target):
+        out = arr.cast(target, safe=False)
+        if pa.types.is_float32(target) and pa.types.is_floating(src):
+            overflow = pc.and_(pc.is_finite(arr), pc.invert(pc.is_finite(out)))
+            if pc.any(overflow).as_py():
+                refuse("a finite value beyond float's range", overflow)
+        return out
+    if pa.types.is_floating(src):
+        whole = pc.and_(pc.is_finite(arr), pc.equal(pc.floor(arr), arr))
+        if not pc.all(whole).as_py():
+            refuse("a value with a fraction, NaN or infinite cannot go into an integer field", pc.invert(whole))
+    if pa.types.is_boolean(target):
+        ok = pc.is_in(
+            arr.cast(pa.float64()) if pa.types.is_floating(src) else arr, value_set=pa.array([0, 1]).cast(pa.float64() if pa.types.is_floating(src) else src)
+        )
+        ok = pc.fill_null(ok, True)
+        if not pc.all(ok).as_py():
+            refuse("a bool field takes only 0 and 1", pc.invert(ok))
+        return pc.not_equal(arr, pa.scalar(0, src))
+    try:
+        return arr.cast(target, safe=True)
+    except pa.ArrowInvalid:
+        info = np.iinfo(target.to_pandas_dtype())
+        bad = (
+            pc.or_(pc.less(arr, pa.scalar(info.min).cast(pa.float64())), pc.greater(arr, pa.scalar(info.max).cast(pa.float64())))
+            if pa.types.is_floating(src)
+            else pc.or_(pc.less(arr.cast(pa.float64()), float(info.min)), pc.greater(arr.cast(pa.float64()), float(info.max)))
+        )
+        refuse(f"a value outside {root}'s range [{info.min}, {info.max}]", bad)
+
+
+def _conform(arr: pa.Array, t, path: str) -> pa.Array:
+    """``arr`` with its numbers converted to the field type ``t`` by the casting rule (structure untouched;
+    types the rule does not concern are left for the native writer to check)."""
+    if isinstance(t, str):
+        n = _normalized(t)
+        leaf = _LEAVES.get(n)
+        if leaf is not None:
+            return _cast_leaf(arr, leaf, n, path)
+        if n.startswith(_LISTS) and (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)):
+            return _relist(arr, _template_args(n)[0], path)
+        if n.startswith("std::array<") and pa.types.is_fixed_size_list(arr.type):
+            size = arr.type.list_size
+            values = arr.values.slice(arr.offset * size, len(arr) * size)
+            new = _conform(values, _template_args(n)[0], path + "._0")
+            return arr if new is values else pa.FixedSizeListArray.from_arrays(new, size)
+        if n.startswith(("std::optional<", "std::unique_ptr<")):
+            return _conform(arr, _template_args(n)[0], path)
+        return arr
+    if isinstance(t, list) and len(t) == 1 and (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)):
+        return _relist(arr, t[0], path)
+    if isinstance(t, Mapping) and pa.types.is_struct(arr.type):
+        names = [arr.type.field(i).name for i in range(arr.type.num_fields)]
+        children = arr.flatten()
+        new = [_conform(c, t[nm], f"{path}.{nm}") if nm in t else c for nm, c in zip(names, children)]
+        if all(a is b for a, b in zip(new, children)):
+            return arr
+        mask = arr.is_null() if arr.null_count else None
+        return pa.StructArray.from_arrays(new, names=names, mask=mask)
+    return arr
+
+
+def _relist(arr, item, path):
+    values = arr.values
+    new = _conform(values, item, path + "._0")
+    if new is values:
+        return arr
+    cls = pa.LargeListArray if pa.types.is_large_list(arr.type) else pa.ListArray
+    return cls.from_arrays(arr.offsets, new, mask=arr.is_null() if arr.null_count else None)
+
+
+def _has_number(t) -> bool:
+    """Whether a field type holds numbers or bools the casting rule concerns."""
+    if isinstance(t, str):
+        n = _normalized(t)
+        return n in _LEAVES or (("<" in n) and any(_has_number(a) for a in _template_args(n)))
+    if isinstance(t, Mapping):
+        return any(_has_number(v) for v in t.values())
+    if isinstance(t, list) and len(t) == 1:
+        return _has_number(t[0])
+    return False
+
+
+def _conform_rows(rows, types: dict, first: int) -> list:
+    """Rows (dicts) with their numbers converted by the casting rule, as columns are."""
+    out = []
+    for k, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            out.append(row)
+            continue
+        new = None
+        for name, t in types.items():
+            if name in row:
+                v = row[name]
+                c = _conform_value(v, t, name, first + k)
+                if c is not v:
+                    if new is None:
+                        new = dict(row)
+                    new[name] = c
+        out.append(row if new is None else new)
+    return out
+
+
+def _refuse_value(entry, path, root, v, why):
+    raise InvalidArgumentError(
+        f"entry {entry}: field '{path}' ({root}): {why}, e.g. {v!r}; the writer converts numbers only to values "
+        "the field's type holds exactly (integer and bool fields) or to the nearest (float and double fields); "
+        "convert or round the data first"
+    )
+
+
+def _conform_value(v, t, path, entry):
+    """One value of a row converted to the field type ``t`` by the casting rule."""
+    if v is None:
+        return v
+    if isinstance(t, str):
+        n = _normalized(t)
+        leaf = _LEAVES.get(n)
+        if leaf is not None:
+            if isinstance(v, (bool, np.bool_)):
+                return bool(v) if pa.types.is_boolean(leaf) else (float(v) if pa.types.is_floating(leaf) else int(v))
+            if not isinstance(v, (int, float, np.integer, np.floating)):
+                return v
+            if pa.types.is_floating(leaf):
+                if pa.types.is_float32(leaf) and isinstance(v, (float, np.floating)) and math.isfinite(v):
+                    if abs(v) > float(np.finfo(np.float32).max):
+                        _refuse_value(entry, path, n, v, "a finite value beyond float's range")
+                return v
+            if isinstance(v, (float, np.floating)):
+                if not (math.isfinite(v) and float(v).is_integer()):
+                    what = (
+                        "a bool field takes only 0 and 1"
+                        if pa.types.is_boolean(leaf)
+                        else ("a value with a fraction, NaN or infinite cannot go into an integer field")
+                    )
+                    _refuse_value(entry, path, n, v, what)
+                v = int(v)
+            if pa.types.is_boolean(leaf):
+                if v not in (0, 1):
+                    _refuse_value(entry, path, n, v, "a bool field takes only 0 and 1")
+                return bool(v)
+            info = np.iinfo(leaf.to_pandas_dtype())
+            if not info.min <= v <= info.max:
+                _refuse_value(entry, path, n, v, f"a value outside {n}'s range [{info.min}, {info.max}]")
+            return int(v)
+        if n.startswith((*_LISTS, "std::array<")) and isinstance(v, (list, tuple)):
+            item = _template_args(n)[0]
+            new = [_conform_value(x, item, path + "._0", entry) for x in v]
+            return v if all(a is b for a, b in zip(new, v)) else new
+        if n.startswith(("std::optional<", "std::unique_ptr<")):
+            return _conform_value(v, _template_args(n)[0], path, entry)
+        return v
+    if isinstance(t, list) and len(t) == 1 and isinstance(v, (list, tuple)):
+        new = [_conform_value(x, t[0], path + "._0", entry) for x in v]
+        return v if all(a is b for a, b in zip(new, v)) else new
+    if isinstance(t, Mapping) and isinstance(v, Mapping):
+        new = {k: (_conform_value(x, t[k], f"{path}.{k}", entry) if k in t else x) for k, x in v.items()}
+        return v if all(new[k] is v[k] for k in v) else new
+    return v
+
+
+def _conform_batch(batch: pa.RecordBatch, schema) -> pa.RecordBatch:
+    types = dict(schema)
+    cols = [_conform(batch.column(i), types.get(name), name) for i, name in enumerate(batch.schema.names)]
+    if all(a is b for a, b in zip(cols, batch.columns)):
+        return batch
+    return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
 
 
 def _cast_half(t: pa.Table) -> pa.Table:
@@ -387,8 +778,7 @@ def _to_arrow(col) -> pa.Array:
     layout = col.layout
     if "float16" in str(layout.form):
         col = ak.values_astype(col, np.float32)
-    out = ak.to_arrow(col, extensionarray=False, list_to32=False, string_to32=False, bytestring_to32=False,
-                      count_nulls=True)
+    out = ak.to_arrow(col, extensionarray=False, list_to32=False, string_to32=False, bytestring_to32=False, count_nulls=True)
     if isinstance(out, pa.ChunkedArray):
         out = out.combine_chunks()
     return out
@@ -401,7 +791,7 @@ def _explain(exc: RNTupleError, schema, data: _Data) -> RNTupleError:
     start = msg.find("field '")
     if start < 0:
         return exc
-    path = msg[start + 7:].split("'")[0]
+    path = msg[start + 7 :].split("'")[0]
     top = path.split(".")[0]
     types = dict(schema)
     if top not in types:
@@ -453,15 +843,60 @@ def _write_into(native, data: _Data, schema) -> int:
     return len(data)
 
 
+# ROOT's algorithm numbers and default levels (RCompressionSetting: kDefaultZLIB = 101, kDefaultLZMA = 207,
+# kDefaultLZ4 = 404, kDefaultZSTD = 505).
+_ALGORITHMS = {"zlib": 1, "lzma": 2, "lz4": 4, "zstd": 5}
+_DEFAULT_LEVELS = {1: 1, 2: 7, 4: 4, 5: 5}
+
+
+def compression_setting(compression) -> int:
+    """ROOT's compression setting (algorithm * 100 + level) for ``compression``: an int as it is (``505``); a
+    name (``"zstd"``, ``"lz4"``, ``"zlib"``, ``"lzma"``, case-insensitive) at ROOT's default level (505, 404, 101,
+    207); ``"zstd:7"`` or ``("zstd", 7)`` at a level (1-9); ``None``, ``"none"`` or 0 for none; or an uproot
+    compression object (``uproot.ZSTD(5)``)."""
+    if compression is None:
+        return 0
+    if isinstance(compression, bool):
+        raise TypeError("compression must be an int such as 505, a name such as 'zstd', or None; got a bool")
+    if isinstance(compression, (int, np.integer)):
+        return int(compression)
+    level = None
+    if isinstance(compression, tuple) and len(compression) == 2:
+        name, level = compression
+    elif isinstance(compression, str):
+        name, _, lv = compression.replace("-", ":").partition(":")
+        level = int(lv) if lv.strip() else None
+    elif hasattr(compression, "level") and type(compression).__name__.lower() in _ALGORITHMS:
+        name, level = type(compression).__name__, compression.level
+    else:
+        raise TypeError(
+            f"compression must be an int (algorithm * 100 + level, e.g. 505), a name ('zstd', 'lz4', "
+            f"'zlib', 'lzma', 'none', or 'zstd:7'), or None; got {compression!r}"
+        )
+    name = str(name).strip().lower()
+    if name in ("none", "uncompressed", ""):
+        return 0
+    algo = _ALGORITHMS.get(name)
+    if algo is None:
+        raise ValueError(f"unknown compression {name!r}: use 'zstd', 'lz4', 'zlib', 'lzma' or 'none' (ROOT's algorithms), or an int such as 505")
+    level = _DEFAULT_LEVELS[algo] if level is None else int(level)
+    if not 0 <= level <= 9:
+        raise ValueError(f"compression level {level} of {name!r} is not within 0..9")
+    return algo * 100 + level
+
+
 def _options(options: dict) -> dict:
     known = set(_rntuple.WRITE_OPTION_NAMES) | {"columns"}
     unknown = [k for k in options if k not in known]
     if unknown:
         raise TypeError(f"unknown write option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    if "compression" in options and not isinstance(options["compression"], int):
+        options = {**options, "compression": compression_setting(options["compression"])}
     return options
 
 
 # ----- public API ------------------------------------------------------------------------------------------
+
 
 class Writer:
     """Writes one RNTuple into a new ROOT file, sequentially.

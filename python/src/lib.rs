@@ -14,7 +14,7 @@
 //! - `write`: `NativeWriter`; `parallel`: `NativeParallelWriter` and `NativeFillContext`;
 //!   `file_writer`: `NativeFileWriter` (several RNTuples into one file); `mpi` (feature `mpi`):
 //!   `NativeMpiWriter`, the distributed writer on mpi4py's communicators;
-//! - `ops`: `merge`, `skim` and the report of `check`.
+//! - `ops`: `merge`, `skim` and the report of `check`; `select`: skims with selections.
 
 use pyo3::prelude::*;
 
@@ -28,6 +28,7 @@ mod ops;
 mod options;
 mod parallel;
 mod read;
+mod select;
 mod source;
 mod write;
 
@@ -40,6 +41,7 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     parallel::register(m)?;
     file_writer::register(m)?;
     ops::register(m)?;
+    select::register(m)?;
     #[cfg(feature = "mpi")]
     mpi::register(m)?;
     m.add_function(wrap_pyfunction!(convert::normalize_type, m)?)?;

@@ -95,6 +95,11 @@ impl NativeParallelWriter {
     fn commit(&self, py: Python<'_>) -> PyResult<u64> {
         unblocked(py, || self.inner.commit()).or_raise(py)
     }
+
+    /// Gives the file up without committing it (a new file is removed), saying why.
+    fn abort(&self, why: &str) {
+        self.inner.abort(why)
+    }
 }
 
 impl NativeFillContext {

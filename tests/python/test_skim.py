@@ -53,7 +53,7 @@ def test_fields_of_whole_clusters_are_copied(source, tmp_path):
 
 def test_a_range_that_cuts_clusters_is_reencoded(source, tmp_path):
     out = tmp_path / "cut.root"
-    s = rntuple.skim(source, out, "Events", fields="v", entry_start=1234, entry_stop=3210, compression=0)
+    s = rntuple.skim(source, out, fields="v", ntuple="Events", entry_start=1234, entry_stop=3210, compression=0)
     assert s["method"] == "re-encoded" and "cut a cluster" in s["why_not_copied"]
     assert s["entries"] == 3210 - 1234 and s["pages_copied"] == 0
     with rntuple.open(out) as f:
@@ -97,7 +97,7 @@ def test_skims_read_by_root_and_uproot(source, tmp_path):
                      "re-encoded", 207),
     }
     for out, kw, method, _ in outs.values():
-        stats = rntuple.skim(source, out, "Events", **kw)
+        stats = rntuple.skim(source, out, ntuple="Events", **kw)
         assert stats["method"] == method, stats
     oracles = root_dump_many([(out, "Events") for out, *_ in outs.values()])
     for (name, (out, kw, _, setting)), oracle in zip(outs.items(), oracles):

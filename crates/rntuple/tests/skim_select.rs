@@ -171,7 +171,7 @@ fn errors_name_the_field_and_leave_no_output() {
     let mut w = what(ins.clone(), 2);
     w.where_ = Some("count(Jet_ptt > 25) >= 2".into());
     let e = skim_many(&w, &out, WriteOptions::default(), &|_, _| {}).unwrap_err().to_string();
-    assert!(e.contains("names 'Jet_ptt'"), "{e}");
+    assert!(e.contains("no field 'Jet_ptt' (as 'Jet_ptt' at column 7 of 'count(Jet_ptt > 25) >= 2')"), "{e}");
     assert!(!out.exists());
     let mut w = what(ins.clone(), 2);
     w.where_ = Some("Jet_pt > 25".into());

@@ -41,5 +41,5 @@ mod values;
 
 pub use eval::{Evaluator, FUNCTIONS};
 pub use parse::{parse, BinOp, Expr};
-pub use select::{Filter, Selection};
+pub use select::{apply_masks, collection_of, Filter, Masks, Selection};
 pub use values::{Collection, Values};

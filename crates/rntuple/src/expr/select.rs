@@ -68,17 +68,24 @@ impl Selection {
     /// filtered collections, without repeats.
     pub fn fields_named(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        let mut add = |n: &str| {
-            if !out.iter().any(|o| o == n) {
-                out.push(n.to_string());
+        for (top, ..) in self.names() {
+            if !out.contains(&top) {
+                out.push(top);
             }
-        };
-        let mut exprs: Vec<&Expr> = self.filters.iter().map(|f| &f.expr).collect();
-        if let Some((_, e)) = &self.condition {
-            exprs.push(e);
         }
-        for e in exprs {
-            walk(e, &mut |name| add(name.split('.').next().unwrap_or(name)));
+        out
+    }
+
+    /// Every field name in the expressions: (its top-level field, the name as written, the
+    /// expression's text, the column of the name in it).
+    pub fn names(&self) -> Vec<(String, String, String, usize)> {
+        let mut out = Vec::new();
+        let mut exprs: Vec<(&str, &Expr)> = self.filters.iter().map(|f| (f.text.as_str(), &f.expr)).collect();
+        if let Some((t, e)) = &self.condition {
+            exprs.push((t, e));
+        }
+        for (text, e) in exprs {
+            walk(e, &mut |name, col| out.push((name.split('.').next().unwrap_or(name).to_string(), name.to_string(), text.to_string(), col)));
         }
         out
     }
@@ -88,53 +95,84 @@ impl Selection {
         self.filters.iter().map(|f| f.collection.as_str()).collect()
     }
 
-    /// Applies the selection to `batch`: the entry condition (evaluated on the batch as read) keeps
-    /// entries, each filter keeps elements of its collection (all list fields of the collection
-    /// alike, its count field set to the elements kept).
-    pub fn apply(&self, batch: &RecordBatch) -> Result<RecordBatch> {
-        let keep = match &self.condition {
+    /// The masks of this selection over `batch`: the entry condition's (evaluated on the batch as
+    /// read) and each filter's over the elements of its collection.
+    pub fn masks(&self, batch: &RecordBatch) -> Result<Masks> {
+        let entries = match &self.condition {
             Some((text, e)) => Some(Evaluator::new(batch, text).entry_mask(e)?),
             None => None,
         };
-        let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
-        let schema = batch.schema();
+        let mut elements = Vec::new();
         for f in &self.filters {
-            let members = members(batch, &f.collection)?;
-            let Some(&first) = members.lists.first() else {
-                return Err(Error::Invalid(format!(
-                    "filter of '{}': no collection '{}' (a list field '{0}' or list fields '{0}_*')",
-                    f.collection, f.collection
-                )));
-            };
-            let (offsets, _) = list_parts(batch.column(first))?;
-            let coll = Arc::new(Collection { name: f.collection.clone(), offsets });
+            let coll = collection_of(batch, &f.collection)?;
             let mask = Evaluator::new(batch, &f.text).element_mask(&f.expr, &coll).map_err(|e| e.context(format!("filter of '{}'", f.collection)))?;
-            for &i in &members.lists {
-                let current = &columns[i];
-                let (offsets, _) = list_parts(current)?;
-                if offsets.len() != coll.offsets.len() || offsets.last() != coll.offsets.last() {
-                    // Filtered already by an earlier filter of the same collection: that filter's
-                    // mask was over the unfiltered elements, so combine on the original.
-                    return Err(Error::Invalid(format!("filter of '{}': the collection is filtered twice; join the conditions with '&&'", f.collection)));
-                }
-                columns[i] = filter_list(current, &mask)?;
-            }
-            if let Some(i) = members.count {
-                let kept = counts(&coll, &mask);
-                columns[i] = counts_as(&kept, columns[i].data_type(), schema.field(i).name())?;
-            }
+            elements.push((f.collection.clone(), mask));
         }
-        let filtered = RecordBatch::try_new(schema, columns).map_err(|e| Error::Invalid(format!("selection: {e}")))?;
-        match keep {
-            None => Ok(filtered),
-            Some(k) => arrow_select::filter::filter_record_batch(&filtered, &BooleanArray::from(k)).map_err(|e| Error::Invalid(format!("selection: {e}"))),
-        }
+        Ok(Masks { entries, elements })
+    }
+
+    /// Applies the selection to `batch` ([`Selection::masks`], then [`apply_masks`]).
+    pub fn apply(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        apply_masks(batch, &self.masks(batch)?)
     }
 }
 
-fn walk<'e>(e: &'e Expr, f: &mut impl FnMut(&'e str)) {
+/// The masks of a selection over one batch.
+#[derive(Debug, Clone, Default)]
+pub struct Masks {
+    /// One boolean per entry (all entries kept when `None`).
+    pub entries: Option<Vec<bool>>,
+    /// Per filtered collection, one boolean per element of the batch's entries, entry by entry.
+    pub elements: Vec<(String, Vec<bool>)>,
+}
+
+/// The elements of the collection `name` of `batch` (see [`Filter::collection`]).
+pub fn collection_of(batch: &RecordBatch, name: &str) -> Result<Arc<Collection>> {
+    let m = members(batch, name)?;
+    let Some(&first) = m.lists.first() else {
+        return Err(Error::Invalid(format!("filter of '{name}': no collection '{name}' (a list field '{name}' or list fields '{name}_*')")));
+    };
+    let (offsets, _) = list_parts(batch.column(first))?;
+    Ok(Arc::new(Collection { name: name.to_string(), offsets }))
+}
+
+/// Applies masks to `batch`: each element mask keeps elements of all list fields of its
+/// collection alike and sets its count field (`nJet`) to the elements kept; then the entry mask
+/// keeps entries. Masks of the wrong length are an error naming the collection.
+pub fn apply_masks(batch: &RecordBatch, masks: &Masks) -> Result<RecordBatch> {
+    let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+    let schema = batch.schema();
+    for (k, (name, mask)) in masks.elements.iter().enumerate() {
+        if masks.elements[..k].iter().any(|(n, _)| n == name) {
+            return Err(Error::Invalid(format!("filter of '{name}': the collection is filtered twice; join the conditions with '&&'")));
+        }
+        let coll = collection_of(batch, name)?;
+        if mask.len() != coll.elements() {
+            return Err(Error::Invalid(format!(
+                "filter of '{name}': {} booleans for {} elements (one per element of each entry, in order)",
+                mask.len(),
+                coll.elements()
+            )));
+        }
+        let m = members(batch, name)?;
+        for &i in &m.lists {
+            columns[i] = filter_list(&columns[i], mask)?;
+        }
+        if let Some(i) = m.count {
+            columns[i] = counts_as(&counts(&coll, mask), columns[i].data_type(), schema.field(i).name())?;
+        }
+    }
+    let filtered = RecordBatch::try_new(schema, columns).map_err(|e| Error::Invalid(format!("selection: {e}")))?;
+    match &masks.entries {
+        None => Ok(filtered),
+        Some(k) if k.len() != batch.num_rows() => Err(Error::Invalid(format!("selection: {} booleans for {} entries", k.len(), batch.num_rows()))),
+        Some(k) => arrow_select::filter::filter_record_batch(&filtered, &BooleanArray::from(k.clone())).map_err(|e| Error::Invalid(format!("selection: {e}"))),
+    }
+}
+
+fn walk(e: &Expr, f: &mut impl FnMut(&str, usize)) {
     match e {
-        Expr::Field(n, _) => f(n),
+        Expr::Field(n, col) => f(n, *col),
         Expr::Neg(a) | Expr::Not(a) => walk(a, f),
         Expr::Bin(_, a, b) => {
             walk(a, f);

@@ -160,8 +160,9 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
             read.push(n);
         }
     }
+    let named = sel.names();
     for inp in &inputs {
-        check_fields(&inp.reader, first.reader.descriptor(), &schema, &read, &inp.name)?;
+        check_fields(&inp.reader, first.reader.descriptor(), &schema, &read, &named, &inp.name)?;
     }
     let mut parts: Vec<(usize, u64, u64)> = Vec::new();
     for (k, inp) in inputs.iter().enumerate() {
@@ -268,7 +269,14 @@ fn output_schema(r: &Reader, fields: Option<&[String]>) -> Result<(Schema, Vec<S
 
 /// Refuses an input whose kept fields differ in type from the first input's, or that lacks a
 /// field the expressions name.
-fn check_fields(r: &Reader, first: &crate::format::descriptor::Descriptor, schema: &[(String, TypeExpr)], read: &[String], input: &str) -> Result<()> {
+fn check_fields(
+    r: &Reader,
+    first: &crate::format::descriptor::Descriptor,
+    schema: &[(String, TypeExpr)],
+    read: &[String],
+    names: &[(String, String, String, usize)],
+    input: &str,
+) -> Result<()> {
     let d = r.descriptor();
     let type_name = |d: &crate::format::descriptor::Descriptor, n: &str| {
         d.fields.iter().find(|f| f.parent.is_none() && f.name == n).map(|f| f.type_name.clone()).unwrap_or_default()
@@ -289,7 +297,8 @@ fn check_fields(r: &Reader, first: &crate::format::descriptor::Descriptor, schem
     for name in read {
         if find(name).is_none() {
             let known: Vec<&str> = tops.iter().map(|&t| d.fields[t as usize].name.as_str()).collect();
-            return Err(Error::Invalid(format!("skim: the selection names '{name}', which {input} does not have (the fields are: {})", known.join(", "))));
+            let at = names.iter().find(|n| n.0 == *name).map(|(_, full, text, col)| format!(" (as '{full}' at column {col} of '{text}')")).unwrap_or_default();
+            return Err(Error::Invalid(format!("skim: no field '{name}'{at} in {input} (the fields are: {})", known.join(", "))));
         }
     }
     Ok(())

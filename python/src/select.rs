@@ -1,0 +1,88 @@
+//! Skims with selections (`rntuple.skim` with `where=`/`filters=`): the whole skim in the core when
+//! the selections are expressions, and the two halves of it (masks of expressions, applying masks)
+//! for skims whose selections are partly Python callables.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use rntuple::expr::{apply_masks, Masks, Selection};
+use rntuple::ops::select::{skim_many, SkimMany};
+use rntuple::write::WriteOptions;
+use std::path::PathBuf;
+
+use crate::arrow_ffi::{batch_from_pyarrow, batch_to_pyarrow};
+use crate::errors::{unblocked, OrRaise};
+
+/// Skims `inputs` (paths, globs, URLs) into `output` with the expression `where_` and the
+/// `(collection, expression)` `filters` on `threads` threads (see `rntuple::ops::select`);
+/// returns the report as a dict. The GIL is released meanwhile.
+#[pyfunction]
+#[pyo3(signature = (inputs, output, ntuple = None, fields = None, where_ = None, filters = Vec::new(), threads = 1, compression = None))]
+#[allow(clippy::too_many_arguments)]
+fn skim_selected<'py>(
+    py: Python<'py>,
+    inputs: Vec<String>,
+    output: PathBuf,
+    ntuple: Option<String>,
+    fields: Option<Vec<String>>,
+    where_: Option<String>,
+    filters: Vec<(String, String)>,
+    threads: usize,
+    compression: Option<u32>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut opts = WriteOptions::default();
+    if let Some(c) = compression {
+        opts.compression = c;
+    }
+    let what = SkimMany { inputs, ntuple, fields, where_, filters, threads };
+    let s = unblocked(py, || skim_many(&what, &output, opts, &|_, _| {})).or_raise(py)?;
+    let d = PyDict::new(py);
+    d.set_item("method", "re-encoded")?;
+    d.set_item("inputs", s.inputs)?;
+    d.set_item("ntuple", s.ntuple)?;
+    d.set_item("fields", s.fields)?;
+    d.set_item("entries_read", s.entries_read)?;
+    d.set_item("entries", s.entries)?;
+    d.set_item("parts", s.parts)?;
+    d.set_item("clusters", s.clusters)?;
+    d.set_item("threads", s.threads)?;
+    d.set_item("file_bytes", s.file_bytes)?;
+    Ok(d)
+}
+
+/// The masks of expressions over a pyarrow record batch: `(entries, [(collection, elements)])`,
+/// each mask as bytes of 0/1 (`None` for no entry condition).
+#[pyfunction]
+#[pyo3(signature = (batch, where_ = None, filters = Vec::new()))]
+fn selection_masks<'py>(py: Python<'py>, batch: &Bound<'py, PyAny>, where_: Option<String>, filters: Vec<(String, String)>) -> PyResult<Bound<'py, PyAny>> {
+    let b = batch_from_pyarrow(batch)?;
+    let sel = Selection::new(where_.as_deref(), &filters).or_raise(py)?;
+    let m = unblocked(py, || sel.masks(&b)).or_raise(py)?;
+    let bytes = |v: &[bool]| PyBytes::new(py, &v.iter().map(|&x| x as u8).collect::<Vec<u8>>());
+    let entries = m.entries.as_deref().map(bytes);
+    let elements = PyList::empty(py);
+    for (c, v) in &m.elements {
+        elements.append((c.as_str(), bytes(v)))?;
+    }
+    Ok((entries, elements).into_pyobject(py)?.into_any())
+}
+
+/// A pyarrow record batch with masks applied (see `rntuple::expr::apply_masks`): `entries`
+/// bytes of 0/1 per entry (or `None`), `elements` `[(collection, bytes of 0/1 per element)]`.
+#[pyfunction]
+#[pyo3(signature = (batch, entries = None, elements = Vec::new()))]
+fn apply_selection_masks(py: Python<'_>, batch: &Bound<'_, PyAny>, entries: Option<Vec<u8>>, elements: Vec<(String, Vec<u8>)>) -> PyResult<PyObject> {
+    let b = batch_from_pyarrow(batch)?;
+    let masks = Masks {
+        entries: entries.map(|e| e.into_iter().map(|x| x != 0).collect()),
+        elements: elements.into_iter().map(|(c, v)| (c, v.into_iter().map(|x| x != 0).collect())).collect(),
+    };
+    let out = unblocked(py, || apply_masks(&b, &masks)).or_raise(py)?;
+    batch_to_pyarrow(py, out)
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(skim_selected, m)?)?;
+    m.add_function(wrap_pyfunction!(selection_masks, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_selection_masks, m)?)?;
+    Ok(())
+}
