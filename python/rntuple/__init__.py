@@ -35,6 +35,7 @@ of its subclasses by kind: :class:`NotFoundError` (also a ``KeyError``: a missin
 
 from ._attributes import AttributeSet, AttributeSetWriter
 from ._classes import Class, Enum
+from ._convert_files import convert as convert
 from ._dask import dask as dask
 from ._dask import to_rntuple as to_rntuple
 from ._dataset import concatenate, iterate

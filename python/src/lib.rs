@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 
 mod arrow_ffi;
 mod convert;
+mod convert_files;
 mod errors;
 mod file_writer;
 #[cfg(feature = "mpi")]
@@ -42,6 +43,7 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     file_writer::register(m)?;
     ops::register(m)?;
     select::register(m)?;
+    convert_files::register(m)?;
     #[cfg(feature = "mpi")]
     mpi::register(m)?;
     m.add_function(wrap_pyfunction!(convert::normalize_type, m)?)?;

@@ -150,6 +150,24 @@ enum Cmd {
         #[command(flatten)]
         precision: Precision,
     },
+    /// Converts between RNTuple and Parquet or Arrow IPC (format by extension: .parquet,
+    /// .arrow/.feather, .root), or a TTree into an RNTuple (.root to .root, through the Python
+    /// package and uproot); prints one JSON object with what was done.
+    Convert {
+        /// The input file (.parquet, .arrow/.feather, or .root with an RNTuple or a TTree).
+        input: String,
+        /// The file to create.
+        output: String,
+        /// The RNTuple to read (from a .root input) or to write (default `Events`; from a TTree, its name).
+        #[arg(long)]
+        ntuple: Option<String>,
+        /// The TTree to convert (a .root input holding TTrees).
+        #[arg(long)]
+        tree: Option<String>,
+        /// Compression (algorithm*100+level); for Parquet/Arrow outputs the nearest codec they have.
+        #[arg(long, default_value_t = 505)]
+        compression: u32,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -270,6 +288,9 @@ fn main() -> ExitCode {
             precision.column_options().and_then(|cols| {
                 cmd::import_json::import_json(&file, &ntuple, &schema, &input, compression, late_fields.as_deref(), late_at, checkpoint_clusters, cols)
             })
+        }
+        Cmd::Convert { input, output, ntuple, tree, compression } => {
+            cmd::convert::convert(&input, &output, ntuple.as_deref(), tree.as_deref(), compression, progress)
         }
         Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields, read_ahead, read_ahead_bytes, step } } => {
             cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref(), (read_ahead, read_ahead_bytes), step)

@@ -10,7 +10,8 @@
 //! * [`logical`]: the field tree and how C++ types map to columns;
 //! * [`read`]: the reader, producing Apache Arrow arrays and dynamic values;
 //! * [`write`]: the sequential and the parallel writer;
-//! * [`ops`]: merge and skim, which read one file and write another.
+//! * [`ops`]: merge and skim, which read one file and write another;
+//! * [`convert`] (feature `convert`, on by default): Parquet and Arrow IPC to and from RNTuple.
 //!
 //! ```no_run
 //! let f = rntuple::RNTupleFile::open("data.root")?;
@@ -36,6 +37,8 @@ macro_rules! unstable_mod {
 }
 pub(crate) use unstable_mod;
 
+#[cfg(feature = "convert")]
+pub mod convert;
 pub mod error;
 pub mod expr;
 unstable_mod!(forge);

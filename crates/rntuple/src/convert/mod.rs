@@ -1,0 +1,133 @@
+//! Conversion between RNTuple and the columnar file formats of the Arrow world: Parquet and the
+//! Arrow IPC file format (Feather v2), both ways, streamed batch by batch in bounded memory.
+//!
+//! The format of each side is chosen by its file extension ([`Format::of_path`]): `.parquet`,
+//! `.arrow` / `.feather` / `.ipc`, `.root`. One side is always a `.root` file holding the RNTuple.
+//!
+//! * Parquet / Arrow IPC → RNTuple: every Parquet row group, every IPC record batch, becomes a
+//!   cluster (or several, when it is larger than the writer's cluster size). Arrow types map to
+//!   ROOT types as [`arrow_types`] says: integers to `std::(u)intN_t`, `float32`/`float64` to
+//!   `float`/`double`, strings to `std::string`, lists to `std::vector`, fixed-size lists to
+//!   `std::array`, maps to `std::map`, structs to untyped records. A level that holds nulls becomes
+//!   `std::optional` (Arrow marks almost every field nullable, so the data decide: Parquet column
+//!   statistics, or else a first pass over the columns that may hold nulls).
+//! * RNTuple → Parquet / Arrow IPC: one row group, one record batch, per cluster; the Arrow types
+//!   are those of [`crate::Reader::read_batch`] (large lists and strings, optionals as nullable
+//!   arrays, untyped collections as lists of structs).
+//!
+//! ```no_run
+//! use rntuple::convert::{convert, ConvertOptions};
+//! let s = convert("events.parquet".as_ref(), "events.root".as_ref(), &ConvertOptions::default())?;
+//! println!("{} entries in {} clusters", s.entries, s.clusters);
+//! # Ok::<(), rntuple::Error>(())
+//! ```
+
+pub mod arrow_types;
+mod from_rntuple;
+mod ipc;
+mod parquet;
+
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// A file format of a conversion, chosen by the file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Apache Parquet (`.parquet`, `.parq`, `.pq`).
+    Parquet,
+    /// The Arrow IPC file format, also known as Feather v2 (`.arrow`, `.feather`, `.ipc`).
+    ArrowIpc,
+    /// A ROOT file (`.root`) holding the RNTuple.
+    Root,
+}
+
+impl Format {
+    /// The format of a file from its extension (case-insensitive); an error names the path when
+    /// the extension is none of the known ones.
+    pub fn of_path(path: &Path) -> Result<Format> {
+        let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).unwrap_or_default();
+        match ext.as_str() {
+            "parquet" | "parq" | "pq" => Ok(Format::Parquet),
+            "arrow" | "feather" | "ipc" => Ok(Format::ArrowIpc),
+            "root" => Ok(Format::Root),
+            _ => Err(Error::Invalid(format!(
+                "'{}': unknown file format (extension '{ext}'); conversion knows .parquet, .arrow/.feather (Arrow IPC) and .root",
+                path.display()
+            ))),
+        }
+    }
+}
+
+/// What a conversion does besides its two paths.
+#[derive(Clone, Debug)]
+pub struct ConvertOptions {
+    /// The RNTuple: which one to read from a `.root` input (may be omitted when it holds only
+    /// one), the name to give it in a `.root` output (default `Events`).
+    pub ntuple: Option<String>,
+    /// Compression as ROOT spells it (`100 * algorithm + level`; 505 is zstd level 5, ROOT's
+    /// default). For a Parquet or Arrow IPC output the same algorithm is used where the format
+    /// has it (zlib → gzip, lz4 → LZ4, zstd and lzma → zstd; Arrow IPC: lz4 or zstd), 0 for none.
+    pub compression: u32,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions { ntuple: None, compression: 505 }
+    }
+}
+
+/// What a conversion wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvertSummary {
+    /// Entries (rows) converted.
+    pub entries: u64,
+    /// Clusters, Parquet row groups or IPC record batches written.
+    pub clusters: u64,
+}
+
+/// Commits `w` when filling it went well (`r`), else aborts it (a new file is removed).
+pub(crate) fn commit_or_abort(w: crate::write::Writer, r: Result<()>, summary: ConvertSummary) -> Result<ConvertSummary> {
+    match r {
+        Ok(()) => {
+            w.commit()?;
+            Ok(summary)
+        }
+        Err(e) => {
+            w.abort();
+            Err(e)
+        }
+    }
+}
+
+/// Converts `input` into `output`, formats by extension (see [`Format::of_path`]): Parquet or
+/// Arrow IPC into an RNTuple in a new ROOT file, or an RNTuple into Parquet or Arrow IPC.
+pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertSummary> {
+    convert_with_progress(input, output, opts, &mut |_, _| {})
+}
+
+/// [`convert`], calling `progress(entries done, entries in total)` after every batch.
+pub fn convert_with_progress(input: &Path, output: &Path, opts: &ConvertOptions, progress: &mut dyn FnMut(u64, u64)) -> Result<ConvertSummary> {
+    let (from, to) = (Format::of_path(input)?, Format::of_path(output)?);
+    let name = opts.ntuple.as_deref().unwrap_or("Events");
+    let r = match (from, to) {
+        (Format::Parquet, Format::Root) => parquet::parquet_to_rntuple(input, output, name, opts.compression, progress),
+        (Format::ArrowIpc, Format::Root) => ipc::ipc_to_rntuple(input, output, name, opts.compression, progress),
+        (Format::Root, Format::Parquet) => parquet::rntuple_to_parquet(input, output, opts.ntuple.as_deref(), opts.compression, progress),
+        (Format::Root, Format::ArrowIpc) => ipc::rntuple_to_ipc(input, output, opts.ntuple.as_deref(), opts.compression, progress),
+        (Format::Root, Format::Root) => Err(Error::Invalid(
+            "both files are .root: a TTree is converted by the Python package (`rntuple convert IN.root OUT.root --tree NAME`, \
+             needs `pip install rntuple uproot`); an RNTuple is copied with `rntuple skim` or `rntuple merge`"
+                .into(),
+        )),
+        (a, b) => Err(Error::Invalid(format!("converting {a:?} into {b:?}: one side of a conversion must be a .root file (the RNTuple)"))),
+    };
+    r.map_err(|e| Error::Context { context: format!("converting '{}' into '{}'", input.display(), output.display()), source: Box::new(e) })
+}
+
+/// An I/O error naming what was done with which file.
+pub(crate) fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {
+    Error::io(format!("{what} '{}'", path.display()), e)
+}
+
+/// Rows per batch read from Parquet and RNTuple sources.
+pub(crate) const BATCH_ROWS: usize = 65536;
