@@ -112,6 +112,10 @@ def merge(output, inputs, ntuple=None, compression=_DEFAULT_COMPRESSION, mode="s
     inputs = [str(p) for p in inputs]
     if not inputs:
         raise ValueError("merge: no input files")
+    if isinstance(compression, str):
+        from ._writing import compression_setting
+
+        compression = compression_setting(compression)
     ntuple = _only_ntuple(inputs[0], ntuple, "merge")
     return _merge(str(output), inputs, ntuple, compression, mode)
 

@@ -102,3 +102,17 @@ def test_fields_and_errors(inputs, tmp_path):
     with pytest.raises(ValueError, match="entry_start/entry_stop apply to one input"):
         rntuple.skim(inputs, tmp_path / "x.root", entry_stop=3)
     assert not (tmp_path / "x.root").exists()
+
+
+def test_compression_by_name(inputs, tmp_path):
+    """skim and merge take compression names as the writer does ("lz4" is ROOT's 404)."""
+    a = tmp_path / "lz4.root"
+    b = tmp_path / "404.root"
+    rntuple.skim(inputs, a, fields=["event", "Jet_pt"], where="nJet >= 3", compression="lz4")
+    rntuple.skim(inputs, b, fields=["event", "Jet_pt"], where="nJet >= 3", compression=404)
+    assert a.stat().st_size == b.stat().st_size
+    assert rntuple.open(a)["Events"].arrays().to_list() == rntuple.open(b)["Events"].arrays().to_list()
+    m = tmp_path / "merged.root"
+    rep = rntuple.merge(m, [a, b], compression="lz4")
+    assert rep["entries"] == 2 * len(rntuple.open(a)["Events"].arrays())
+
