@@ -14,7 +14,7 @@ export RNTUPLE_TESTDATA
 BIN := target/release/rntuple
 CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
 
-.PHONY: demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi
+.PHONY: demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -131,6 +131,11 @@ bench-parallel-write: venv build
 # The distributed (MPI) write benchmark: strategies side by side, per-operation costs, the scaling model.
 bench-mpi: venv build
 	$(PY) bench/mpi_write_bench.py
+
+# The AGC-style NanoAOD skim into one file (the parallel-writing paper's Fig. 6): ours sequential, ParallelWriter,
+# separate files + merge, ROOT's RDataFrame Snapshot (bench/agc_skim_bench.py).
+bench-agc: venv build python
+	$(PY) bench/agc_skim_bench.py
 
 clean:
 	cargo clean

@@ -41,7 +41,7 @@ def convert(input, output, ntuple: str | None = None, tree: str | None = None, c
       group or record batch per cluster;
     * ``.root`` -> ``.root`` with a TTree (``tree=``, or a file holding no RNTuple): the TTree through uproot into an
       RNTuple laid out as ROOT's RNTupleImporter does (NanoAOD's ``nX`` + ``X_*`` branches as an untyped
-      collection ``_collectionN``; see :mod:`rntuple._convert_tree` for the one difference: no projected fields).
+      collection ``_collectionN``, with the projected fields ``X_*`` and ``nX`` over it; see :mod:`rntuple._convert_tree`).
 
     Streams batch by batch in bounded memory. ``compression`` is ROOT's setting (505: zstd level 5); Parquet and
     Arrow outputs use the nearest codec they have. ``progress``: a tqdm bar on stderr (None: when it is a terminal).

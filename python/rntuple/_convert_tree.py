@@ -10,12 +10,10 @@ The layout follows ROOT's ``RNTupleImporter`` (``tree/ntupleutil/.../RNTupleImpo
   count leaf itself is no field; collections come after the other fields;
 * the RNTuple takes the tree's name unless ``ntuple`` is given.
 
-The difference from ROOT's importer: it also adds *projected* fields onto each collection, ``Muon_pt``
-(``ROOT::VecOps::RVec<float>``, projected from ``_collection0._0.Muon_pt``) and ``nMuon``
-(``ROOT::RNTupleCardinality<std::uint32_t>``, from ``_collection0``). This writer does not write projected fields
-yet, so those names are absent: read ``_collection0`` (uproot and ``rntuple``: ``events["_collection0"].Muon_pt``
-and ``ak.num(events["_collection0"])``; ROOT: the subfield ``_collection0._0.Muon_pt``). The stored columns are
-the same as the importer's.
+As the importer, it also adds *projected* fields onto each collection: ``Muon_pt`` (``ROOT::VecOps::RVec<float>``,
+projected from ``_collection0._0.Muon_pt``) and ``nMuon`` (``ROOT::RNTupleCardinality<std::uint32_t>``, from
+``_collection0``), so that analyses written for importer files find their branch names. The stored columns are the
+same as the importer's.
 
 Run as ``python -m rntuple._convert_tree INPUT OUTPUT [--tree NAME] [--ntuple NAME] [--compression C]
 [--no-progress]`` (what ``rntuple convert`` runs): prints one JSON object with what was done.
@@ -124,7 +122,12 @@ def convert_tree(input, output, tree: str | None = None, ntuple: str | None = No
         entries = 0
         bar = progress_bar(total, progress)
         try:
-            with Writer(os.fspath(output), ntuple, dict(schema), compression=compression) as w:
+            projections = {}
+            for leaf, (field, members) in collections.items():
+                projections.update({_field_name(n): f"{field}.{_field_name(n)}" for n in members})
+                projections[_field_name(leaf)] = field
+            with Writer(os.fspath(output), ntuple, dict(schema), compression=compression,
+                        projections=projections) as w:
                 for chunk in t.iterate(branches, step_size=step_size, library="ak"):
                     data = {_field_name(n): chunk[n] for n in plain}
                     for field, members in collections.values():

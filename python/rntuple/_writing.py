@@ -886,7 +886,7 @@ def compression_setting(compression) -> int:
 
 
 def _options(options: dict) -> dict:
-    known = set(_rntuple.WRITE_OPTION_NAMES) | {"columns"}
+    known = set(_rntuple.WRITE_OPTION_NAMES) | {"columns", "projections"}
     unknown = [k for k in options if k not in known]
     if unknown:
         raise TypeError(f"unknown write option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")

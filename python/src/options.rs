@@ -37,6 +37,10 @@ pub(crate) fn write_options(opts: Option<&Bound<'_, PyDict>>) -> PyResult<WriteO
             o.columns = column_options(&v)?;
             continue;
         }
+        if k == "projections" {
+            o.projections = projections(&v)?;
+            continue;
+        }
         let Some(info) = WriteOptions::OPTIONS.iter().find(|i| i.name == k) else {
             return Err(PyTypeError::new_err(format!("unknown write option '{k}' (known: {})", option_names().join(", "))));
         };
@@ -110,4 +114,22 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_write_options, m)?)?;
     m.add("WRITE_OPTION_NAMES", option_names())?;
     Ok(())
+}
+
+/// The `projections` option: `{name: "collection.member"}` (an `RVec` of the member of the
+/// collection's records) or `{name: "collection"}` (its sizes, `RNTupleCardinality`).
+fn projections(v: &Bound<'_, PyAny>) -> PyResult<Vec<rntuple::write::projections::Projection>> {
+    use rntuple::write::projections::Projection;
+    let d = v
+        .downcast::<PyDict>()
+        .map_err(|_| PyTypeError::new_err("write option 'projections' must be a dict {name: \"collection.member\" or \"collection\"}"))?;
+    let mut out = Vec::new();
+    for (name, source) in d.iter() {
+        let (name, source): (String, String) = (name.extract()?, source.extract()?);
+        out.push(match source.split_once('.') {
+            Some((c, m)) => Projection::Member { name, collection: c.to_string(), member: m.to_string() },
+            None => Projection::Cardinality { name, collection: source },
+        });
+    }
+    Ok(out)
 }

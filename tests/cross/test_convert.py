@@ -205,8 +205,11 @@ def test_tree_layout_as_rntuple_importer(cli, files):
     assert files["tree_cli_stats"]["fields"] == ["run", "event", "_collection0", "_collection1"]
     with rntuple.open(files["tree_py"]) as f:
         schema = f["Nano"].schema
+    # As the importer: the collections, then projected fields over them (the counted branches and the count leaves).
     assert schema == {"run": "std::int32_t", "event": "std::uint64_t", "_collection0": "(untyped collection)",
-                      "_collection1": "(untyped collection)"}
+                      "_collection1": "(untyped collection)", "Jet_e": "ROOT::VecOps::RVec<double>",
+                      "nJet": "ROOT::RNTupleCardinality<std::uint32_t>", "Muon_pt": "ROOT::VecOps::RVec<float>",
+                      "Muon_eta": "ROOT::VecOps::RVec<float>", "nMuon": "ROOT::RNTupleCardinality<std::uint32_t>"}
     assert files["tree_py_stats"]["entries"] == TREE_ENTRIES
     info = cli.run("info", files["tree_cli"]).stdout.decode()
     assert "_collection1: (untyped collection)" in info and "Muon_pt: float" in info, info
@@ -217,7 +220,9 @@ def test_root_and_uproot_read_tree_branches(files, which):
     t = tree_branches(files["tree"])
     want = [{"run": int(t.run[i]), "event": int(t.event[i]),
              "_collection0": [{"Jet_e": e} for e in t.Jet_e[i].tolist()],
-             "_collection1": [{"Muon_pt": p, "Muon_eta": e} for p, e in zip(t.Muon_pt[i].tolist(), t.Muon_eta[i].tolist())]}
+             "_collection1": [{"Muon_pt": p, "Muon_eta": e} for p, e in zip(t.Muon_pt[i].tolist(), t.Muon_eta[i].tolist())],
+             "Jet_e": t.Jet_e[i].tolist(), "nJet": len(t.Jet_e[i]), "Muon_pt": t.Muon_pt[i].tolist(),
+             "Muon_eta": t.Muon_eta[i].tolist(), "nMuon": int(t.nMuon[i])}
             for i in range(TREE_ENTRIES)]
     assert files["root"][str(files[which])] == want
     name = "Events" if which == "tree_cli" else "Nano"
@@ -227,6 +232,9 @@ def test_root_and_uproot_read_tree_branches(files, which):
     assert ak.to_list(got["_collection1"].Muon_eta) == ak.to_list(t.Muon_eta)
     assert ak.to_list(ak.num(got["_collection1"])) == ak.to_list(t.nMuon)
     assert ak.to_list(got["_collection0"].Jet_e) == ak.to_list(t.Jet_e)
+    # The projected fields read as the TTree's branches, by their names.
+    assert ak.to_list(got.Muon_pt) == ak.to_list(t.Muon_pt) and ak.to_list(got.Muon_eta) == ak.to_list(t.Muon_eta)
+    assert ak.to_list(got.nMuon) == ak.to_list(t.nMuon) and ak.to_list(got.Jet_e) == ak.to_list(t.Jet_e)
     assert ak.to_list(got.run) == ak.to_list(t.run) and ak.to_list(got.event) == ak.to_list(t.event)
 
 

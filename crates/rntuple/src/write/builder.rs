@@ -44,6 +44,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         let (first_field, first_column) = (desc.fields.len(), desc.columns.len());
         let (plans, mut cols, n_counters) = plan_schema(desc, schema, compressed)?;
         crate::write::reduced::apply_column_options(desc, &mut cols, first_field, first_column, &opts.columns)?;
+        crate::write::projections::add_projections(desc, &opts.projections)?;
         Ok(Self::assemble(opts, plans, cols, n_counters, schema.to_vec(), out))
     }
 

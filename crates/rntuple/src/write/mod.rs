@@ -15,6 +15,7 @@ pub mod options;
 pub mod parallel;
 pub(crate) mod plan;
 mod positioned;
+pub mod projections;
 mod reduced;
 pub(crate) mod sealed;
 pub(crate) mod sink;

@@ -142,11 +142,14 @@ macro_rules! write_options {
             /// Per-field column options: reduced-precision floats (half, truncated, quantized),
             /// keyed by field path (none by default). Not a by-name option.
             pub columns: ColumnOptions,
+            /// Projected fields to add to the schema (as ROOT's `RNTupleImporter` adds `Muon_pt` and
+            /// `nMuon` over its collections; none by default). Not a by-name option.
+            pub projections: Vec<crate::write::projections::Projection>,
         }
 
         impl Default for WriteOptions {
             fn default() -> Self {
-                WriteOptions { $($name: $default,)* columns: ColumnOptions::default() }
+                WriteOptions { $($name: $default,)* columns: ColumnOptions::default(), projections: Vec::new() }
             }
         }
 
