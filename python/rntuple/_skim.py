@@ -112,7 +112,6 @@ def _skim_with_callables(inputs, output, ntuple, fields, where, filters, threads
     which the core applies; fill contexts of one parallel writer on ``threads`` threads."""
     from . import _rntuple
     from ._reading import File, _progress_bar
-    from ._writing import _options, normalize_schema
 
     opened = []
     for path in inputs:
@@ -125,13 +124,12 @@ def _skim_with_callables(inputs, output, ntuple, fields, where, filters, threads
             name = keys[0]
         opened.append(f[name])
     first = opened[0]
-    kept = list(first.fields) if fields is None else fields
-    unknown = [k for k in kept if k not in first.schema]
-    if unknown:
-        raise ValueError(f"skim: no top-level field {unknown[0]!r} (the fields are: {', '.join(first.fields)})")
+    # The output's schema as the core's skim makes it (projected fields become fields of their own).
+    w, kept = _rntuple.skim_writer(first._path, first.name, fields, output, compression)
     for t in opened[1:]:
         for k in kept:
             if t.schema.get(k) != first.schema[k]:
+                w.abort("the inputs' schemas differ")
                 raise ValueError(f"skim: field {k!r} is {t.schema.get(k)!r} in {t._path}, {first.schema[k]!r} in "
                                  "the first input")
     parts = []
@@ -141,11 +139,9 @@ def _skim_with_callables(inputs, output, ntuple, fields, where, filters, threads
     total = sum(t.num_entries for t in opened)
     expr_filters = [(c, f) for c, f in filters.items() if isinstance(f, str)]
     call_filters = [(c, f) for c, f in filters.items() if not isinstance(f, str)]
-    schema = {k: first.schema[k] for k in kept}
     counts = {"read": 0, "written": 0}
     lock = threading.Lock()
     bar = _progress_bar(progress, total, "skim")
-    w = _rntuple.NativeParallelWriter(output, first.name, normalize_schema(schema), _options({"compression": compression}))
     work = iter(parts)
 
     def worker():

@@ -5,12 +5,14 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rntuple::expr::{apply_masks, Masks, Selection};
-use rntuple::ops::select::{skim_many, SkimMany};
+use rntuple::ops::select::{output_schema, skim_many, SkimMany};
+use rntuple::write::ParallelWriter;
 use rntuple::write::WriteOptions;
 use std::path::PathBuf;
 
 use crate::arrow_ffi::{batch_from_pyarrow, batch_to_pyarrow};
 use crate::errors::{unblocked, OrRaise};
+use crate::parallel::NativeParallelWriter;
 
 /// Skims `inputs` (paths, globs, URLs) into `output` with the expression `where_` and the
 /// `(collection, expression)` `filters` on `threads` threads (see `rntuple::ops::select`);
@@ -80,7 +82,36 @@ fn apply_selection_masks(py: Python<'_>, batch: &Bound<'_, PyAny>, entries: Opti
     batch_to_pyarrow(py, out)
 }
 
+/// The parallel writer of a skim's output `output`: the kept `fields` of the RNTuple `ntuple` of
+/// `input` (all when `None`) with their types as the core's skim writes them; and the field names.
+#[pyfunction]
+#[pyo3(signature = (input, ntuple, fields, output, compression = None))]
+fn skim_writer(
+    py: Python<'_>,
+    input: String,
+    ntuple: String,
+    fields: Option<Vec<String>>,
+    output: PathBuf,
+    compression: Option<u32>,
+) -> PyResult<(NativeParallelWriter, Vec<String>)> {
+    let mut opts = WriteOptions::default();
+    if let Some(c) = compression {
+        opts.compression = c;
+    }
+    let (w, names) = unblocked(py, || -> rntuple::Result<_> {
+        if !rntuple::RNTupleFile::is_url(&input) {
+            rntuple::storage::output::refuse_same_file(&output, &[std::path::Path::new(&input)], "skim")?;
+        }
+        let r = rntuple::RNTupleFile::open(&input)?.reader(&ntuple)?;
+        let (schema, names) = output_schema(&r, fields.as_deref())?;
+        Ok((ParallelWriter::create_with_types(&output, &ntuple, &schema, opts)?, names))
+    })
+    .or_raise(py)?;
+    Ok((NativeParallelWriter::wrap(w), names))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(skim_writer, m)?)?;
     m.add_function(wrap_pyfunction!(skim_selected, m)?)?;
     m.add_function(wrap_pyfunction!(selection_masks, m)?)?;
     m.add_function(wrap_pyfunction!(apply_selection_masks, m)?)?;

@@ -116,3 +116,19 @@ def test_compression_by_name(inputs, tmp_path):
     rep = rntuple.merge(m, [a, b], compression="lz4")
     assert rep["entries"] == 2 * len(rntuple.open(a)["Events"].arrays())
 
+
+def test_callables_on_an_importer_file(testdata, tmp_path):
+    """A callable skim of ROOT's RNTupleImporter file (projected fields, cardinalities) writes what the expression
+    skim writes; an output that is the input is refused."""
+    nano = testdata / "rntuple/cmsopendata2015_ttbar_19980_NANOAOD_RNTupleImporter_rntuple_v1-0-0-1.root"
+    fields = ["event", "nJet", "Jet_pt", "nMuon", "Muon_pt"]
+    a, b = tmp_path / "callable.root", tmp_path / "expr.root"
+    rntuple.skim(nano, a, fields=fields, where=lambda c: ak.to_numpy(ak.sum(c.Jet_pt > 60, axis=1) >= 2),
+                 filters={"Jet": lambda c: c.Jet_pt > 30})
+    rntuple.skim(nano, b, fields=fields, where="count(Jet_pt > 60) >= 2", filters={"Jet": "Jet_pt > 30"})
+    got, want = rntuple.open(a)["Events"].arrays(), rntuple.open(b)["Events"].arrays()
+    assert got.to_list() == want.to_list() and 0 < len(got) < 10
+    assert ak.all(got.Jet_pt > 30) and got.nJet.to_list() == ak.num(got.Jet_pt).to_list()
+    with pytest.raises(rntuple.RNTupleError, match="is also the input"):
+        rntuple.skim(a, a, where=lambda c: ak.to_numpy(c.nJet >= 0))
+

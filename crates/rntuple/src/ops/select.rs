@@ -239,10 +239,12 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
 }
 
 /// The (name, type) of each field of a schema.
-type Schema = Vec<(String, TypeExpr)>;
+pub type Schema = Vec<(String, TypeExpr)>;
 
-/// The (name, type) of the kept top-level fields of `r`, in schema order, and their names.
-fn output_schema(r: &Reader, fields: Option<&[String]>) -> Result<(Schema, Vec<String>)> {
+/// The (name, type) of the kept top-level fields of `r` (all when `None`), in schema order, and
+/// their names: the schema of a skim's output. Projected fields become fields of their own
+/// (`nMuon`'s cardinality a `std::uint32_t`, `Muon_pt` an `RVec<float>`).
+pub fn output_schema(r: &Reader, fields: Option<&[String]>) -> Result<(Schema, Vec<String>)> {
     let d = r.descriptor();
     let tops = d.top_level_fields();
     if let Some(want) = fields {
