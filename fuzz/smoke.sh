@@ -41,6 +41,9 @@ if [ -d "$TESTDATA/rntuple" ]; then
 fi
 printf 'std::vector<std::pair<std::int32_t, ROOT::VecOps::RVec<float>>>' > corpus/type_names/seed_vector
 printf 'std::map<std::string, std::array<std::optional<std::variant<float, bool>>, 3>>' > corpus/type_names/seed_map
+mkdir -p corpus/expressions
+printf 'nJet >= 1 && count(Jet_pt > 25 && abs(Jet_eta) < 2.4) >= 1 || any(El.pt * -2 > max(Muon_pt))' > corpus/expressions/seed_where
+printf 'Jet_pt > 20 + event %% 5 && !(sum(El.q) == 1)' > corpus/expressions/seed_filter
 # Leaks are not what this run looks for: besides libFuzzer's own check (-detect_leaks=0), AddressSanitizer's
 # check at process exit is turned off too. It can report the thread-local buffers of a reading thread
 # whose scope has ended but whose OS thread is still tearing down when the process exits (seen once in CI).
@@ -50,7 +53,7 @@ printf 'std::map<std::string, std::array<std::optional<std::variant<float, bool>
 LIMITS=(-rss_limit_mb=512 -malloc_limit_mb=256)
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=64"
 export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
-TARGETS=(read_file envelopes decompress type_names decode_page structured)
+TARGETS=(read_file envelopes decompress type_names decode_page structured expressions)
 # libFuzzer's -timeout is wall-clock time. The long run shares the machine at the lowest priority
 # (nice 19): a unit that takes 0.7 s alone was once starved past 20 s there, so it allows 120 s.
 TIMEOUT="${FUZZ_TIMEOUT:-20}"
@@ -87,4 +90,4 @@ run_target read_file "$SECONDS_TO_RUN"
 for target in "${TARGETS[@]:1}"; do
     run_target "$target" "$SECONDS_EACH"
 done
-echo "fuzz: read_file ran ${SECONDS_TO_RUN}s, envelopes, decompress, type_names, decode_page and structured ${SECONDS_EACH}s each, with ${LIMITS[*]}, without a crash"
+echo "fuzz: read_file ran ${SECONDS_TO_RUN}s, envelopes, decompress, type_names, decode_page, structured and expressions ${SECONDS_EACH}s each, with ${LIMITS[*]}, without a crash"

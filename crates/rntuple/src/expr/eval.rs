@@ -112,7 +112,7 @@ impl<'a> Evaluator<'a> {
                 let a = one(self)?;
                 if let Expr::Field(f, _) = a {
                     if let Some(c) = list_collection(self.batch, f, &mut self.collections)? {
-                        return Ok(Values::Nums(Arc::new(c.offsets.windows(2).map(|w| (w[1] - w[0]) as f64).collect())));
+                        return Ok(Values::Nums(Arc::new(c.offsets.windows(2).map(|w| w[1].saturating_sub(w[0]) as f64).collect())));
                     }
                 }
                 let v = self.eval(a)?;
@@ -298,7 +298,7 @@ fn broadcast<T: Copy>(v: &[T], from: &Shape, to: &Shape) -> Vec<T> {
             let mut out = Vec::with_capacity(c.elements());
             for (i, w) in c.offsets.windows(2).enumerate() {
                 if let Some(&x) = v.get(i) {
-                    out.extend(std::iter::repeat_n(x, w[1] - w[0]));
+                    out.extend(std::iter::repeat_n(x, w[1].saturating_sub(w[0])));
                 }
             }
             out

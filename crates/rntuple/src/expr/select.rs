@@ -258,8 +258,8 @@ fn filter_list_of<O: OffsetSizeTrait>(list: &GenericListArray<O>, mask: &[bool])
     let kept = arrow_select::filter::filter(&values, &BooleanArray::from(mask.to_vec())).map_err(|e| Error::Invalid(format!("filter: {e}")))?;
     let mut lens = Vec::with_capacity(list.len());
     for w in raw.windows(2) {
-        let (a, b) = (w[0].as_usize() - first, w[1].as_usize() - first);
-        lens.push(mask[a..b].iter().filter(|&&x| x).count());
+        let (a, b) = (w[0].as_usize().saturating_sub(first), w[1].as_usize().saturating_sub(first));
+        lens.push(mask.get(a..b).map_or(0, |m| m.iter().filter(|&&x| x).count()));
     }
     let field = match list.data_type() {
         DataType::List(f) | DataType::LargeList(f) => f.clone(),

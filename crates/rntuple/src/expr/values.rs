@@ -155,7 +155,7 @@ pub(crate) fn list_parts(array: &ArrayRef) -> Result<(Vec<usize>, ArrayRef)> {
     if last < first || last > values.len() {
         return Err(Error::Invalid(format!("list offsets {first}..{last} beyond its {} elements", values.len())));
     }
-    let offsets = raw.iter().map(|&o| o - first).collect();
+    let offsets = raw.iter().map(|&o| o.saturating_sub(first)).collect();
     Ok((offsets, values.slice(first, last - first)))
 }
 
