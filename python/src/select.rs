@@ -38,7 +38,8 @@ fn skim_selected<'py>(
     let what = SkimMany { inputs, ntuple, fields, where_, filters, threads };
     let s = unblocked(py, || skim_many(&what, &output, opts, &|_, _| {})).or_raise(py)?;
     let d = PyDict::new(py);
-    d.set_item("method", "re-encoded")?;
+    d.set_item("method", s.method())?;
+    d.set_item("clusters_copied", s.clusters_copied)?;
     d.set_item("inputs", s.inputs)?;
     d.set_item("ntuple", s.ntuple)?;
     d.set_item("fields", s.fields)?;

@@ -77,8 +77,31 @@ def skims(cli, inputs, tmp_path_factory):
                     "--filter", FILTER, "--threads", str(threads))
         assert p.returncode == 0, p.stderr.decode()[-2000:]
         results[threads] = (out, json.loads(p.stdout))
+    # Every entry kept, nothing filtered: the resampled inputs' clusters are copied as stored.
+    out = d / "skim_copied.root"
+    p = cli.run("skim", *map(str, inputs[1:]), str(out), "--fields", ",".join(KEEP), "--where", "nMuon >= 0",
+                "--threads", "2")
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    results["copied"] = (out, json.loads(p.stdout))
     oracles = root_read([("Events", out) for out, _ in results.values()], d)
     return results, dict(zip(results, oracles))
+
+
+def test_whole_clusters_are_copied_and_read_by_root(skims, inputs):
+    results, oracles = skims
+    out, stats = results["copied"]
+    assert stats["method"] == "copied pages" and stats["clusters_copied"] == stats["parts"] > 2, stats
+    want = []
+    for p in inputs[1:]:
+        with uproot.open(p) as f:
+            want += ak.to_list(f["Events"].arrays(KEEP))
+    rows = sorted(oracles["copied"], key=lambda e: e["event"])
+    assert [int(r["event"]) for r in rows] == sorted(int(w["event"]) for w in want)
+    by_event = {int(w["event"]): w for w in want}
+    for r in rows:
+        w = by_event[int(r["event"])]
+        assert [np.float32(x.value) for x in r["Jet_pt"]] == [np.float32(x) for x in w["Jet_pt"]]
+        assert int(r["nJet"]) == int(w["nJet"]) and int(r["nMuon"]) == int(w["nMuon"])
 
 
 def test_skims_equal_the_awkward_selection_of_uproots_arrays(skims, inputs):
@@ -86,6 +109,8 @@ def test_skims_equal_the_awkward_selection_of_uproots_arrays(skims, inputs):
     want = expected(inputs)
     assert 20 < len(want) < 800, len(want)
     for threads, (out, stats) in results.items():
+        if threads == "copied":
+            continue
         assert (stats["inputs"], stats["entries_read"], stats["entries"]) == (3, 810, len(want)), stats
         with uproot.open(out) as f:
             got = ak.to_list(f["Events"].arrays(KEEP))
@@ -100,6 +125,8 @@ def test_root_reads_the_skims(skims, inputs):
     results, oracles = skims
     want = expected(inputs)
     for threads, rows in oracles.items():
+        if threads == "copied":
+            continue
         assert len(rows) == len(want)
         got = sorted(rows, key=lambda e: e["event"]) if threads > 1 else rows
         ref = sorted(want, key=lambda e: e["event"]) if threads > 1 else want

@@ -204,3 +204,47 @@ fn errors_name_the_field_and_leave_no_output() {
     let e = skim_many(&w, &out, WriteOptions::default(), &|_, _| {}).unwrap_err().to_string();
     assert!(e.contains("field 'event' is 'std::int32_t' in") && e.contains("'std::uint64_t' in the first input"), "{e}");
 }
+
+#[test]
+fn clusters_that_pass_whole_are_copied_as_stored() {
+    let d = dir("copy");
+    let ins = inputs(&d);
+    let fields: Vec<String> = ["event", "nJet", "Jet_pt"].iter().map(|s| s.to_string()).collect();
+    let n_clusters: usize = ins.iter().map(|i| RNTupleFile::open(i).unwrap().reader("Events").unwrap().descriptor().clusters.len()).sum();
+    let read = |p: &std::path::Path| -> Vec<String> {
+        let r = RNTupleFile::open(p).unwrap().reader("Events").unwrap();
+        r.read_values(None, 0, r.num_entries()).unwrap().iter().map(|v| v.to_json().to_string()).collect()
+    };
+    // Every entry kept: every cluster copied (the inputs are uncompressed, so is the output: the same
+    // column encodings), values equal to a re-encoding skim's (a filter that keeps all).
+    let plain = || WriteOptions { compression: 0, ..Default::default() };
+    let copy = d.join("copy.root");
+    let w = SkimMany { inputs: ins.clone(), fields: Some(fields.clone()), where_: Some("event >= 0".into()), threads: 1, ..Default::default() };
+    let s = skim_many(&w, &copy, plain(), &|_, _| {}).unwrap();
+    assert_eq!((s.entries, s.clusters_copied), (9000, n_clusters as u64));
+    let reenc = d.join("reencoded.root");
+    let w2 = SkimMany { filters: vec![("Jet".into(), "Jet_pt >= 0".into())], ..w.clone() };
+    let s2 = skim_many(&w2, &reenc, plain(), &|_, _| {}).unwrap();
+    assert_eq!((s2.entries, s2.clusters_copied), (9000, 0));
+    assert_eq!(read(&copy), read(&reenc));
+    // A compressed output has other column encodings (split): re-encoded, same values.
+    let zipped = d.join("zipped.root");
+    let s4 = skim_many(&w, &zipped, WriteOptions::default(), &|_, _| {}).unwrap();
+    assert_eq!((s4.entries, s4.clusters_copied), (9000, 0));
+    assert_eq!(read(&zipped), read(&copy));
+    // Some clusters pass whole, others not: both ways in one output, in input order on one thread.
+    let mixed = d.join("mixed.root");
+    let w3 = SkimMany { where_: Some("event < 2000 || event >= 10000".into()), ..w.clone() };
+    let s3 = skim_many(&w3, &mixed, plain(), &|_, _| {}).unwrap();
+    assert!(s3.clusters_copied > 0 && (s3.clusters_copied as usize) < n_clusters, "{s3:?}");
+    let all = read(&copy);
+    let want: Vec<String> = all
+        .iter()
+        .filter(|v| {
+            let e: u64 = v.split("\"event\":").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+            !(2000..10000).contains(&e)
+        })
+        .cloned()
+        .collect();
+    assert_eq!(read(&mixed), want);
+}

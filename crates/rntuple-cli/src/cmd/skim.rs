@@ -86,7 +86,8 @@ fn skim_selected(inputs: &[String], output: &str, a: &SkimArgs, opts: rntuple::w
     println!(
         "{}",
         serde_json::json!({
-            "inputs": stats.inputs, "output": output, "ntuple": stats.ntuple, "method": "re-encoded", "where": a.where_, "filters": filters,
+            "inputs": stats.inputs, "output": output, "ntuple": stats.ntuple, "method": stats.method(), "where": a.where_, "filters": filters,
+            "clusters_copied": stats.clusters_copied,
             "fields": stats.fields, "entries_read": stats.entries_read, "entries": stats.entries, "parts": stats.parts,
             "clusters": stats.clusters, "threads": stats.threads, "file_bytes": stats.file_bytes, "seconds": t.elapsed().as_secs_f64(),
         })

@@ -223,7 +223,7 @@ pub(crate) fn copy_cluster_into(ds: &mut Dataset, r: &Reader, c: &ClusterDescrip
 
 /// Reads the stored pages of the columns `columns` (input column ids, in output order) of one
 /// cluster into a relocatable cluster.
-fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<SealedCluster> {
+pub(crate) fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<SealedCluster> {
     let mut out = SealedCluster { n_entries: c.n_entries, ..Default::default() };
     let mut settings: Option<(u32, bool)> = None;
     // Same-page merging: page descriptors pointing at one stored page share one copy.

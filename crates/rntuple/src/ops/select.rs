@@ -6,7 +6,9 @@
 //! [`Selection`] to its part and fills the result through its own fill context of one
 //! [`ParallelWriter`], so that compression and writing run on all threads and the output is one
 //! file. With one thread the output keeps the inputs' entry order; with several, each part's
-//! entries stay together and in order, parts interleave.
+//! entries stay together and in order, parts interleave. A whole cluster whose every entry passes,
+//! when nothing is filtered and the input's kept fields have the output's column layout (same
+//! types and encodings: the same compression family), is copied as stored, pages not decompressed.
 //!
 //! ```
 //! use rntuple::ops::select::{skim_many, SkimMany};
@@ -40,9 +42,11 @@
 
 use crate::error::{Error, Result};
 use crate::expr::Selection;
+use crate::format::descriptor::Descriptor;
 use crate::logical::descriptor_types::field_type;
 use crate::logical::typename::TypeExpr;
-use crate::ops::skim::batch_end;
+use crate::ops::merge::copy_cluster;
+use crate::ops::skim::{batch_end, subset, top_ancestors, uncopyable, Subset};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
 use crate::storage::output::refuse_same_file;
@@ -87,10 +91,24 @@ pub struct SkimManyStats {
     pub parts: u64,
     /// Clusters written.
     pub clusters: u64,
+    /// Input clusters whose pages were copied as stored (every entry kept, nothing filtered).
+    pub clusters_copied: u64,
     /// Threads used.
     pub threads: usize,
     /// Size of the output file.
     pub file_bytes: u64,
+}
+
+impl SkimManyStats {
+    /// `"copied pages"` (every input cluster copied as stored), `"re-encoded"` (none), or
+    /// `"copied pages and re-encoded"`.
+    pub fn method(&self) -> &'static str {
+        match (self.clusters_copied, self.parts) {
+            (0, _) => "re-encoded",
+            (c, p) if c == p => "copied pages",
+            _ => "copied pages and re-encoded",
+        }
+    }
 }
 
 /// The input list with globs expanded (sorted), URLs and plain paths as given.
@@ -183,6 +201,15 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
     }
     .clamp(1, parts.len().max(1));
     let w = ParallelWriter::create_with_types(output, &ntuple, &schema, opts)?;
+    // Inputs whose kept fields have the output's layout: their clusters that pass whole are copied.
+    let plans: Vec<Option<Subset>> = if sel.filters_elements() {
+        inputs.iter().map(|_| None).collect()
+    } else {
+        let out = w.descriptor()?;
+        inputs.iter().map(|i| copy_plan(&i.reader, &kept, &out)).collect()
+    };
+    let named: Vec<String> = sel.fields_named();
+    let copied = AtomicU64::new(0);
     let (next, done, written) = (AtomicUsize::new(0), AtomicU64::new(0), AtomicU64::new(0));
     let failed = AtomicBool::new(false);
     let first_error: Mutex<Option<Error>> = Mutex::new(None);
@@ -190,14 +217,24 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
     std::thread::scope(|s| {
         for _ in 0..threads {
             let ctx = w.fill_context();
-            let (inputs, parts, sel, kept, read_refs) = (&inputs, &parts, &sel, &kept, &read_refs);
-            let (next, done, written, failed, first_error) = (&next, &done, &written, &failed, &first_error);
+            let (inputs, parts, sel, kept, read_refs, plans, named) = (&inputs, &parts, &sel, &kept, &read_refs, &plans, &named);
+            let (next, done, written, failed, first_error, copied) = (&next, &done, &written, &failed, &first_error, &copied);
             s.spawn(move || {
                 let r = (|| -> Result<()> {
                     let mut ctx = ctx?;
                     while !failed.load(Ordering::Relaxed) {
                         let Some(&(k, a, b)) = parts.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
                         let inp = &inputs[k];
+                        if let Some(plan) = &plans[k] {
+                            if let Some(n) =
+                                copy_if_whole(&inp.reader, plan, sel, named, a, b, &mut ctx).map_err(|e| e.context(format!("skim: {}", inp.name)))?
+                            {
+                                written.fetch_add(n, Ordering::Relaxed);
+                                copied.fetch_add(1, Ordering::Relaxed);
+                                progress(done.fetch_add(b - a, Ordering::Relaxed) + (b - a), total);
+                                continue;
+                            }
+                        }
                         let batch = inp.reader.read_batch(Some(read_refs), a, b).map_err(|e| e.context(format!("skim: {} entries {a}..{b}", inp.name)))?;
                         let out = sel.apply(&batch).map_err(|e| e.context(format!("skim: {}", inp.name)))?;
                         let out = project(&out, kept)?;
@@ -233,9 +270,59 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
         entries: written.load(Ordering::Relaxed),
         parts: parts.len() as u64,
         clusters,
+        clusters_copied: copied.load(Ordering::Relaxed),
         threads,
         file_bytes,
     })
+}
+
+/// The kept fields of `r` as a schema of their own, when it has `out`'s layout (the same fields,
+/// types and columns, in the same order), so that their pages can be copied as stored. (Column
+/// types follow the compression as in ROOT: split encodings when compressed; an uncompressed
+/// input does not match a compressed output.)
+fn copy_plan(r: &Reader, kept: &[String], out: &Descriptor) -> Option<Subset> {
+    let d = r.descriptor();
+    let top = top_ancestors(d).ok()?;
+    let tops: Vec<u32> = d.top_level_fields().into_iter().filter(|&t| kept.contains(&d.fields[t as usize].name)).collect();
+    let sub = subset(d, &top, &tops).ok()?;
+    same_layout(&sub.desc, out).then_some(sub)
+}
+
+/// Whether two schemas have the same fields and columns, id for id.
+fn same_layout(a: &Descriptor, b: &Descriptor) -> bool {
+    let fields = a.fields.len() == b.fields.len()
+        && a.fields.iter().zip(&b.fields).all(|(x, y)| {
+            (x.id, x.parent, &x.name, &x.type_name, x.role, x.repetition, &x.children, &x.columns)
+                == (y.id, y.parent, &y.name, &y.type_name, y.role, y.repetition, &y.children, &y.columns)
+                && x.projection_source.is_none()
+                && y.projection_source.is_none()
+        });
+    let columns = a.columns.len() == b.columns.len()
+        && a.columns.iter().zip(&b.columns).all(|(x, y)| {
+            (x.id, x.column_type, x.bits_on_storage, x.field_id, x.representation, x.value_range)
+                == (y.id, y.column_type, y.bits_on_storage, y.field_id, y.representation, y.value_range)
+        });
+    fields && columns && a.aliases.is_empty() && b.aliases.is_empty()
+}
+
+/// Copies the cluster `[a, b)` of `r` into the fill context when it is a whole cluster whose every
+/// entry passes the selection (which filters no elements); the entries copied, or `None`.
+fn copy_if_whole(r: &Reader, plan: &Subset, sel: &Selection, named: &[String], a: u64, b: u64, ctx: &mut crate::write::FillContext) -> Result<Option<u64>> {
+    let d = r.descriptor();
+    let Some(c) = d.clusters.iter().find(|c| c.first_entry == a && c.first_entry.saturating_add(c.n_entries) == b) else { return Ok(None) };
+    if uncopyable(d, plan, &[c], a, b).is_some() {
+        return Ok(None);
+    }
+    if !sel.is_empty() {
+        let names: Vec<&str> = named.iter().map(String::as_str).collect();
+        let batch = r.read_batch(Some(&names), a, b)?;
+        if sel.masks(&batch)?.entries.is_some_and(|m| m.iter().any(|&x| !x)) {
+            return Ok(None);
+        }
+    }
+    let mut sealed = copy_cluster(r, c, &plan.columns)?;
+    ctx.append_sealed_cluster(&mut sealed)?;
+    Ok(Some(c.n_entries))
 }
 
 /// The (name, type) of each field of a schema.

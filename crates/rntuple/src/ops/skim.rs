@@ -201,7 +201,7 @@ fn with_projection_sources(d: &Descriptor, top: &[u32], tops: &[u32]) -> Result<
 /// The top-level ancestor of every field, in work linear in the fields: each walk up stops at
 /// the first ancestor already resolved. A parent chain that loops or leaves the field list is an
 /// error.
-fn top_ancestors(d: &Descriptor) -> Result<Vec<u32>> {
+pub(crate) fn top_ancestors(d: &Descriptor) -> Result<Vec<u32>> {
     let n = d.fields.len();
     let mut top: Vec<Option<u32>> = vec![None; n];
     let mut path = Vec::new();
@@ -235,14 +235,14 @@ fn top_at(top: &[u32], id: u32) -> Result<u32> {
 }
 
 /// A schema cut down to some top-level fields, and the input column ids of its columns.
-struct Subset {
-    desc: Descriptor,
-    columns: Vec<usize>,
+pub(crate) struct Subset {
+    pub(crate) desc: Descriptor,
+    pub(crate) columns: Vec<usize>,
 }
 
 /// Keeps the fields under `tops` (in input order, so header fields stay before extension
 /// fields), renumbers fields and columns, and keeps the alias columns of kept projected fields.
-fn subset(d: &Descriptor, top: &[u32], tops: &[u32]) -> Result<Subset> {
+pub(crate) fn subset(d: &Descriptor, top: &[u32], tops: &[u32]) -> Result<Subset> {
     let tops: HashSet<u32> = tops.iter().copied().collect();
     let mut field_map: Vec<Option<u32>> = vec![None; d.fields.len()];
     let mut fields = Vec::new();
@@ -304,7 +304,7 @@ fn subset(d: &Descriptor, top: &[u32], tops: &[u32]) -> Result<Subset> {
 }
 
 /// Why the kept columns of these clusters cannot be copied as stored, if they cannot.
-fn uncopyable(d: &Descriptor, sub: &Subset, clusters: &[&ClusterDescriptor], start: u64, stop: u64) -> Option<String> {
+pub(crate) fn uncopyable(d: &Descriptor, sub: &Subset, clusters: &[&ClusterDescriptor], start: u64, stop: u64) -> Option<String> {
     if let (Some(first), Some(last)) = (clusters.first(), clusters.last()) {
         if first.first_entry != start || last.first_entry + last.n_entries != stop {
             return Some(format!(

@@ -298,6 +298,11 @@ impl ParallelWriter {
 }
 
 impl ParallelWriter {
+    /// A copy of the RNTuple's descriptor as it stands (the schema; the clusters committed so far).
+    pub(crate) fn descriptor(&self) -> Result<crate::format::descriptor::Descriptor> {
+        Ok(self.shared.dataset.lock().map_err(|_| Error::internal("the parallel writer's lock is poisoned"))?.desc.clone())
+    }
+
     /// Gives the dataset up without committing it (as [`Dataset::abort`]: a new file written
     /// under a temporary name is removed), saying `why`; a later [`ParallelWriter::commit`] (or
     /// the drop) fails with that reason instead of writing an incomplete RNTuple.
@@ -406,6 +411,14 @@ impl FillContext {
     /// Seals the current cluster and commits it (or stages it when staged committing is on).
     pub fn flush_cluster(&mut self) -> Result<()> {
         self.b.flush_cluster()
+    }
+
+    /// Commits a cluster sealed elsewhere (pages copied as stored from another file, as a skim
+    /// does) after the entries filled so far, which are flushed first so that the context's entries
+    /// keep their order.
+    pub(crate) fn append_sealed_cluster(&mut self, c: &mut SealedCluster) -> Result<()> {
+        self.b.flush_cluster()?;
+        self.b.out.cluster(c)
     }
 
     /// Staged committing (as ROOT's `EnableStagedClusterCommitting`): full clusters are kept,
