@@ -75,7 +75,9 @@ def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     """
     if isinstance(path, str) and ":" in path and not os.path.exists(path):
         file_path, _, name = path.rpartition(":")
-        if file_path and name and not name.startswith("//") and (os.path.exists(file_path) or _is_url(file_path)):
+        # A URL's port ("http://host:8080/f.root") is no object path: a URL is split only after its path.
+        url_file = _is_url(file_path) and "/" in file_path.split("://", 1)[-1] and not name[:1].isdigit()
+        if file_path and name and not name.startswith("//") and (os.path.exists(file_path) or url_file):
             return File(file_path)[name]
     return File(path)
 
@@ -524,9 +526,20 @@ class RNTuple:
         if aliases is not None and not isinstance(aliases, dict):
             raise TypeError(f"aliases must be a dict {{name: expression}}, not {aliases!r}")
         aliases = dict(aliases or {})
+        filtering = any(f is not None for f in (filter_name, filter_typename, filter_field))
+        if cut is None and not aliases and not filtering:
+            # Top-level fields only (all of them, or named): no key tree to build (a schema of tens of
+            # thousands of fields makes that tree cost more than the read).
+            plain = list(self.fields) if expressions is None else ([expressions] if isinstance(expressions, str) else None)
+            if plain is None and isinstance(expressions, (list, tuple)) and all(isinstance(e, str) for e in expressions):
+                plain = list(expressions)
+            known = set(self.fields)
+            if plain is not None and len(set(plain)) == len(plain) and all(e in known for e in plain):
+                names, ids = self._ids(plain)
+                if list(names) == plain:
+                    return _Plan([(e, None, e, None, []) for e in plain], None, {}, names, ids, True)
         tree = self._uproot_tree
         by_name = self.schema
-        filtering = any(f is not None for f in (filter_name, filter_typename, filter_field))
         outputs: list[tuple[str, str | None, str, set | None, list[str]]] = []
 
         def select(fn, ftn, ff):
