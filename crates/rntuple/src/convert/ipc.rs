@@ -2,7 +2,7 @@
 
 use super::arrow_types::{may_hold_nulls, rntuple_schema, NullTree};
 use super::from_rntuple::Source;
-use super::{commit_or_abort, io_err, ConvertSummary};
+use super::{commit_or_abort, io_err, publish_or_remove, ConvertSummary};
 use crate::error::{Error, Result};
 use crate::write::{WriteOptions, Writer};
 use arrow_ipc::reader::FileReader;
@@ -92,14 +92,5 @@ pub(crate) fn rntuple_to_ipc(input: &Path, output: &Path, name: Option<&str>, co
         std::io::Write::flush(&mut inner).map_err(|e| io_err("writing", &tmp, e))?;
         Ok(ConvertSummary { entries: done, clusters: batches })
     })();
-    match r {
-        Ok(s) => {
-            std::fs::rename(&tmp, output).map_err(|e| io_err("renaming the finished file into", output, e))?;
-            Ok(s)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+    publish_or_remove(&tmp, output, r)
 }

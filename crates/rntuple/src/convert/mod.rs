@@ -99,6 +99,21 @@ pub(crate) fn commit_or_abort(w: crate::write::Writer, r: Result<()>, summary: C
     }
 }
 
+/// Renames the finished temporary file `tmp` to `output` when writing it went well (`r`), else
+/// removes it: an output is never left half-written.
+pub(crate) fn publish_or_remove(tmp: &Path, output: &Path, r: Result<ConvertSummary>) -> Result<ConvertSummary> {
+    match r {
+        Ok(s) => {
+            std::fs::rename(tmp, output).map_err(|e| io_err("renaming the finished file into", output, e))?;
+            Ok(s)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(tmp);
+            Err(e)
+        }
+    }
+}
+
 /// Converts `input` into `output`, formats by extension (see [`Format::of_path`]): Parquet or
 /// Arrow IPC into an RNTuple in a new ROOT file, or an RNTuple into Parquet or Arrow IPC.
 pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertSummary> {
