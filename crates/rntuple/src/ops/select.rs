@@ -31,6 +31,7 @@
 //!     inputs,
 //!     where_: Some("count(Jet_pt > 20) >= 1".into()),
 //!     filters: vec![("Jet".into(), "Jet_pt > 20".into())],
+//!     threads: 1, // one thread keeps the inputs' entry order
 //!     ..Default::default()
 //! };
 //! let s = skim_many(&what, &out, WriteOptions::default(), &|_, _| {})?;
