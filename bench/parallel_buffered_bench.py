@@ -5,12 +5,16 @@ Runs, alternately, N times each (default 5):
   - sequential: rntuple bench write --mode sequential --threads 1 --entries E --compression 0 --output FILE
   - parallel:   rntuple bench write                   --threads 1 --entries E --compression 0 --output FILE
                 (the default mode: the buffered ParallelWriter, one fill context)
-each with its own defaults (the sequential writer streams uncompressed pages as they fill, 1 MiB
-pages; the parallel writer buffers each cluster, 128 KiB pages). Prints the median entries/s of
-each, the ratio parallel / sequential (target: >= 0.8) as a small table, then one JSON object.
+both with the page size of the library's default WriteOptions (1 MiB; `--page-size` changes it for
+both), so that the two files have the same layout and only buffering differs: the sequential writer
+streams its uncompressed pages as they fill, the parallel writer holds each cluster's pages and writes
+them at the cluster's commit. (`rntuple bench write` alone gives the parallel modes 128 KiB pages, the
+setting of the paper's benchmarks; runs before 2026-11-24 afternoon compared those with 1 MiB pages.)
+Prints the median entries/s of each, the ratio parallel / sequential (target: >= 0.8) as a small
+table, then one JSON object.
 
 The binary is $RNTUPLE_BIN, else target/release/rntuple. Standard library only.
-Usage: python3 bench/parallel_buffered_bench.py [--runs N] [--entries E] [--dir DIR]
+Usage: python3 bench/parallel_buffered_bench.py [--runs N] [--entries E] [--page-size BYTES] [--dir DIR]
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 TARGET_RATIO = 0.8
+DEFAULT_PAGE_SIZE = 1 << 20  # WriteOptions::default().max_unzipped_page_size
 
 
-def run(binary: str, mode: str, entries: int, output: Path) -> dict:
-    cmd = [binary, "bench", "write", "--no-progress", "--threads", "1", "--entries", str(entries), "--compression", "0", "--output", str(output)]
+def run(binary: str, mode: str, entries: int, page_size: int, output: Path) -> dict:
+    cmd = [binary, "bench", "write", "--no-progress", "--threads", "1", "--entries", str(entries), "--compression", "0",
+           "--page-size", str(page_size), "--output", str(output)]
     if mode == "sequential":
         cmd[3:3] = ["--mode", "sequential"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -42,6 +48,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5, help="runs of each mode, alternating (default 5)")
     ap.add_argument("--entries", type=int, default=4_000_000, help="entries per run (default 4,000,000)")
+    ap.add_argument("--page-size", type=int, default=DEFAULT_PAGE_SIZE, help="largest page of both writers in bytes (default 1 MiB)")
     ap.add_argument("--dir", default=None, help="directory of the output files (default: a temporary directory)")
     args = ap.parse_args()
     binary = os.environ.get("RNTUPLE_BIN") or str(REPO / "target" / "release" / "rntuple")
@@ -53,7 +60,7 @@ def main() -> None:
         for i in range(args.runs):
             for mode in ("sequential", "parallel"):
                 out = Path(d) / f"{mode}.root"
-                r = run(binary, mode, args.entries, out)
+                r = run(binary, mode, args.entries, args.page_size, out)
                 rates[mode].append(r["entries_per_second"])
                 clusters[mode] = r["clusters"]
                 out.unlink(missing_ok=True)
@@ -69,6 +76,7 @@ def main() -> None:
             {
                 "binary": binary,
                 "entries": args.entries,
+                "page_size": args.page_size,
                 "runs": args.runs,
                 "entries_per_second": rates,
                 "median_entries_per_second": med,
