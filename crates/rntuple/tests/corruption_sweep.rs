@@ -469,10 +469,11 @@ fn declared_sizes_and_counts_with_valid_checksums() {
             let bytes = rntuple::forge::reassemble_with(
                 &p,
                 &mut |ty, b| {
-                    if let Some((t, v)) = env {
-                        if t == ty && b.len() >= 8 {
-                            b[..8].copy_from_slice(&((v << 16) | ty as u64).to_le_bytes());
-                        }
+                    if let Some((t, v)) = env
+                        && t == ty
+                        && b.len() >= 8
+                    {
+                        b[..8].copy_from_slice(&((v << 16) | ty as u64).to_le_bytes());
                     }
                 },
                 &mut |a| match anchor {

@@ -32,11 +32,11 @@ fn norm(v: &J) -> J {
 
 fn flatten(m: &serde_json::Map<String, J>, out: &mut Vec<(String, J)>) {
     for (k, v) in m {
-        if k.starts_with(":_") {
-            if let J::Object(inner) = v {
-                flatten(inner, out);
-                continue;
-            }
+        if k.starts_with(":_")
+            && let J::Object(inner) = v
+        {
+            flatten(inner, out);
+            continue;
         }
         let key = k.rsplit("::").next().unwrap_or(k).to_string();
         out.push((key, norm(v)));

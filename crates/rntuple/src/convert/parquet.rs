@@ -41,10 +41,10 @@ pub(crate) fn parquet_to_rntuple(input: &Path, output: &Path, name: &str, compre
     for rg in pq_meta.row_groups() {
         for (leaf, col) in rg.columns().iter().enumerate() {
             let root = descr.get_column_root_idx(leaf);
-            if col.statistics().and_then(|s| s.null_count_opt()) != Some(0) {
-                if let Some(x) = stats_null_free.get_mut(root) {
-                    *x = false;
-                }
+            if col.statistics().and_then(|s| s.null_count_opt()) != Some(0)
+                && let Some(x) = stats_null_free.get_mut(root)
+            {
+                *x = false;
             }
         }
     }

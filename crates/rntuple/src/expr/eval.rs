@@ -110,10 +110,10 @@ impl<'a> Evaluator<'a> {
         match name {
             "count" | "len" => {
                 let a = one(self)?;
-                if let Expr::Field(f, _) = a {
-                    if let Some(c) = list_collection(self.batch, f, &mut self.collections)? {
-                        return Ok(Values::Nums(Arc::new(c.offsets.windows(2).map(|w| w[1].saturating_sub(w[0]) as f64).collect())));
-                    }
+                if let Expr::Field(f, _) = a
+                    && let Some(c) = list_collection(self.batch, f, &mut self.collections)?
+                {
+                    return Ok(Values::Nums(Arc::new(c.offsets.windows(2).map(|w| w[1].saturating_sub(w[0]) as f64).collect())));
                 }
                 let v = self.eval(a)?;
                 match v {

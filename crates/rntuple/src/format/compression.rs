@@ -130,13 +130,11 @@ pub fn check_blocks(src: &[u8], len: u64, what: &str, offset: u64) -> Result<()>
         if usize_ == 0 {
             return Err(Error::corrupt(format!("{what}: empty compression block"), at));
         }
-        if (h[0], h[1]) == (b'Z', b'S') {
-            if let Ok(Some(n)) = zstd::zstd_safe::get_frame_content_size(block) {
-                if n != usize_ as u64 {
+        if (h[0], h[1]) == (b'Z', b'S')
+            && let Ok(Some(n)) = zstd::zstd_safe::get_frame_content_size(block)
+                && n != usize_ as u64 {
                     return Err(Error::corrupt(format!("{what}: zstd frame holds {n} bytes, its block header says {usize_}"), at));
                 }
-            }
-        }
         total += usize_ as u64;
         if total > len {
             return Err(Error::corrupt(format!("{what}: compression blocks expand beyond the expected {len} bytes"), at));

@@ -88,11 +88,10 @@ fn parse_schema(c: &mut Cursor, d: &mut Descriptor, extension: bool) -> Result<(
             return Err(c.err(format!("field {id} has an empty name")));
         }
         let parent = if parent == id { None } else { Some(parent) };
-        if let Some(p) = parent {
-            if p >= id {
+        if let Some(p) = parent
+            && p >= id {
                 return Err(c.err(format!("field {id} ('{name}') names parent {p}, which does not precede it")));
             }
-        }
         d.fields.push(FieldDescriptor {
             id,
             field_version,
@@ -258,11 +257,10 @@ fn parse_attribute_sets(c: &mut Cursor, d: &mut Descriptor) -> Result<()> {
 /// Checks the field tree's cross references after header and extension are known.
 fn link_fields(d: &mut Descriptor) -> Result<()> {
     for f in &d.fields {
-        if let Some(p) = f.projection_source {
-            if p as usize >= d.fields.len() {
+        if let Some(p) = f.projection_source
+            && p as usize >= d.fields.len() {
                 return Err(Error::corrupt(format!("projected field '{}' names unknown source field {p}", f.name), 0));
             }
-        }
     }
     Ok(())
 }

@@ -226,15 +226,14 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
                     while !failed.load(Ordering::Relaxed) {
                         let Some(&(k, a, b)) = parts.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
                         let inp = &inputs[k];
-                        if let Some(plan) = &plans[k] {
-                            if let Some(n) =
+                        if let Some(plan) = &plans[k]
+                            && let Some(n) =
                                 copy_if_whole(&inp.reader, plan, sel, named, a, b, &mut ctx).map_err(|e| e.context(format!("skim: {}", inp.name)))?
-                            {
-                                written.fetch_add(n, Ordering::Relaxed);
-                                copied.fetch_add(1, Ordering::Relaxed);
-                                progress(done.fetch_add(b - a, Ordering::Relaxed) + (b - a), total);
-                                continue;
-                            }
+                        {
+                            written.fetch_add(n, Ordering::Relaxed);
+                            copied.fetch_add(1, Ordering::Relaxed);
+                            progress(done.fetch_add(b - a, Ordering::Relaxed) + (b - a), total);
+                            continue;
                         }
                         let batch = inp.reader.read_batch(Some(read_refs), a, b).map_err(|e| e.context(format!("skim: {} entries {a}..{b}", inp.name)))?;
                         let out = sel.apply(&batch).map_err(|e| e.context(format!("skim: {}", inp.name)))?;

@@ -305,14 +305,10 @@ pub(crate) fn subset(d: &Descriptor, top: &[u32], tops: &[u32]) -> Result<Subset
 
 /// Why the kept columns of these clusters cannot be copied as stored, if they cannot.
 pub(crate) fn uncopyable(d: &Descriptor, sub: &Subset, clusters: &[&ClusterDescriptor], start: u64, stop: u64) -> Option<String> {
-    if let (Some(first), Some(last)) = (clusters.first(), clusters.last()) {
-        if first.first_entry != start || last.first_entry + last.n_entries != stop {
-            return Some(format!(
-                "entries {start}..{stop} cut a cluster (the clusters kept span {}..{})",
-                first.first_entry,
-                last.first_entry + last.n_entries
-            ));
-        }
+    if let (Some(first), Some(last)) = (clusters.first(), clusters.last())
+        && (first.first_entry != start || last.first_entry + last.n_entries != stop)
+    {
+        return Some(format!("entries {start}..{stop} cut a cluster (the clusters kept span {}..{})", first.first_entry, last.first_entry + last.n_entries));
     }
     for &c in &sub.columns {
         let col = &d.columns[c];

@@ -319,10 +319,10 @@ fn load_loop(shared: &Shared) {
         };
         let mut st = shared.lock();
         for &(c, serial, k) in &batch {
-            if let Some(e) = st.entries.get_mut(&c).filter(|e| e.serial == serial) {
-                if matches!(e.chunks[k].1, ChunkState::InFlight) {
-                    e.chunks[k].1 = ChunkState::Failed(why.clone());
-                }
+            if let Some(e) = st.entries.get_mut(&c).filter(|e| e.serial == serial)
+                && matches!(e.chunks[k].1, ChunkState::InFlight)
+            {
+                e.chunks[k].1 = ChunkState::Failed(why.clone());
             }
         }
         drop(st);

@@ -66,10 +66,10 @@ impl Reader {
             if rc.len() != per_rep {
                 return Err(Error::corrupt(format!("field '{}': representation {r} has {} columns, others {per_rep}", f.name, rc.len()), 0));
             }
-            if let Some(Some(range)) = cluster.columns.get(rc[0].id as usize) {
-                if !range.suppressed {
-                    return Ok(Some(rc));
-                }
+            if let Some(Some(range)) = cluster.columns.get(rc[0].id as usize)
+                && !range.suppressed
+            {
+                return Ok(Some(rc));
             }
         }
         Ok(None)

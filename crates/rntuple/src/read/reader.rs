@@ -96,10 +96,10 @@ impl Reader {
         }
         for &c in &self.desc.fields[f as usize].columns {
             let col = &self.desc.columns[c as usize];
-            if let Some(ct) = ColumnType::from_u16(col.column_type) {
-                if let Err(e) = (ColumnCodec { ty: ct, bits: col.bits_on_storage, range: col.value_range }).validate() {
-                    return e.to_string();
-                }
+            if let Some(ct) = ColumnType::from_u16(col.column_type)
+                && let Err(e) = (ColumnCodec { ty: ct, bits: col.bits_on_storage, range: col.value_range }).validate()
+            {
+                return e.to_string();
             }
         }
         "unreadable".into()

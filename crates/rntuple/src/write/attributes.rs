@@ -93,10 +93,10 @@ impl LinkedSet for Arc<Mutex<AttributeSlot>> {
     }
 
     fn abort(&self) {
-        if let Ok(mut g) = self.lock() {
-            if let Some(w) = g.writer.take() {
-                w.abort();
-            }
+        if let Ok(mut g) = self.lock()
+            && let Some(w) = g.writer.take()
+        {
+            w.abort();
         }
     }
 }

@@ -83,10 +83,10 @@ impl FileSink {
 
     /// Sets the state of the RNTuple `name` (a failure is kept: it is what the file reports).
     pub(crate) fn set_state(&mut self, name: &str, state: NtupleState) {
-        if let Some((_, s, _)) = self.ntuples.iter_mut().find(|(n, _, _)| n == name) {
-            if !matches!(s, NtupleState::Failed(_)) {
-                *s = state;
-            }
+        if let Some((_, s, _)) = self.ntuples.iter_mut().find(|(n, _, _)| n == name)
+            && !matches!(s, NtupleState::Failed(_))
+        {
+            *s = state;
         }
     }
 

@@ -320,11 +320,12 @@ impl ParallelWriter {
 impl Drop for ParallelWriter {
     fn drop(&mut self) {
         // Not while a panic unwinds: a new file's temporary file is then removed.
-        if !self.is_committed() && !std::thread::panicking() {
-            if let Err(e) = self.commit() {
-                let name = self.shared.dataset.lock().map(|d| d.name().to_string()).unwrap_or_default();
-                eprintln!("rntuple: committing RNTuple '{name}' on drop failed: {e}");
-            }
+        if !self.is_committed()
+            && !std::thread::panicking()
+            && let Err(e) = self.commit()
+        {
+            let name = self.shared.dataset.lock().map(|d| d.name().to_string()).unwrap_or_default();
+            eprintln!("rntuple: committing RNTuple '{name}' on drop failed: {e}");
         }
     }
 }

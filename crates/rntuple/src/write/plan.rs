@@ -185,10 +185,10 @@ pub(crate) fn plan_field(
             "field '{name}': an untyped record (derived struct) inside {bad}; records go in fields, vectors and optionals"
         )));
     }
-    if let TypeExpr::Array(_, n) | TypeExpr::Bitset(n) = te {
-        if *n == 0 || *n > i32::MAX as u64 {
-            return Err(Error::Unsupported(format!("field '{name}' of type '{}': fixed sizes from 1 to 2^31-1 are supported", te.name())));
-        }
+    if let TypeExpr::Array(_, n) | TypeExpr::Bitset(n) = te
+        && (*n == 0 || *n > i32::MAX as u64)
+    {
+        return Err(Error::Unsupported(format!("field '{name}' of type '{}': fixed sizes from 1 to 2^31-1 are supported", te.name())));
     }
     let id = desc.fields.len() as u32;
     let (role, repetition, alias) = match te {

@@ -380,10 +380,10 @@ impl Dataset {
             });
             if self.owns_shared {
                 // The file of its own: discarded now, as a file that is not shared would be.
-                if let FileRef::Shared(s) = f {
-                    if let Ok(mut g) = s.lock() {
-                        g.take();
-                    }
+                if let FileRef::Shared(s) = f
+                    && let Ok(mut g) = s.lock()
+                {
+                    g.take();
                 }
             }
         }

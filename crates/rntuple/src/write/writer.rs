@@ -250,10 +250,11 @@ impl Drop for Writer {
     fn drop(&mut self) {
         // While a panic unwinds, the entries may be half-filled: nothing is committed (a new
         // file's temporary file is removed).
-        if !self.b.out.is_committed() && !std::thread::panicking() {
-            if let Err(e) = self.commit_inner() {
-                eprintln!("rntuple: committing RNTuple '{}' on drop failed: {e}", self.b.out.name());
-            }
+        if !self.b.out.is_committed()
+            && !std::thread::panicking()
+            && let Err(e) = self.commit_inner()
+        {
+            eprintln!("rntuple: committing RNTuple '{}' on drop failed: {e}", self.b.out.name());
         }
     }
 }

@@ -165,10 +165,10 @@ impl<'a> Words<'a> {
             chunks.push(self.bytes(len, &format!("chunk {i}"))?.to_vec());
         }
         for p in columns.iter().flat_map(|c| &c.pages) {
-            if let PagePosition::Chunk(i) = p.position {
-                if i >= chunks.len() {
-                    return Err(self.bad(format_args!("a page in chunk {i} of a cluster of {} chunks", chunks.len())));
-                }
+            if let PagePosition::Chunk(i) = p.position
+                && i >= chunks.len()
+            {
+                return Err(self.bad(format_args!("a page in chunk {i} of a cluster of {} chunks", chunks.len())));
             }
         }
         Ok(SealedCluster { n_entries, chunks, columns, compression, checksums })
