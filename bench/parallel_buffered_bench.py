@@ -34,8 +34,8 @@ DEFAULT_PAGE_SIZE = 1 << 20  # WriteOptions::default().max_unzipped_page_size
 
 
 def run(binary: str, mode: str, entries: int, page_size: int, output: Path) -> dict:
-    cmd = [binary, "bench", "write", "--no-progress", "--threads", "1", "--entries", str(entries), "--compression", "0",
-           "--page-size", str(page_size), "--output", str(output)]
+    cmd = [binary, "bench", "write", "--no-progress", "--threads", "1", "--entries", str(entries), "--compression", "0", "--page-size", str(page_size)]
+    cmd += ["--output", str(output)]
     if mode == "sequential":
         cmd[3:3] = ["--mode", "sequential"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
