@@ -36,7 +36,7 @@ fn entry(i: i64) -> Vec<(String, serde_json::Value)> {
         ("flag".into(), json!(i % 3 == 0)),
         ("pts".into(), json!((0..n).map(|k| (i as f32) + k as f32 * 0.5).collect::<Vec<f32>>())),
         ("ids".into(), json!((0..(i % 3) as usize).map(|k| i * 10 + k as i64).collect::<Vec<i64>>())),
-        ("bits".into(), json!((0..n).map(|k| (i as usize + k) % 2 == 0).collect::<Vec<bool>>())),
+        ("bits".into(), json!((0..n).map(|k| (i as usize + k).is_multiple_of(2)).collect::<Vec<bool>>())),
         ("rv".into(), json!((0..(n % 2)).map(|k| i as f64 + k as f64).collect::<Vec<f64>>())),
         ("nested".into(), json!((0..(i % 3) as usize).map(|k| vec![k as f32; k]).collect::<Vec<Vec<f32>>>())),
         ("name".into(), json!(format!("e{i}"))),
