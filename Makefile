@@ -26,13 +26,13 @@ MPIRUN := mpirun --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-
 build:
 	cargo build --release $(WORKSPACE)
 
-# Open MPI and libclang (the Rust MPI bindings generate theirs with it), and nginx (the HTTP server
-# of the remote-reading tests), from Debian's packages when missing.
-SYSTEM_PACKAGES := libopenmpi-dev openmpi-bin libclang-dev nginx-light
+# Open MPI and libclang (the Rust MPI bindings generate theirs with it), nginx and xrootd (the HTTP
+# and XRootD servers of the remote-reading tests), from Debian's packages when missing.
+SYSTEM_PACKAGES := libopenmpi-dev openmpi-bin libclang-dev nginx-light xrootd-server
 mpi-deps:
 	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null || ! ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 \
-		|| ! (command -v nginx >/dev/null || test -x /usr/sbin/nginx); then \
-		echo "== installing Open MPI, libclang and nginx (apt-get) =="; \
+		|| ! (command -v nginx >/dev/null || test -x /usr/sbin/nginx) || ! command -v xrootd >/dev/null; then \
+		echo "== installing Open MPI, libclang, nginx and xrootd (apt-get) =="; \
 		$(SUDO) apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null \
 		|| ($(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null); \
 	fi

@@ -1,10 +1,12 @@
-"""Reading RNTuple files over the network (issue 16): HTTP (nginx), S3 (moto's emulator), and misbehaving servers,
+"""Reading RNTuple files over the network (issue 16): HTTP (nginx), S3 (moto's emulator), XRootD (Debian's
+xrootd-server, read through fsspec-xrootd file objects), and misbehaving servers,
 all started by the tests on 127.0.0.1 (servers.py), offline.
 
 Environment (as tests/cross):
   RNTUPLE_BIN        the CLI under test (default <repo>/target/release/rntuple)
   RNTUPLE_TESTDATA   the shared test files (default ../shared/testdata relative to the repository)
   RNTUPLE_NGINX      the nginx binary (default: nginx on PATH, else /usr/sbin/nginx)
+  RNTUPLE_XROOTD     the xrootd binary (default: xrootd on PATH, else /usr/bin/xrootd)
   CI=true            missing test data, binary or package fail instead of skipping
 
 A server that cannot start fails the tests using it (never a skip).
@@ -61,6 +63,7 @@ def pytest_report_header(config):
         f"rntuple binary: {os.environ.get('RNTUPLE_BIN', str(DEFAULT_BIN))}",
         f"test data: {testdata_dir()}" + ("" if testdata_dir().is_dir() else " (MISSING)"),
         f"nginx: {servers.NGINX}",
+        f"xrootd: {servers.XROOTD}",
     ]
 
 
@@ -179,6 +182,14 @@ def _start(server, what: str):
 def nginx(testdata):
     """nginx serving the test data directory: <nginx.url>/rntuple/<file>."""
     server = _start(servers.NginxServer(testdata), "nginx")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def xrootd(testdata):
+    """An XRootD server serving the test data directory: <xrootd.url>/rntuple/<file> (root://)."""
+    server = _start(servers.XRootDServer(testdata), "xrootd")
     yield server
     server.stop()
 

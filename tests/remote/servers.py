@@ -14,6 +14,8 @@ Dependency-light (the standard library; boto3 only for S3Server.upload) so that 
         url = proxy.url + "/events.root"; ...; proxy.stats()   # {"requests": n, "bytes": n}
     with FaultServer("/data/events.root", "drop", after=3) as bad:   # misbehaves after 3 good GETs
         url = bad.url                                     # the file's URL
+    with XRootDServer("/data") as xrd:                   # an XRootD data server (Debian's xrootd-server)
+        url = xrd.url + "/events.root"                    # root://127.0.0.1:PORT//events.root, for fsspec-xrootd
 
 Every server is a context manager; leaving the block stops it (and its process or threads). A server that cannot
 start raises ServerError saying why (with nginx's or moto's own output).
@@ -36,10 +38,11 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-__all__ = ["FaultServer", "LatencyProxy", "NginxServer", "S3Server", "ServerError", "free_port", "FAULT_MODES"]
+__all__ = ["FaultServer", "LatencyProxy", "NginxServer", "S3Server", "ServerError", "XRootDServer", "free_port", "FAULT_MODES"]
 
 HOST = "127.0.0.1"
 NGINX = os.environ.get("RNTUPLE_NGINX", shutil.which("nginx") or "/usr/sbin/nginx")
+XROOTD = os.environ.get("RNTUPLE_XROOTD", shutil.which("xrootd") or "/usr/bin/xrootd")
 
 
 class ServerError(RuntimeError):
@@ -76,6 +79,74 @@ def _stop_process(proc: subprocess.Popen, sig=signal.SIGTERM, timeout: float = 5
             proc.wait(timeout)
 
 
+def _launch(launch, timeout: float, what: str, log, attempts: int = 5) -> int:
+    """Starts a server process on a free port: `launch(port)` starts it (and keeps its Popen where `log` finds it)
+    and returns the Popen. Retried on a new port when the port was taken between free_port() and the server's
+    bind; returns the port once the server listens, else raises the last ServerError."""
+    last = None
+    for _attempt in range(attempts):
+        port = free_port()
+        proc = launch(port)
+        try:
+            _wait_for_port(port, proc, timeout, what, log)
+            return port
+        except ServerError as exc:
+            last = exc
+            _stop_process(proc)
+            if "in use" not in str(exc):
+                break
+    raise last
+
+
+class _ContextServer:
+    """A test server used as a context manager: `with Server(...) as srv:` starts it, leaving the block stops it."""
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class _ProcessServer(_ContextServer):
+    """A server in a subprocess (started on a free port by `_run`, its output in `_log_file` unless it keeps its own)."""
+
+    startup_timeout: float
+    _log_file = None  # the process's output, where it goes to a temporary file
+
+    def _log(self) -> str:
+        if self._log_file is None:
+            return ""
+        self._log_file.flush()
+        self._log_file.seek(0)
+        return self._log_file.read().decode(errors="replace")[-3000:]
+
+    def start(self):
+        raise NotImplementedError
+
+    def _run(self, launch, what: str, attempts: int = 5):
+        """Starts the process with `launch(port)` (see _launch); stops what was started if it never listens."""
+        try:
+            _launch(launch, self.startup_timeout, what, self._log, attempts)
+        except ServerError:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def _end(self) -> None:
+        """Stops the process (SIGTERM, then SIGKILL) and closes its output file."""
+        if getattr(self, "proc", None) is not None:
+            _stop_process(self.proc)
+            self.proc = None
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+
+
+
 # ------------------------------------------------------------------------------------------------------------
 # nginx
 
@@ -109,7 +180,7 @@ http {{
 """
 
 
-class NginxServer:
+class NginxServer(_ProcessServer):
     """nginx serving `root_dir` (read-only) at `.url` (http://127.0.0.1:PORT): HEAD, single byte ranges (206 with
     Content-Range), multi-range requests (multipart/byteranges), keep-alive. Runs as the current user in one process
     (`master_process off`) with its configuration, pid, logs and temp paths in a temporary directory (`.tmp`);
@@ -143,23 +214,16 @@ class NginxServer:
         if not self.root.is_dir():
             raise ServerError(f"NginxServer: {self.root} is not a directory")
         self.tmp = Path(tempfile.mkdtemp(prefix="rntuple-nginx-"))
-        last = None
-        for _attempt in range(5):  # the free port may be taken between free_port() and nginx's bind
-            self.port = free_port()
+
+        def launch(port):
+            self.port = port
             conf = self.tmp / "nginx.conf"
-            conf.write_text(_NGINX_CONF.format(tmp=self.tmp, host=HOST, port=self.port, root=self.root))
+            conf.write_text(_NGINX_CONF.format(tmp=self.tmp, host=HOST, port=port, root=self.root))
             self.proc = subprocess.Popen([NGINX, "-p", str(self.tmp), "-e", str(self.tmp / "error.log"), "-c", str(conf)],
                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            try:
-                _wait_for_port(self.port, self.proc, self.startup_timeout, f"nginx ({NGINX})", self._log)
-                return self
-            except ServerError as exc:
-                last = exc
-                _stop_process(self.proc)
-                if "Address already in use" not in str(exc):
-                    break
-        self.stop()
-        raise last
+            return self.proc
+
+        return self._run(launch, f"nginx ({NGINX})")
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -171,18 +235,12 @@ class NginxServer:
             shutil.rmtree(self.tmp, ignore_errors=True)
             self.tmp = None
 
-    def __enter__(self) -> "NginxServer":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
 
 # ------------------------------------------------------------------------------------------------------------
 # S3 (moto)
 
 
-class S3Server:
+class S3Server(_ProcessServer):
     """moto's S3 emulator in server mode (`python -m moto.server`, a subprocess) on 127.0.0.1:PORT.
 
     `.endpoint` is its URL; `.env` the standard variables pointing an S3 client at it (merge into os.environ or a
@@ -215,31 +273,16 @@ class S3Server:
             "AWS_ALLOW_HTTP": "true",
         }
 
-    def _log(self) -> str:
-        if self._log_file is None:
-            return ""
-        self._log_file.flush()
-        self._log_file.seek(0)
-        return self._log_file.read().decode(errors="replace")[-3000:]
-
     def start(self) -> "S3Server":
         self._log_file = tempfile.TemporaryFile(prefix="rntuple-moto-")
-        last = None
-        for _attempt in range(3):
-            self.port = free_port()
-            self.proc = subprocess.Popen([self.python, "-m", "moto.server", "-H", HOST, "-p", str(self.port)],
+
+        def launch(port):
+            self.port = port
+            self.proc = subprocess.Popen([self.python, "-m", "moto.server", "-H", HOST, "-p", str(port)],
                                          stdin=subprocess.DEVNULL, stdout=self._log_file, stderr=subprocess.STDOUT)
-            try:
-                _wait_for_port(self.port, self.proc, self.startup_timeout, f"moto's S3 server ({self.python} -m moto.server)",
-                               self._log)
-                return self
-            except ServerError as exc:
-                last = exc
-                _stop_process(self.proc)
-                if "already in use" not in str(exc):
-                    break
-        self.stop()
-        raise last
+            return self.proc
+
+        return self._run(launch, f"moto's S3 server ({self.python} -m moto.server)", attempts=3)
 
     def client(self):
         """A boto3 S3 client for this server."""
@@ -263,19 +306,68 @@ class S3Server:
         return f"s3://{bucket}/{key}"
 
     def stop(self) -> None:
-        if self.proc is not None:
-            _stop_process(self.proc)
-            self.proc = None
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
+        self._end()
         self._client = None
 
-    def __enter__(self) -> "S3Server":
-        return self.start()
 
-    def __exit__(self, *exc) -> None:
-        self.stop()
+# ------------------------------------------------------------------------------------------------------------
+# XRootD
+
+
+_XROOTD_CONF = """\
+all.export /
+oss.localroot {root}
+all.adminpath {tmp}/admin
+all.pidpath {tmp}
+xrd.port {port}
+"""
+
+
+class XRootDServer(_ProcessServer):
+    """An XRootD data server (`xrootd`, Debian's xrootd-server) serving `root_dir` read-only at `.url`
+    (root://127.0.0.1:PORT/, so that a file is `.url + "/sub/file.root"`), in the foreground, its configuration and
+    admin files in a temporary directory. XRootD refuses to run as the superuser: started as root, it drops to the
+    user `nobody` (`-R nobody`), who must be able to read `root_dir`."""
+
+    def __init__(self, root_dir, startup_timeout: float = 15.0):
+        self.root = Path(root_dir).resolve()
+        self.startup_timeout = startup_timeout
+        self.proc: subprocess.Popen | None = None
+        self.tmp: Path | None = None
+        self.port: int | None = None
+        self._log_file = None
+
+    @property
+    def url(self) -> str:
+        return f"root://{HOST}:{self.port}/"
+
+    def start(self) -> "XRootDServer":
+        if not (os.path.isfile(XROOTD) and os.access(XROOTD, os.X_OK)):
+            raise ServerError(f"xrootd not found at {XROOTD} (apt-get install xrootd-server, or set RNTUPLE_XROOTD)")
+        if not self.root.is_dir():
+            raise ServerError(f"XRootDServer: {self.root} is not a directory")
+        self.tmp = Path(tempfile.mkdtemp(prefix="rntuple-xrootd-"))
+        as_root = os.geteuid() == 0
+        if as_root:
+            self.tmp.chmod(0o777)  # the server runs as nobody and writes its admin files here
+        self._log_file = tempfile.TemporaryFile(prefix="rntuple-xrootd-log-")
+
+        def launch(port):
+            self.port = port
+            conf = self.tmp / "xrootd.cfg"
+            conf.write_text(_XROOTD_CONF.format(root=self.root, tmp=self.tmp, port=port))
+            conf.chmod(0o644)
+            cmd = [XROOTD, "-c", str(conf)] + (["-R", "nobody"] if as_root else [])
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self._log_file, stderr=subprocess.STDOUT)
+            return self.proc
+
+        return self._run(launch, f"xrootd ({XROOTD})")
+
+    def stop(self) -> None:
+        self._end()
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -294,7 +386,7 @@ class _Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-class _ThreadedServerBase:
+class _ThreadedServerBase(_ContextServer):
     """Runs a ThreadingHTTPServer on 127.0.0.1:0 in a daemon thread."""
 
     handler_class: type = BaseHTTPRequestHandler
@@ -330,11 +422,6 @@ class _ThreadedServerBase:
             self._thread.join(5)
             self._httpd = None
 
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
 
 class _QuietHandler(BaseHTTPRequestHandler):

@@ -1,6 +1,7 @@
 """The Python package reads every shared RNTuple test file over HTTP (nginx) and S3 (moto) natively
-(`rntuple.open("http://...")`, `rntuple.open("s3://bucket/key")`), with the same values as a local read; a missing
-object or an unreachable server raises RNTupleError naming the URL."""
+(`rntuple.open("http://...")`, `rntuple.open("s3://bucket/key")`), and over XRootD through fsspec-xrootd file objects
+(`rntuple.open(fsspec.open("root://...").open())`), with the same values as a local read; a missing object or an
+unreachable server raises RNTupleError naming the URL."""
 
 from __future__ import annotations
 
@@ -42,6 +43,20 @@ def test_s3_equals_local(rntuple_pkg, testdata, s3, sub, filename):
     actual = {name: f[name].arrays() for name in f.keys()}
     assert_same_arrays(actual, expected, url)
     _check_io_stats(f, url)
+
+
+@pytest.mark.parametrize("sub,filename", FILES)
+def test_xrootd_equals_local(rntuple_pkg, testdata, xrootd, sub, filename):
+    import fsspec
+
+    url = f"{xrootd.url}/{sub}/{filename}"
+    expected = read_all(rntuple_pkg, testdata / sub / filename)
+    with fsspec.open(url, "rb") as fobj:
+        assert fobj.size == (testdata / sub / filename).stat().st_size, f"{url}: size {fobj.size}"
+        f = rntuple_pkg.open(fobj)
+        actual = {name: f[name].arrays() for name in f.keys()}
+        assert_same_arrays(actual, expected, url)
+        _check_io_stats(f, url)
 
 
 def test_http_partial_read_metadata_and_ranges(rntuple_pkg, testdata, nginx):

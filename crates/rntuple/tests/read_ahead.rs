@@ -163,12 +163,46 @@ fn a_failing_source_gives_an_error_not_a_hang_or_wrong_data() {
 }
 
 #[test]
+fn a_local_source_is_pooled_when_all_fields_decode_at_once_and_page_by_page_otherwise() {
+    let bytes = file(50_000);
+    let reference = |a: u64, b: u64| {
+        let mut r = RNTupleFile::from_bytes(bytes.clone()).unwrap().reader("Events").unwrap();
+        r.set_read_ahead(ReadAhead::off());
+        batch_text(&r.read_batch(None, a, b).unwrap())
+    };
+    // Two fields on two decoding threads: through the pool, one request per cluster.
+    let src = Counted::new(bytes.clone());
+    src.remote.store(false, Ordering::Relaxed);
+    let f = RNTupleFile::from_source(src.clone()).unwrap();
+    let mut r = f.reader("Events").unwrap();
+    r.set_threads(2);
+    let (n, clusters) = (r.num_entries(), r.descriptor().clusters.len() as u64);
+    let (req0, _) = r.io_counts().unwrap();
+    let pooled = r.read_batch(None, 0, n).unwrap();
+    let (req1, _) = r.io_counts().unwrap();
+    assert_eq!(req1 - req0, clusters, "pooled local read: one request per cluster");
+    assert!(src.ranges_calls.load(Ordering::Relaxed) >= 1);
+    assert_eq!(batch_text(&pooled), reference(0, n));
+    // The same reader shared by threads (a skim's parts): page by page, same values.
+    r.share_between_threads();
+    let calls = src.ranges_calls.load(Ordering::Relaxed);
+    let shared = r.read_batch(None, 1000, n - 1000).unwrap();
+    let (req2, _) = r.io_counts().unwrap();
+    assert!(req2 - req1 > 3 * clusters, "page by page: {} requests", req2 - req1);
+    assert_eq!(src.ranges_calls.load(Ordering::Relaxed), calls, "nothing loaded into memory");
+    assert_eq!(batch_text(&shared), reference(1000, n - 1000));
+}
+
+#[test]
 fn a_local_source_is_advised_of_the_clusters_ahead_and_read_page_by_page() {
     let bytes = file(50_000);
     let src = Counted::new(bytes.clone());
     src.remote.store(false, Ordering::Relaxed);
     let f = RNTupleFile::from_source(src.clone()).unwrap();
     let mut r = f.reader("Events").unwrap();
+    // More fields (two) than decoding threads (one): decoding goes field by field over the
+    // clusters, so the pages are read when decoded, not loaded by the pool.
+    r.set_threads(1);
     r.set_read_ahead(ReadAhead { local: true, ..ReadAhead::default() });
     let d = r.descriptor().clone();
     fn pages_of(c: &rntuple::format::descriptor::ClusterDescriptor) -> Vec<&rntuple::format::descriptor::PageDescriptor> {

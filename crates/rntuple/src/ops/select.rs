@@ -166,7 +166,8 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
             }
         };
         ntuple_name.get_or_insert_with(|| nt.clone());
-        let reader = f.reader(&nt).map_err(|e| e.context(format!("skim: {n}")))?;
+        let mut reader = f.reader(&nt).map_err(|e| e.context(format!("skim: {n}")))?;
+        reader.share_between_threads();
         inputs.push(Input { name: n.clone(), reader });
     }
     let ntuple = ntuple_name.unwrap_or_default();

@@ -31,8 +31,10 @@ pub struct ReadAhead {
     /// Fraction of unwanted bytes a request may read over to save requests (see
     /// [`coalesce`](crate::storage::coalesce::coalesce)); ROOT's 0.25 by default.
     pub overhead: f64,
-    /// For local files: announce the clusters ahead to the kernel (`posix_fadvise(WILLNEED)`) so
-    /// that it reads them while the current ones are decoded. Off by default: on the machine
+    /// For reads of local files that do not go through the pool (see
+    /// [`Reader::set_read_ahead`](crate::Reader::set_read_ahead)): announce the clusters ahead
+    /// to the kernel (`posix_fadvise(WILLNEED)`) so that it reads them while the current ones
+    /// are decoded. Off by default: on the machine
     /// this was measured on (a VM whose disk is served from the host's memory) it cost more CPU
     /// than it saved (bench/RESULTS.md); on a spinning disk or a network file system it overlaps
     /// reading with decoding.
@@ -163,6 +165,13 @@ impl ClusterPool {
         drop(st);
         self.shared.changed.notify_all();
         self.start_worker()
+    }
+
+    /// Drops every cluster held or queued (a read that does not use the pool).
+    pub(super) fn clear(&self) {
+        let mut st = self.shared.lock();
+        st.entries.clear();
+        st.queue.clear();
     }
 
     /// Has the loading thread announce each cluster's ranges to the source

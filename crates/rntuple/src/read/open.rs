@@ -48,6 +48,12 @@ pub struct Reader {
     pub(super) threads: usize,
     pub(super) read_ahead: ReadAhead,
     pub(super) pool: ClusterPool,
+    /// Whether the current read of a local file takes its pages from the pool (see
+    /// `Reader::prefetch`); remote sources always do.
+    pub(super) local_pooled: std::sync::atomic::AtomicBool,
+    /// Set by [`Reader::share_between_threads`]: several reads at once, so local files are read
+    /// page by page (the pool holds the clusters of one read at a time).
+    pub(super) shared_reads: bool,
 }
 
 impl Reader {
@@ -142,6 +148,8 @@ impl Reader {
             threads: default_threads(),
             read_ahead: ReadAhead::default(),
             pool,
+            local_pooled: std::sync::atomic::AtomicBool::new(false),
+            shared_reads: false,
         })
     }
 }
