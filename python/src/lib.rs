@@ -18,6 +18,11 @@
 
 use pyo3::prelude::*;
 
+/// The Rust allocations of the extension (decoded columns handed to Python through the Arrow C
+/// Data Interface are freed by Rust's release callbacks, so by this allocator too).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod arrow_ffi;
 mod convert;
 mod convert_files;

@@ -183,6 +183,22 @@ fn a_local_source_is_pooled_when_all_fields_decode_at_once_and_page_by_page_othe
     assert_eq!(req1 - req0, clusters, "pooled local read: one request per cluster");
     assert!(src.ranges_calls.load(Ordering::Relaxed) >= 1);
     assert_eq!(batch_text(&pooled), reference(0, n));
+    // One cluster, by a fresh reader: only its own pages are loaded (no clusters ahead from a
+    // local file).
+    {
+        let src = Counted::new(bytes.clone());
+        src.remote.store(false, Ordering::Relaxed);
+        let mut r = RNTupleFile::from_source(src.clone()).unwrap().reader("Events").unwrap();
+        r.set_threads(2);
+        let c1 = r.descriptor().clusters[1].clone();
+        let own: u64 = c1.columns.iter().flatten().flat_map(|cr| &cr.pages).map(|p| p.locator.size + 8).sum();
+        let (_, b0) = r.io_counts().unwrap();
+        let one = r.read_batch(None, c1.first_entry, c1.first_entry + c1.n_entries).unwrap();
+        let (_, b1) = r.io_counts().unwrap();
+        assert!(b1 - b0 >= own && b1 - b0 <= own + own / 4, "read {} bytes for a cluster of {own}", b1 - b0);
+        assert!(src.ranges_calls.load(Ordering::Relaxed) >= 1, "through the pool");
+        assert_eq!(batch_text(&one), reference(c1.first_entry, c1.first_entry + c1.n_entries));
+    }
     // The same reader shared by threads (a skim's parts): page by page, same values.
     r.share_between_threads();
     let calls = src.ranges_calls.load(Ordering::Relaxed);

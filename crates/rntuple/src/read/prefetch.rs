@@ -15,8 +15,8 @@ impl Reader {
     /// Sets how far reads load pages ahead of decoding (see [`ReadAhead`]). From sources with a
     /// latency per request (HTTP, S3, file objects) the pages are loaded into memory by a
     /// background thread. So are the pages of a local file when a read decodes all its fields at
-    /// once (no more top-level fields than decoding threads); other reads of local files read
-    /// each page when it is decoded, and with [`ReadAhead::local`] the kernel is asked to read
+    /// once (no more top-level fields than decoding threads): the read's own clusters, held
+    /// until the next read; other reads of local files read each page when it is decoded, and with [`ReadAhead::local`] the kernel is asked to read
     /// the clusters after a read's own into its page cache (`posix_fadvise(WILLNEED)`).
     pub fn set_read_ahead(&mut self, read_ahead: ReadAhead) {
         self.read_ahead = read_ahead;
@@ -79,7 +79,11 @@ impl Reader {
             // (queuing the read-ahead of many clusters can take as long as reading them).
             return self.pool.advise(ahead.iter().map(|&c| self.plan_cluster(c, &columns)).collect());
         }
-        self.pool.want(&columns, &needed, &ahead, ra.bytes, |c, cols| self.plan_cluster(c, cols))
+        // From a local file the pool loads the read's own clusters only: a reader that stops
+        // after this read (a Dask partition, one cluster of `iterate`) would otherwise have read
+        // the next clusters for nothing, and the kernel reads ahead in the file anyway.
+        let ahead: &[usize] = if local { &[] } else { &ahead };
+        self.pool.want(&columns, &needed, ahead, ra.bytes, |c, cols| self.plan_cluster(c, cols))
     }
 
     /// The coalesced requests for the pages of `columns` in cluster `c`. Pages split over several
