@@ -33,6 +33,8 @@ struct Counted {
     panic: AtomicBool,
     /// Behaves as a network source (pages loaded into memory) rather than a local file (ranges advised).
     remote: AtomicBool,
+    /// As a local file: whether its bytes are out of the page cache (a cold read).
+    cold: AtomicBool,
     advised: AtomicU64,
 }
 
@@ -45,6 +47,7 @@ impl Counted {
             fail: AtomicBool::new(false),
             panic: AtomicBool::new(false),
             remote: AtomicBool::new(true),
+            cold: AtomicBool::new(false),
             advised: AtomicU64::new(0),
         })
     }
@@ -79,6 +82,9 @@ impl ReadAt for Counted {
     }
     fn is_remote(&self) -> bool {
         self.remote.load(Ordering::Relaxed)
+    }
+    fn is_cached(&self, _offset: u64) -> Option<bool> {
+        Some(!self.cold.load(Ordering::Relaxed))
     }
     fn advise(&self, ranges: &[Range<u64>]) {
         self.advised.fetch_add(ranges.iter().map(|r| r.end - r.start).sum(), Ordering::Relaxed);
@@ -163,16 +169,17 @@ fn a_failing_source_gives_an_error_not_a_hang_or_wrong_data() {
 }
 
 #[test]
-fn a_local_source_is_pooled_when_all_fields_decode_at_once_and_page_by_page_otherwise() {
+fn a_cold_local_source_is_pooled_when_all_fields_decode_at_once_and_page_by_page_otherwise() {
     let bytes = file(50_000);
     let reference = |a: u64, b: u64| {
         let mut r = RNTupleFile::from_bytes(bytes.clone()).unwrap().reader("Events").unwrap();
         r.set_read_ahead(ReadAhead::off());
         batch_text(&r.read_batch(None, a, b).unwrap())
     };
-    // Two fields on two decoding threads: through the pool, one request per cluster.
+    // Two fields on two decoding threads, cold: through the pool, one request per cluster.
     let src = Counted::new(bytes.clone());
     src.remote.store(false, Ordering::Relaxed);
+    src.cold.store(true, Ordering::Relaxed);
     let f = RNTupleFile::from_source(src.clone()).unwrap();
     let mut r = f.reader("Events").unwrap();
     r.set_threads(2);
@@ -188,6 +195,7 @@ fn a_local_source_is_pooled_when_all_fields_decode_at_once_and_page_by_page_othe
     {
         let src = Counted::new(bytes.clone());
         src.remote.store(false, Ordering::Relaxed);
+        src.cold.store(true, Ordering::Relaxed);
         let mut r = RNTupleFile::from_source(src.clone()).unwrap().reader("Events").unwrap();
         r.set_threads(2);
         let c1 = r.descriptor().clusters[1].clone();
@@ -207,6 +215,29 @@ fn a_local_source_is_pooled_when_all_fields_decode_at_once_and_page_by_page_othe
     assert!(req2 - req1 > 3 * clusters, "page by page: {} requests", req2 - req1);
     assert_eq!(src.ranges_calls.load(Ordering::Relaxed), calls, "nothing loaded into memory");
     assert_eq!(batch_text(&shared), reference(1000, n - 1000));
+    // Warm (the bytes in the page cache): page by page, as from the cache pread costs less.
+    let src = Counted::new(bytes.clone());
+    src.remote.store(false, Ordering::Relaxed);
+    let mut r = RNTupleFile::from_source(src.clone()).unwrap().reader("Events").unwrap();
+    r.set_threads(2);
+    let (q0, _) = r.io_counts().unwrap();
+    let warm = r.read_batch(None, 0, n).unwrap();
+    let (q1, _) = r.io_counts().unwrap();
+    assert!(q1 - q0 > 3 * clusters && src.ranges_calls.load(Ordering::Relaxed) == 0, "warm: {} requests", q1 - q0);
+    assert_eq!(batch_text(&warm), reference(0, n));
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn a_local_file_just_read_is_in_the_page_cache() {
+    let path = std::env::temp_dir().join(format!("rntuple-cached-{}.bin", std::process::id()));
+    std::fs::write(&path, vec![7u8; 1 << 16]).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap().len(), 1 << 16);
+    let src = rntuple::storage::source::FileSource::open(&path).unwrap();
+    // Written and read a moment ago: in the page cache (the probe does not wait for a disk).
+    assert_eq!(src.is_cached(4096), Some(true));
+    assert_eq!(src.is_cached(u64::MAX), None, "an offset beyond off_t is not probed");
+    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]

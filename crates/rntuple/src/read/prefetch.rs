@@ -59,14 +59,18 @@ impl Reader {
         let next = needed.iter().max().map_or(0, |&c| c + 1);
         let ahead: Vec<usize> = (next..self.desc.clusters.len()).take(ra.clusters).collect();
         let local = !self.src.is_remote();
-        // A local file goes through the pool when the read decodes all its fields at once (no
+        // A cold read of a local file goes through the pool when it decodes all its fields at once (no
         // more fields than decoding threads): decoding then walks the clusters in the order the
         // pool loads them, and the pool's large reads on its own thread overlap the decoding
         // (synthetic file, all columns, cold: 0.13 s against 0.22 s page by page; warm equal).
         // With more fields, decoding goes field by field over all clusters and would wait for
         // the pool to load every cluster before its third field (NanoAOD-like file, cold: 0.41 s
         // against 0.24 s): those reads stay page by page, from the page cache. bench/RESULTS.md.
-        let pooled = !local || (!self.shared_reads && ids.len() <= self.threads.max(1));
+        // Only a cold read gains: from the page cache, pread of each page costs less than holding
+        // the read's clusters in fresh memory (warm, io_bench run 5: 0.134 s through the pool
+        // against 0.113 s page by page). A read is cold when the first wanted bytes of one of
+        // (up to 16 of) its clusters are not in the page cache.
+        let pooled = !local || (!self.shared_reads && ids.len() <= self.threads.max(1) && self.cold(&needed, &columns));
         self.local_pooled.store(local && pooled, Ordering::Relaxed);
         if !pooled {
             self.pool.clear();
@@ -84,6 +88,13 @@ impl Reader {
         // the next clusters for nothing, and the kernel reads ahead in the file anyway.
         let ahead: &[usize] = if local { &[] } else { &ahead };
         self.pool.want(&columns, &needed, ahead, ra.bytes, |c, cols| self.plan_cluster(c, cols))
+    }
+
+    /// Whether the first wanted bytes of one of the clusters `needed` (16 of them, evenly
+    /// spread, for larger reads) are not in memory, as far as the source can tell.
+    fn cold(&self, needed: &[usize], columns: &[u32]) -> bool {
+        let step = needed.len().div_ceil(16).max(1);
+        needed.iter().step_by(step).filter_map(|&c| self.plan_cluster(c, columns).first().map(|r| r.start)).any(|at| self.src.is_cached(at) == Some(false))
     }
 
     /// The coalesced requests for the pages of `columns` in cluster `c`. Pages split over several

@@ -90,6 +90,13 @@ pub trait ReadAt: Send + Sync {
         let _ = ranges;
     }
 
+    /// Whether the bytes at `offset` are in memory already (a local file's page cache), when
+    /// the source can tell without waiting for them; `None` when it cannot tell.
+    fn is_cached(&self, offset: u64) -> Option<bool> {
+        let _ = offset;
+        None
+    }
+
     /// The requests served so far, when the source counts them.
     fn counters(&self) -> Option<&SourceCounters> {
         None
@@ -182,6 +189,20 @@ impl ReadAt for FileSource {
     }
     fn counters(&self) -> Option<&SourceCounters> {
         Some(&self.counters)
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn is_cached(&self, offset: u64) -> Option<bool> {
+        use std::os::fd::AsRawFd;
+        let off = libc::off_t::try_from(offset).ok()?;
+        let mut buf = [0u8; 512];
+        let iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
+        // SAFETY: `iov` describes `buf`, which outlives the call; the descriptor is this source's.
+        // RWF_NOWAIT: the kernel returns EAGAIN instead of reading from the disk.
+        let n = unsafe { libc::preadv2(self.file.as_raw_fd(), &iov, 1, off, libc::RWF_NOWAIT) };
+        if n >= 0 {
+            return Some(true);
+        }
+        (std::io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN)).then_some(false)
     }
     fn advise(&self, ranges: &[Range<u64>]) {
         use std::os::fd::AsRawFd;
