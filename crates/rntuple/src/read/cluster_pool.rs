@@ -34,10 +34,9 @@ pub struct ReadAhead {
     /// For reads of local files that do not go through the pool (see
     /// [`Reader::set_read_ahead`](crate::Reader::set_read_ahead)): announce the clusters ahead
     /// to the kernel (`posix_fadvise(WILLNEED)`) so that it reads them while the current ones
-    /// are decoded. Off by default: on the machine
-    /// this was measured on (a VM whose disk is served from the host's memory) it cost more CPU
-    /// than it saved (bench/RESULTS.md); on a spinning disk or a network file system it overlaps
-    /// reading with decoding.
+    /// are decoded. Off by default: on the machine this was measured on (a VM whose disk is
+    /// served from the host's memory) it cost more CPU than it saved (bench/RESULTS.md); on a
+    /// spinning disk or a network file system it overlaps reading with decoding.
     pub local: bool,
 }
 

@@ -14,10 +14,12 @@ use std::sync::atomic::Ordering;
 impl Reader {
     /// Sets how far reads load pages ahead of decoding (see [`ReadAhead`]). From sources with a
     /// latency per request (HTTP, S3, file objects) the pages are loaded into memory by a
-    /// background thread. So are the pages of a local file when a read decodes all its fields at
-    /// once (no more top-level fields than decoding threads): the read's own clusters, held
-    /// until the next read; other reads of local files read each page when it is decoded, and with [`ReadAhead::local`] the kernel is asked to read
-    /// the clusters after a read's own into its page cache (`posix_fadvise(WILLNEED)`).
+    /// background thread. So are the pages of a local file when a read is cold (its first
+    /// wanted bytes are not in the page cache) and decodes all its fields at once (no more
+    /// top-level fields than decoding threads): the read's own clusters, held until the next
+    /// read. Other reads of local files read each page when it is decoded, and with
+    /// [`ReadAhead::local`] the kernel is asked to read the clusters after a read's own into its
+    /// page cache (`posix_fadvise(WILLNEED)`).
     pub fn set_read_ahead(&mut self, read_ahead: ReadAhead) {
         self.read_ahead = read_ahead;
     }
@@ -59,8 +61,8 @@ impl Reader {
         let next = needed.iter().max().map_or(0, |&c| c + 1);
         let ahead: Vec<usize> = (next..self.desc.clusters.len()).take(ra.clusters).collect();
         let local = !self.src.is_remote();
-        // A cold read of a local file goes through the pool when it decodes all its fields at once (no
-        // more fields than decoding threads): decoding then walks the clusters in the order the
+        // A cold read of a local file goes through the pool when it decodes all its fields at
+        // once (no more fields than decoding threads): decoding then walks the clusters in the order the
         // pool loads them, and the pool's large reads on its own thread overlap the decoding
         // (synthetic file, all columns, cold: 0.13 s against 0.22 s page by page; warm equal).
         // With more fields, decoding goes field by field over all clusters and would wait for
