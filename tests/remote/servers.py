@@ -146,7 +146,6 @@ class _ProcessServer(_ContextServer):
             self._log_file = None
 
 
-
 # ------------------------------------------------------------------------------------------------------------
 # nginx
 
@@ -315,7 +314,7 @@ class S3Server(_ProcessServer):
 
 
 _XROOTD_CONF = """\
-all.export /
+all.export / r/o
 oss.localroot {root}
 all.adminpath {tmp}/admin
 all.pidpath {tmp}
