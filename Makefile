@@ -14,7 +14,7 @@ export RNTUPLE_TESTDATA
 BIN := target/release/rntuple
 CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
 
-.PHONY: demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
+.PHONY: bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -67,6 +67,13 @@ $(VENV)/.installed: requirements-test.txt | mpi-deps
 
 venv: $(VENV)/.installed
 
+# The benchmarks' plots (matplotlib): not needed by `make test`.
+$(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet -r requirements-bench.txt
+	touch $@
+
+bench-deps: $(VENV)/.bench-installed
+
 cargo-test:
 	cargo test --release $(WORKSPACE)
 
@@ -107,7 +114,7 @@ lint: venv
 
 test: mpi-deps venv lint build cargo-test fuzz-smoke pytest
 
-bench-read: venv build
+bench-read: venv bench-deps build
 	$(PY) bench/read_bench.py
 
 # The parallel-writer stress test under ThreadSanitizer (nightly with rust-src, std rebuilt instrumented;
@@ -119,22 +126,22 @@ tsan:
 
 # Reading where the data is: local cold and warm, HTTP through a latency proxy (0, 10, 50 ms), S3 (moto);
 # against uproot and ROOT (bench/io_bench.py). And the format comparison of the RNTuple papers.
-bench-io: venv build python
+bench-io: venv bench-deps build python
 	$(PY) bench/io_bench.py
 
-bench-formats: venv build python
+bench-formats: venv bench-deps build python
 	$(PY) bench/formats_bench.py
 
-bench-parallel-write: venv build
+bench-parallel-write: venv bench-deps build
 	$(PY) bench/parallel_write_bench.py
 
 # The distributed (MPI) write benchmark: strategies side by side, per-operation costs, the scaling model.
-bench-mpi: venv build
+bench-mpi: venv bench-deps build
 	$(PY) bench/mpi_write_bench.py
 
 # The AGC-style NanoAOD skim into one file (the parallel-writing paper's Fig. 6): ours sequential, ParallelWriter,
 # separate files + merge, ROOT's RDataFrame Snapshot (bench/agc_skim_bench.py).
-bench-agc: venv build python
+bench-agc: venv bench-deps build python
 	$(PY) bench/agc_skim_bench.py
 
 clean:

@@ -524,7 +524,11 @@ def main() -> None:
 
 
 def plot(rows, limit, path, subtitle) -> None:
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        print("no plot: matplotlib is missing (make bench-deps installs it)")
+        return
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

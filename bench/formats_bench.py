@@ -83,7 +83,9 @@ REPO = HERE.parent
 DATA = HERE / "data"
 SCRATCH = DATA / "formats"
 RESULT_MARK = "FORMATS_BENCH_RESULT:"
-MATPLOTLIB_PIN = "matplotlib==3.11.2"
+# The plot's matplotlib, as `make bench-formats` installs it (requirements-bench.txt).
+MATPLOTLIB_PIN = next(line.strip() for line in (Path(__file__).resolve().parent.parent / "requirements-bench.txt").read_text().splitlines()
+                      if line.startswith("matplotlib=="))
 TREE = "Events"
 SEED = 20261124
 log = rb.log

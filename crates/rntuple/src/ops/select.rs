@@ -47,7 +47,7 @@ use crate::format::descriptor::Descriptor;
 use crate::logical::descriptor_types::field_type;
 use crate::logical::typename::TypeExpr;
 use crate::ops::merge::copy_cluster;
-use crate::ops::skim::{batch_end, subset, top_ancestors, uncopyable, Subset};
+use crate::ops::skim::{batch_end, read_columns, subset, top_ancestors, uncopyable, Subset};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
 use crate::storage::output::refuse_same_file;
@@ -184,13 +184,15 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
     for inp in &inputs {
         check_fields(&inp.reader, first.reader.descriptor(), &schema, &read, &named, &inp.name)?;
     }
+    let read_refs: Vec<&str> = read.iter().map(String::as_str).collect();
     let mut parts: Vec<(usize, u64, u64)> = Vec::new();
     for (k, inp) in inputs.iter().enumerate() {
         let d = inp.reader.descriptor();
+        let columns = read_columns(d, &read_refs)?;
         for c in &d.clusters {
             let (mut at, stop) = (c.first_entry, c.first_entry.saturating_add(c.n_entries));
             while at < stop {
-                let end = batch_end(d, at, stop).max(at + 1).min(stop);
+                let end = batch_end(d, &columns, at, stop).max(at + 1).min(stop);
                 parts.push((k, at, end));
                 at = end;
             }
@@ -215,7 +217,6 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
     let (next, done, written) = (AtomicUsize::new(0), AtomicU64::new(0), AtomicU64::new(0));
     let failed = AtomicBool::new(false);
     let first_error: Mutex<Option<Error>> = Mutex::new(None);
-    let read_refs: Vec<&str> = read.iter().map(String::as_str).collect();
     std::thread::scope(|s| {
         for _ in 0..threads {
             let ctx = w.fill_context();

@@ -407,8 +407,11 @@ fn reencode(
     })
 }
 
-/// About how many decoded bytes one batch of a re-encoding skim reads.
-const REENCODE_BATCH_BYTES: u64 = 64 << 20;
+/// About how many decoded bytes one batch of a re-encoding skim reads (per thread). Large enough
+/// that clusters as ROOT writes them (about 128 MiB compressed, a few hundred MiB decoded for the
+/// fields a skim keeps) are read whole or in few parts: each cut decompresses the pages it splits
+/// twice (a NanoAOD-like skim cut into 64 MiB parts spent ~15 % more CPU).
+const REENCODE_BATCH_BYTES: u64 = 256 << 20;
 
 /// Fills the entries `start..stop` of the fields `names` of `r` into `w`, in batches of about
 /// [`REENCODE_BATCH_BYTES`] decoded bytes: several small input clusters at once, a large one in
@@ -422,9 +425,10 @@ fn fill_reencoded(r: &Reader, w: &mut Writer, names: &[String], start: u64, stop
     // Deferred columns read as zeros are backed by no stored bytes: refuse a skim that would
     // write more of them than one read may fill, before anything is written.
     r.check_zero_fill(&ids, start, stop)?;
+    let read = read_columns(d, &fields)?;
     let mut at = start;
     while at < stop {
-        let end = batch_end(d, at, stop);
+        let end = batch_end(d, &read, at, stop);
         let batch = r.read_batch(Some(&fields), at, end)?;
         w.append_batch(&batch)?;
         at = end;
@@ -433,18 +437,42 @@ fn fill_reencoded(r: &Reader, w: &mut Writer, names: &[String], start: u64, stop
     w.commit_cluster()
 }
 
-/// The end of the batch starting at entry `at`: whole clusters while their estimated decoded
-/// size (8 bytes per element of its pages (at least their stored bytes), and 8 bytes per entry for each column a cluster does
-/// not list) stays within [`REENCODE_BATCH_BYTES`], or a part of one large cluster.
-pub(crate) fn batch_end(d: &Descriptor, at: u64, stop: u64) -> u64 {
-    let n_columns = d.columns.len() as u64;
+/// The physical columns that reading the top-level fields `names` decodes (their own columns,
+/// their subfields', and the physical columns behind projected fields among them), by column id.
+pub(crate) fn read_columns(d: &Descriptor, names: &[&str]) -> Result<Vec<bool>> {
+    let top = top_ancestors(d)?;
+    let wanted = |field: u32| top.get(field as usize).and_then(|&t| d.fields.get(t as usize)).is_some_and(|f| names.contains(&f.name.as_str()));
+    let mut read = vec![false; d.columns.len()];
+    for (i, c) in d.columns.iter().enumerate() {
+        read[i] = wanted(c.field_id);
+    }
+    for a in &d.aliases {
+        if wanted(a.field_id)
+            && let Some(r) = read.get_mut(a.physical as usize)
+        {
+            *r = true;
+        }
+    }
+    Ok(read)
+}
+
+/// The end of the batch starting at entry `at` that reads the columns marked in `read` (see
+/// [`read_columns`]): whole clusters while their estimated decoded size stays within
+/// [`REENCODE_BATCH_BYTES`], or a part of one large cluster. The estimate counts 8 bytes per
+/// element of the read columns' pages (at least their stored bytes), and 8 bytes per entry for
+/// each read column a cluster does not list. A cluster is cut only when it must be: a page that
+/// spans two batches is decompressed for each.
+pub(crate) fn batch_end(d: &Descriptor, read: &[bool], at: u64, stop: u64) -> u64 {
+    let is_read = |i: usize| read.get(i).copied().unwrap_or(false);
+    let n_read = (0..d.columns.len()).filter(|&i| is_read(i)).count() as u64;
     let mut k = d.clusters.partition_point(|c| c.first_entry + c.n_entries <= at);
     let mut end = at;
     let mut bytes = 0u64;
     while let Some(c) = d.clusters.get(k).filter(|c| end < stop && c.first_entry <= end) {
-        let listed = c.columns.iter().flatten().count() as u64;
-        let stored: u64 = c.columns.iter().flatten().flat_map(|r| &r.pages).map(|p| p.locator.size.max(8 * p.n_elements as u64)).sum();
-        let est = stored.saturating_add(n_columns.saturating_sub(listed).saturating_mul(8).saturating_mul(c.n_entries));
+        let listed = || c.columns.iter().enumerate().filter(|&(i, r)| r.is_some() && is_read(i)).filter_map(|(_, r)| r.as_ref());
+        let stored: u64 = listed().flat_map(|r| &r.pages).map(|p| p.locator.size.max(8 * p.n_elements as u64)).sum();
+        let unlisted = n_read.saturating_sub(listed().count() as u64);
+        let est = stored.saturating_add(unlisted.saturating_mul(8).saturating_mul(c.n_entries));
         let c_end = (c.first_entry + c.n_entries).min(stop);
         let here = c_end - end;
         let part = est.saturating_mul(here) / c.n_entries.max(1);
@@ -471,7 +499,8 @@ pub(crate) fn batch_end(d: &Descriptor, at: u64, stop: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::forge::push_field;
-    use crate::format::descriptor::Role;
+    use crate::format::cursor::Locator;
+    use crate::format::descriptor::{PageDescriptor, Role};
 
     /// Float fields `f0`, `f1`, ... with these parents (forge's field builder).
     fn fields(parents: impl IntoIterator<Item = Option<u32>>) -> Descriptor {
@@ -502,6 +531,57 @@ mod tests {
         assert!(e.contains("loop"), "{e}");
         let e = top_ancestors(&fields([None, Some(7)])).unwrap_err().to_string();
         assert!(e.contains("parent 7"), "{e}");
+    }
+
+    /// `f0` with subfield `f1` (a column each), `f2` (a column), `f3` projected onto `f1`'s column;
+    /// `clusters` clusters of 1,000,000 entries with one page of 1,000,000 elements per column.
+    fn with_columns(clusters: u64) -> Descriptor {
+        use crate::forge::{column_range, push_column};
+        use crate::format::descriptor::AliasColumn;
+        use crate::primitives::column_type::ColumnType;
+        let mut d = fields([None, Some(0), None, None]);
+        for f in [0, 1, 2] {
+            push_column(&mut d, f, ColumnType::Real32);
+        }
+        d.aliases.push(AliasColumn { physical: 1, field_id: 3 });
+        let page = PageDescriptor { n_elements: 1_000_000, has_checksum: false, locator: Locator { size: 100, offset: 0 }, first_in_cluster: 0 };
+        for k in 0..clusters {
+            let columns = (0..3).map(|_| Some(column_range(k * 1_000_000, 505, vec![page]))).collect();
+            d.clusters.push(ClusterDescriptor { id: k as usize, first_entry: k * 1_000_000, n_entries: 1_000_000, columns });
+        }
+        d
+    }
+
+    #[test]
+    fn read_columns_follow_subfields_and_projections() {
+        let d = with_columns(0);
+        assert_eq!(read_columns(&d, &["f0"]).unwrap(), [true, true, false]);
+        assert_eq!(read_columns(&d, &["f2"]).unwrap(), [false, false, true]);
+        assert_eq!(read_columns(&d, &["f3"]).unwrap(), [false, true, false]);
+        assert_eq!(read_columns(&d, &[]).unwrap(), [false, false, false]);
+    }
+
+    #[test]
+    fn batches_count_only_the_columns_read() {
+        // Each column holds 8 MB (decoded, estimated) per cluster of 1,000,000 entries.
+        let d = with_columns(40);
+        let all = read_columns(&d, &["f0", "f2"]).unwrap();
+        let one = read_columns(&d, &["f2"]).unwrap();
+        let per_cluster = 1_000_000u64;
+        let (all_bytes, one_bytes) = (3 * 8 * per_cluster, 8 * per_cluster);
+        let whole = |bytes: u64| (REENCODE_BATCH_BYTES / bytes) * per_cluster;
+        assert_eq!(batch_end(&d, &all, 0, 40 * per_cluster), whole(all_bytes));
+        assert_eq!(batch_end(&d, &one, 0, 40 * per_cluster), whole(one_bytes));
+        // Batches start where the previous one ended and never pass `stop`.
+        assert_eq!(batch_end(&d, &one, 5 * per_cluster, 7 * per_cluster), 7 * per_cluster);
+        // A cluster larger than a batch is cut into parts of about a batch.
+        let mut big = with_columns(1);
+        let huge =
+            PageDescriptor { n_elements: 1_000_000, has_checksum: false, locator: Locator { size: 4 * REENCODE_BATCH_BYTES, offset: 0 }, first_in_cluster: 0 };
+        big.clusters[0].columns[2] = Some(crate::forge::column_range(0, 505, vec![huge]));
+        let part = batch_end(&big, &one, 0, per_cluster);
+        assert!((per_cluster / 4 - 1000..=per_cluster / 4 + 1000).contains(&part), "{part}");
+        assert_eq!(batch_end(&big, &read_columns(&big, &["f0"]).unwrap(), 0, per_cluster), per_cluster);
     }
 
     #[test]

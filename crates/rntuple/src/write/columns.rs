@@ -222,6 +222,8 @@ impl Columns {
         self.zipped_total += stored;
         self.unzipped_total += unzipped;
         let page = if buffered {
+            let (z, big) = held(z);
+            self.recycle(big);
             Page { bytes: z, n_elements: n as u32, stored, sealed: true, written_at: None }
         } else {
             let at = out.page(&z)?;
@@ -239,21 +241,22 @@ impl Columns {
         if n_jobs == 0 {
             return Ok(());
         }
-        let spares: Vec<Vec<u8>> = (0..n_jobs).map(|_| self.take_buf()).collect();
-        let mut jobs: Vec<(&mut Page, Vec<u8>)> = self.cols.iter_mut().flat_map(|c| c.pages.iter_mut()).filter(|p| !p.sealed).zip(spares).collect();
+        let spares: Vec<Spares> = (0..n_jobs).map(|_| (self.take_buf(), Vec::new())).collect();
+        let mut jobs: Vec<(&mut Page, Spares)> = self.cols.iter_mut().flat_map(|c| c.pages.iter_mut()).filter(|p| !p.sealed).zip(spares).collect();
         let t = Instant::now();
         let threads = if self.imt_threads > 0 { self.imt_threads } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) }.min(jobs.len());
         let (settings, checksums) = (self.compression, self.checksums);
         let unzipped: u64 = jobs.iter().map(|j| j.0.bytes.len() as u64).sum();
         // Largest pages first, handed out one at a time, so that the threads finish together.
         jobs.sort_by_key(|j| std::cmp::Reverse(j.0.bytes.len()));
-        let seal_job = |job: &mut (&mut Page, Vec<u8>)| -> Result<()> {
+        let seal_job = |job: &mut (&mut Page, Spares)| -> Result<()> {
             let raw = std::mem::take(&mut job.0.bytes);
-            let (z, spare) = seal(raw, std::mem::take(&mut job.1), settings, checksums)?;
+            let (z, spare) = seal(raw, std::mem::take(&mut job.1 .0), settings, checksums)?;
+            let (z, big) = held(z);
             job.0.stored = (z.len() - 8 * checksums as usize) as u64;
             job.0.bytes = z;
             job.0.sealed = true;
-            job.1 = spare;
+            job.1 = (spare, big);
             Ok(())
         };
         if threads <= 1 {
@@ -281,8 +284,9 @@ impl Columns {
             }
         }
         let zipped: u64 = jobs.iter().map(|p| p.0.stored).sum();
-        let spares: Vec<Vec<u8>> = jobs.into_iter().map(|j| j.1).collect();
-        for b in spares {
+        let spares: Vec<Spares> = jobs.into_iter().map(|j| j.1).collect();
+        for (a, b) in spares {
+            self.recycle(a);
             self.recycle(b);
         }
         self.zipped_total += zipped;
@@ -320,9 +324,12 @@ impl Columns {
         Ok((columns, chunks))
     }
 
-    /// Keeps a page buffer for reuse, up to a cluster's worth of memory.
+    /// Keeps a page buffer for reuse, up to a cluster's worth of memory. Buffers smaller than a
+    /// quarter of the largest page (the held copies of small compressed pages) go back to the
+    /// allocator, which reuses them as cheaply; pooled, they would be grown for the next page.
     pub fn recycle(&mut self, mut b: Vec<u8>) {
-        if b.capacity() > 0 && self.pool.len() < 4096 && self.pool_bytes < self.pool_cap {
+        let keep = b.capacity() > 0 && b.capacity() as u64 >= self.max_page / 4;
+        if keep && self.pool.len() < 4096 && self.pool_bytes < self.pool_cap {
             b.clear();
             self.pool_bytes += b.capacity() as u64;
             self.pool.push(b);
@@ -350,6 +357,23 @@ impl Columns {
             }
             None => Vec::new(),
         }
+    }
+}
+
+/// A compression job's buffers: the one it compresses into (then the encoded page's, left over)
+/// and the one a held page leaves (see [`held`]).
+type Spares = (Vec<u8>, Vec<u8>);
+
+/// A sealed page to hold until its cluster is written, and the buffer left to reuse: a compressed
+/// page that fills less than half of its (page-sized) buffer is moved into a buffer of its own
+/// size, so that a buffered cluster holds about its stored bytes, not its pages' uncompressed
+/// sizes (a NanoAOD-like skim held ~3x its clusters' stored size before, and paid for it in fresh
+/// memory; bench/RESULTS.md).
+fn held(z: Vec<u8>) -> (Vec<u8>, Vec<u8>) {
+    if z.capacity() > 2 * z.len() + 4096 {
+        (z.as_slice().to_vec(), z)
+    } else {
+        (z, Vec::new())
     }
 }
 
