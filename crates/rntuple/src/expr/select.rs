@@ -137,11 +137,11 @@ pub fn collection_of(batch: &RecordBatch, name: &str) -> Result<Arc<Collection>>
 }
 
 /// Applies masks to `batch`: each element mask keeps elements of all list fields of its
-/// collection alike and sets its count field (`nJet`) to the elements kept; then the entry mask
-/// keeps entries. Masks of the wrong length are an error naming the collection.
+/// collection alike and sets its count field (`nJet`) to the elements kept; the entry mask keeps
+/// entries. Masks of the wrong length are an error naming the collection. (Entries are kept first,
+/// so that the element filters copy only the kept entries' elements.)
 pub fn apply_masks(batch: &RecordBatch, masks: &Masks) -> Result<RecordBatch> {
-    let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
-    let schema = batch.schema();
+    let mut colls = Vec::with_capacity(masks.elements.len());
     for (k, (name, mask)) in masks.elements.iter().enumerate() {
         if masks.elements[..k].iter().any(|(n, _)| n == name) {
             return Err(Error::Invalid(format!("filter of '{name}': the collection is filtered twice; join the conditions with '&&'")));
@@ -154,20 +154,45 @@ pub fn apply_masks(batch: &RecordBatch, masks: &Masks) -> Result<RecordBatch> {
                 coll.elements()
             )));
         }
-        let m = members(batch, name)?;
+        colls.push(coll);
+    }
+    let (batch, kept_masks) = match &masks.entries {
+        None => (batch.clone(), None),
+        Some(k) if k.len() != batch.num_rows() => return Err(Error::Invalid(format!("selection: {} booleans for {} entries", k.len(), batch.num_rows()))),
+        Some(k) => {
+            let kept =
+                arrow_select::filter::filter_record_batch(batch, &BooleanArray::from(k.clone())).map_err(|e| Error::Invalid(format!("selection: {e}")))?;
+            let per_coll: Vec<Vec<bool>> = masks.elements.iter().zip(&colls).map(|((_, m), c)| of_kept_entries(m, c, k)).collect();
+            (kept, Some(per_coll))
+        }
+    };
+    let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+    let schema = batch.schema();
+    for (k, (name, mask)) in masks.elements.iter().enumerate() {
+        let mask: &[bool] = kept_masks.as_ref().and_then(|m| m.get(k)).map_or(mask.as_slice(), |m| m.as_slice());
+        let coll = collection_of(&batch, name)?;
+        let lens = counts(&coll, mask);
+        let keep = BooleanArray::from(mask.to_vec());
+        let m = members(&batch, name)?;
         for &i in &m.lists {
-            columns[i] = filter_list(&columns[i], mask)?;
+            columns[i] = filter_list(&columns[i], &keep, &lens)?;
         }
         if let Some(i) = m.count {
-            columns[i] = counts_as(&counts(&coll, mask), columns[i].data_type(), schema.field(i).name())?;
+            columns[i] = counts_as(&lens, columns[i].data_type(), schema.field(i).name())?;
         }
     }
-    let filtered = RecordBatch::try_new(schema, columns).map_err(|e| Error::Invalid(format!("selection: {e}")))?;
-    match &masks.entries {
-        None => Ok(filtered),
-        Some(k) if k.len() != batch.num_rows() => Err(Error::Invalid(format!("selection: {} booleans for {} entries", k.len(), batch.num_rows()))),
-        Some(k) => arrow_select::filter::filter_record_batch(&filtered, &BooleanArray::from(k.clone())).map_err(|e| Error::Invalid(format!("selection: {e}"))),
+    RecordBatch::try_new(schema, columns).map_err(|e| Error::Invalid(format!("selection: {e}")))
+}
+
+/// The part of an element mask of `coll` that belongs to the entries `entries` keeps, in order.
+fn of_kept_entries(mask: &[bool], coll: &Collection, entries: &[bool]) -> Vec<bool> {
+    let mut out = Vec::new();
+    for (w, &keep) in coll.offsets.windows(2).zip(entries) {
+        if keep {
+            out.extend_from_slice(mask.get(w[0]..w[1]).unwrap_or(&[]));
+        }
     }
+    out
 }
 
 fn walk(e: &Expr, f: &mut impl FnMut(&str, usize)) {
@@ -239,28 +264,25 @@ fn counts_as(n: &[u64], ty: &DataType, name: &str) -> Result<ArrayRef> {
 }
 
 /// A list array with the elements where `mask` is false removed.
-fn filter_list(array: &ArrayRef, mask: &[bool]) -> Result<ArrayRef> {
+/// A list array with the elements `keep` marks; `lens` holds the kept elements per entry.
+fn filter_list(array: &ArrayRef, keep: &BooleanArray, lens: &[u64]) -> Result<ArrayRef> {
     match array.data_type() {
-        DataType::List(_) => filter_list_of::<i32>(array.as_list::<i32>(), mask),
-        DataType::LargeList(_) => filter_list_of::<i64>(array.as_list::<i64>(), mask),
+        DataType::List(_) => filter_list_of::<i32>(array.as_list::<i32>(), keep, lens),
+        DataType::LargeList(_) => filter_list_of::<i64>(array.as_list::<i64>(), keep, lens),
         other => Err(Error::Invalid(format!("filter: {other} is not a list"))),
     }
 }
 
-fn filter_list_of<O: OffsetSizeTrait>(list: &GenericListArray<O>, mask: &[bool]) -> Result<ArrayRef> {
+fn filter_list_of<O: OffsetSizeTrait>(list: &GenericListArray<O>, keep: &BooleanArray, lens: &[u64]) -> Result<ArrayRef> {
     let raw = list.value_offsets();
     let first = raw.first().map(|o| o.as_usize()).unwrap_or(0);
     let last = raw.last().map(|o| o.as_usize()).unwrap_or(0);
-    if last < first || last - first != mask.len() || last > list.values().len() {
-        return Err(Error::Invalid(format!("filter: {} elements, mask of {}", last.saturating_sub(first), mask.len())));
+    if last < first || last - first != keep.len() || last > list.values().len() || lens.len() != list.len() {
+        return Err(Error::Invalid(format!("filter: {} elements, mask of {}", last.saturating_sub(first), keep.len())));
     }
     let values = list.values().slice(first, last - first);
-    let kept = arrow_select::filter::filter(&values, &BooleanArray::from(mask.to_vec())).map_err(|e| Error::Invalid(format!("filter: {e}")))?;
-    let mut lens = Vec::with_capacity(list.len());
-    for w in raw.windows(2) {
-        let (a, b) = (w[0].as_usize().saturating_sub(first), w[1].as_usize().saturating_sub(first));
-        lens.push(mask.get(a..b).map_or(0, |m| m.iter().filter(|&&x| x).count()));
-    }
+    let kept = arrow_select::filter::filter(&values, keep).map_err(|e| Error::Invalid(format!("filter: {e}")))?;
+    let lens = lens.iter().map(|&n| n as usize);
     let field = match list.data_type() {
         DataType::List(f) | DataType::LargeList(f) => f.clone(),
         _ => return Err(Error::internal("a list without its element field")),
@@ -331,6 +353,12 @@ mod tests {
         assert_eq!(floats(out.column(3)), vec![vec![0.1], vec![2.0]]);
         assert_eq!(ints(out.column(1)), vec![1, 1]);
         assert_eq!(floats(out.column(4)), vec![vec![26.0], vec![]], "other collections untouched");
+        // Dropping an entry with elements: the filter's mask follows the kept entries.
+        let s = Selection::new(Some("event != 1"), &[("Jet".into(), "Jet_pt > 4".into())]).unwrap();
+        let out = s.apply(&batch()).unwrap();
+        assert_eq!(floats(out.column(2)), vec![vec![], vec![5.0, 60.0]]);
+        assert_eq!(floats(out.column(3)), vec![vec![], vec![1.0, 2.0]]);
+        assert_eq!(ints(out.column(1)), vec![0, 2]);
     }
 
     #[test]
