@@ -263,7 +263,6 @@ fn counts_as(n: &[u64], ty: &DataType, name: &str) -> Result<ArrayRef> {
     })
 }
 
-/// A list array with the elements where `mask` is false removed.
 /// A list array with the elements `keep` marks; `lens` holds the kept elements per entry.
 fn filter_list(array: &ArrayRef, keep: &BooleanArray, lens: &[u64]) -> Result<ArrayRef> {
     match array.data_type() {

@@ -2,8 +2,8 @@
 //! (`--where`), elements of collections kept by filters (`--filter`), on several threads.
 //!
 //! The inputs (paths, globs or URLs) are read cluster by cluster (a cluster of more than about
-//! 256 MiB of decoded data in the fields read, in parts), handed out to `threads` threads; each applies the
-//! [`Selection`] to its part and fills the result through its own fill context of one
+//! 256 MiB of decoded data in the fields read, in parts), handed out to `threads` threads; each
+//! applies the [`Selection`] to its part and fills the result through its own fill context of one
 //! [`ParallelWriter`], so that compression and writing run on all threads and the output is one
 //! file. With one thread the output keeps the inputs' entry order; with several, each part's
 //! entries stay together and in order, parts interleave. A whole cluster whose every entry passes,
