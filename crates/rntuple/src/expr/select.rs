@@ -170,7 +170,11 @@ pub fn apply_masks(batch: &RecordBatch, masks: &Masks) -> Result<RecordBatch> {
     let schema = batch.schema();
     for (k, (name, mask)) in masks.elements.iter().enumerate() {
         let mask: &[bool] = kept_masks.as_ref().and_then(|m| m.get(k)).map_or(mask.as_slice(), |m| m.as_slice());
-        let coll = collection_of(&batch, name)?;
+        // The collection as the entry mask left it (unchanged without one).
+        let coll = match kept_masks {
+            Some(_) => collection_of(&batch, name)?,
+            None => colls[k].clone(),
+        };
         let lens = counts(&coll, mask);
         let keep = BooleanArray::from(mask.to_vec());
         let m = members(&batch, name)?;
