@@ -248,3 +248,54 @@ fn clusters_that_pass_whole_are_copied_as_stored() {
         .collect();
     assert_eq!(read(&mixed), want);
 }
+
+/// A thread ends its output cluster at the end of an input part once the cluster is an eighth full
+/// (a thread holds about one part's output, not a whole cluster), so small parts are joined. Here
+/// the parts are the inputs' clusters. With ROOT's default cluster size, all are joined in one.
+#[test]
+fn output_clusters_end_at_parts_of_useful_size() {
+    let d = dir("part-clusters");
+    let ins = inputs(&d);
+    let want = expected(&ins);
+    // The kept entries and their uncompressed bytes (event 8, nJet 4, two offsets of 8 per entry,
+    // two floats per kept jet) of each input cluster, in order.
+    let mut parts: Vec<(u64, u64)> = Vec::new();
+    for (k, i) in ins.iter().enumerate() {
+        let r = RNTupleFile::open(i).unwrap().reader("Events").unwrap();
+        for c in &r.descriptor().clusters {
+            let event = |e: u64| k as u64 * 10_000 + e;
+            let kept = want.iter().filter(|w| (event(c.first_entry)..event(c.first_entry + c.n_entries)).contains(&w.0));
+            parts.push(kept.fold((0, 0), |(n, b), w| (n + 1, b + 28 + 8 * w.1)));
+        }
+    }
+    // A cluster size that some parts reach an eighth of alone and others do not.
+    let size = 12_000u64;
+    assert!(parts.iter().filter(|p| 8 * p.1 >= size).count() > 10 && parts.iter().filter(|p| 8 * p.1 < size).count() >= 3, "{parts:?}");
+    assert!(parts.iter().all(|p| 2 * p.1 < size), "no part fills a cluster by itself: {parts:?}");
+    let mut expect_clusters = Vec::new();
+    let (mut n, mut bytes) = (0, 0);
+    for (pn, pb) in &parts {
+        (n, bytes) = (n + pn, bytes + pb);
+        if 8 * bytes >= size {
+            expect_clusters.push(n);
+            (n, bytes) = (0, 0);
+        }
+    }
+    if n > 0 {
+        expect_clusters.push(n);
+    }
+    assert!(expect_clusters.len() < parts.len());
+    let clusters = |p: &std::path::Path| -> Vec<u64> {
+        RNTupleFile::open(p).unwrap().reader("Events").unwrap().descriptor().clusters.iter().map(|c| c.n_entries).collect()
+    };
+    let out = d.join("parts.root");
+    let opts = WriteOptions { compression: 0, approx_zipped_cluster_size: size, ..Default::default() };
+    let s = skim_many(&what(ins.clone(), 1), &out, opts, &|_, _| {}).unwrap();
+    assert_eq!(s.parts as usize, parts.len(), "{s:?}");
+    assert_eq!(clusters(&out), expect_clusters);
+    assert_eq!(written(&out), want);
+    let joined = d.join("joined.root");
+    skim_many(&what(ins, 1), &joined, WriteOptions { compression: 0, ..Default::default() }, &|_, _| {}).unwrap();
+    assert_eq!(clusters(&joined), [want.len() as u64]);
+    assert_eq!(written(&joined), want);
+}

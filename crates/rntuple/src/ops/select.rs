@@ -243,6 +243,9 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
                         if out.num_rows() > 0 {
                             ctx.append_batch(&out)?;
                         }
+                        if ctx.cluster_fill() >= PART_CLUSTER_FILL {
+                            ctx.flush_cluster()?;
+                        }
                         written.fetch_add(out.num_rows() as u64, Ordering::Relaxed);
                         progress(done.fetch_add(b - a, Ordering::Relaxed) + (b - a), total);
                     }
@@ -277,6 +280,12 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
         file_bytes,
     })
 }
+
+/// A thread ends its output cluster at the end of a part once the cluster is at least this full
+/// (relative to the writer's cluster size): a thread then holds about one part's compressed output
+/// instead of a whole 128 MiB cluster (ROOT's RDataFrame `Snapshot` ends a cluster after every
+/// task), while a selective skim still joins small parts into clusters of a useful size.
+const PART_CLUSTER_FILL: f64 = 0.125;
 
 /// The kept fields of `r` as a schema of their own, when it has `out`'s layout (the same fields,
 /// types and columns, in the same order), so that their pages can be copied as stored. (Column

@@ -120,6 +120,15 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     /// ROOT's cluster flush rule: the uncompressed cluster reaches the maximum, or the target
     /// compressed size divided by the compression ratio seen so far (0.5 before any page).
     fn maybe_flush(&mut self) -> Result<()> {
+        if self.cluster_fill() >= 1.0 {
+            self.flush_cluster()?;
+        }
+        Ok(())
+    }
+
+    /// How full the current cluster is: its uncompressed bytes over the size at which
+    /// [`ClusterBuilder::maybe_flush`] flushes it (1.0 and above: full).
+    pub(super) fn cluster_fill(&self) -> f64 {
         // Uncompressed data has a ratio of 1 (as in ROOT, whose first uncompressed cluster closes at
         // the target size); otherwise 0.5 until pages were compressed, then the average so far.
         let ratio = if self.opts.compression.is_multiple_of(100) {
@@ -129,12 +138,8 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         } else {
             0.5
         };
-        let est = (self.opts.approx_zipped_cluster_size as f64 / ratio.max(1e-6)) as u64;
-        let bytes = self.cols.unzipped_in_cluster / 8;
-        if bytes >= self.opts.max_unzipped_cluster_size || bytes >= est {
-            self.flush_cluster()?;
-        }
-        Ok(())
+        let est = (self.opts.approx_zipped_cluster_size as f64 / ratio.max(1e-6)).min(self.opts.max_unzipped_cluster_size as f64);
+        (self.cols.unzipped_in_cluster / 8) as f64 / est.max(1.0)
     }
 
     /// Seals the current cluster and hands it to the output; a cluster without entries is

@@ -324,11 +324,13 @@ impl Columns {
         Ok((columns, chunks))
     }
 
-    /// Keeps a page buffer for reuse, up to a cluster's worth of memory. Buffers smaller than a
-    /// quarter of the largest page (the held copies of small compressed pages) go back to the
-    /// allocator, which reuses them as cheaply; pooled, they would be grown for the next page.
+    /// Keeps a page buffer for reuse, up to a cluster's worth of memory. Buffers smaller than the
+    /// largest page (the held copies of compressed pages, a cluster's short last pages) go back
+    /// to the allocator, which reuses them as cheaply: pooled, they would be grown for the next
+    /// page, and until then hold memory (a skim's threads each kept ~100 MiB of compressed page
+    /// copies this way).
     pub fn recycle(&mut self, mut b: Vec<u8>) {
-        let keep = b.capacity() > 0 && b.capacity() as u64 >= self.max_page / 4;
+        let keep = b.capacity() > 0 && b.capacity() as u64 >= self.max_page;
         if keep && self.pool.len() < 4096 && self.pool_bytes < self.pool_cap {
             b.clear();
             self.pool_bytes += b.capacity() as u64;

@@ -414,6 +414,32 @@ impl FillContext {
         self.b.flush_cluster()
     }
 
+    /// How full the current cluster is, as a fraction of the size at which it is flushed by
+    /// itself (ROOT's rule: the target compressed size over the compression ratio seen so far).
+    /// With [`FillContext::flush_cluster`], an application ends clusters early at a boundary of its
+    /// own without making tiny ones (a skim does at the end of an input part).
+    ///
+    /// ```
+    /// use rntuple::write::{ParallelWriter, WriteOptions};
+    /// use rntuple::Value;
+    /// let path = std::env::temp_dir().join("rntuple-doc-cluster-fill.root");
+    /// let w = ParallelWriter::create(&path, "t", &[("x", "std::int64_t")], WriteOptions::default())?;
+    /// let mut ctx = w.fill_context()?;
+    /// assert_eq!(ctx.cluster_fill(), 0.0);
+    /// for i in 0..1000 {
+    ///     ctx.fill(&Value::Record(vec![("x".into(), Value::Int(i))]))?;
+    /// }
+    /// assert!(ctx.cluster_fill() > 0.0 && ctx.cluster_fill() < 1.0);
+    /// ctx.flush_cluster()?;
+    /// assert_eq!(ctx.cluster_fill(), 0.0);
+    /// ctx.finish()?;
+    /// w.commit()?;
+    /// # Ok::<(), rntuple::Error>(())
+    /// ```
+    pub fn cluster_fill(&self) -> f64 {
+        self.b.cluster_fill()
+    }
+
     /// Commits a cluster sealed elsewhere (pages copied as stored from another file, as a skim
     /// does) after the entries filled so far, which are flushed first so that the context's entries
     /// keep their order.
@@ -548,6 +574,40 @@ mod tests {
         w.commit().unwrap_or_else(|e| panic!("{e}"));
         let f = crate::RNTupleFile::open(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(f.reader("Events").unwrap_or_else(|e| panic!("{e}")).num_entries(), 25_000);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// Compressed pages are held in buffers of their size, which are not pooled after the commit:
+    /// grown for the next page they would be of no use, and until then hold memory. The pool keeps
+    /// only buffers that can take a whole page.
+    #[test]
+    fn compressed_page_copies_are_not_pooled() {
+        let path = std::env::temp_dir().join(format!("rntuple-parallel-pool-zipped-{}.root", std::process::id()));
+        let page = 64u64 << 10;
+        let opts = WriteOptions { compression: 505, max_unzipped_page_size: page, approx_zipped_cluster_size: 1 << 20, ..WriteOptions::default() };
+        let w = ParallelWriter::create(&path, "Events", &[("id", "std::uint64_t")], opts).unwrap_or_else(|e| panic!("{e}"));
+        let mut ctx = w.fill_context().unwrap_or_else(|e| panic!("{e}"));
+        // 24 random bits per value: pages compress to about 3/8 of their size.
+        for i in 0..200_000u64 {
+            let mut z = i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let v = (z ^ (z >> 31)) & 0xFF_FFFF;
+            ctx.fill(&Value::Record(vec![("id".into(), Value::UInt(v))])).unwrap_or_else(|e| panic!("{e}"));
+        }
+        ctx.flush_cluster().unwrap_or_else(|e| panic!("{e}"));
+        let m = ctx.metrics();
+        assert!(m.clusters >= 1);
+        let pooled = ctx.b.cols.pooled();
+        assert!(!pooled.is_empty(), "the compressor's spare buffers are pooled");
+        assert!(pooled.iter().all(|b| b.capacity() as u64 >= page), "{:?}", pooled.iter().map(|b| b.capacity()).collect::<Vec<_>>());
+        ctx.finish().unwrap_or_else(|e| panic!("{e}"));
+        w.commit().unwrap_or_else(|e| panic!("{e}"));
+        let f = crate::RNTupleFile::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        let r = f.reader("Events").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.num_entries(), 200_000);
+        let pages: Vec<u64> = r.descriptor().clusters.iter().flat_map(|c| c.columns.iter().flatten()).flat_map(|c| &c.pages).map(|p| p.locator.size).collect();
+        assert!(pages.iter().filter(|&&s| s > page / 4 && s < page / 2).count() > 10, "pages held in copies a quarter to a half page long: {pages:?}");
         let _ = std::fs::remove_file(&path);
     }
 
