@@ -8,9 +8,10 @@
 //! file. With one thread the output keeps the inputs' entry order; with several, each part's
 //! entries stay together and in order, parts interleave. A thread ends its output cluster at the
 //! end of a part once the cluster is an eighth of the writer's cluster size, so that it holds about
-//! one part's output (ROOT's RDataFrame `Snapshot` ends one per task). A whole cluster whose every entry passes,
-//! when nothing is filtered and the input's kept fields have the output's column layout (same
-//! types and encodings: the same compression family), is copied as stored, pages not decompressed.
+//! one part's output (ROOT's RDataFrame `Snapshot` ends one per task). A whole cluster whose every
+//! entry passes, when nothing is filtered and the input's kept fields have the output's column
+//! layout (same types and encodings: the same compression family), is copied as stored, pages not
+//! decompressed.
 //!
 //! ```
 //! use rntuple::ops::select::{skim_many, SkimMany};
