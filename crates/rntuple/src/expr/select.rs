@@ -162,21 +162,19 @@ pub fn apply_masks(batch: &RecordBatch, masks: &Masks) -> Result<RecordBatch> {
         Some(k) => {
             let kept =
                 arrow_select::filter::filter_record_batch(batch, &BooleanArray::from(k.clone())).map_err(|e| Error::Invalid(format!("selection: {e}")))?;
-            let per_coll: Vec<Vec<bool>> = masks.elements.iter().zip(&colls).map(|((_, m), c)| of_kept_entries(m, c, k)).collect();
+            let per_coll: Vec<(Vec<bool>, Vec<u64>)> = masks.elements.iter().zip(&colls).map(|((_, m), c)| of_kept_entries(m, c, k)).collect();
             (kept, Some(per_coll))
         }
     };
     let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
     let schema = batch.schema();
-    for (k, (name, mask)) in masks.elements.iter().enumerate() {
-        let mask: &[bool] = kept_masks.as_ref().and_then(|m| m.get(k)).map_or(mask.as_slice(), |m| m.as_slice());
-        // The collection as the entry mask left it (unchanged without one).
-        let coll = match kept_masks {
-            Some(_) => collection_of(&batch, name)?,
-            None => colls[k].clone(),
+    let mut kept_masks = kept_masks.map(Vec::into_iter);
+    for ((name, mask), coll) in masks.elements.iter().zip(&colls) {
+        // The mask and the kept elements per entry, of the entries the entry mask left.
+        let (keep, lens) = match kept_masks.as_mut().and_then(Iterator::next) {
+            Some((m, lens)) => (BooleanArray::from(m), lens),
+            None => (BooleanArray::from(mask.clone()), counts(coll, mask)),
         };
-        let lens = counts(&coll, mask);
-        let keep = BooleanArray::from(mask.to_vec());
         let m = members(&batch, name)?;
         for &i in &m.lists {
             columns[i] = filter_list(&columns[i], &keep, &lens)?;
@@ -188,15 +186,18 @@ pub fn apply_masks(batch: &RecordBatch, masks: &Masks) -> Result<RecordBatch> {
     RecordBatch::try_new(schema, columns).map_err(|e| Error::Invalid(format!("selection: {e}")))
 }
 
-/// The part of an element mask of `coll` that belongs to the entries `entries` keeps, in order.
-fn of_kept_entries(mask: &[bool], coll: &Collection, entries: &[bool]) -> Vec<bool> {
-    let mut out = Vec::new();
+/// The part of an element mask of `coll` that belongs to the entries `entries` keeps, in order,
+/// and the elements it keeps in each of those entries.
+fn of_kept_entries(mask: &[bool], coll: &Collection, entries: &[bool]) -> (Vec<bool>, Vec<u64>) {
+    let (mut out, mut lens) = (Vec::new(), Vec::new());
     for (w, &keep) in coll.offsets.windows(2).zip(entries) {
         if keep {
-            out.extend_from_slice(mask.get(w[0]..w[1]).unwrap_or(&[]));
+            let m = mask.get(w[0]..w[1]).unwrap_or(&[]);
+            out.extend_from_slice(m);
+            lens.push(m.iter().filter(|&&b| b).count() as u64);
         }
     }
-    out
+    (out, lens)
 }
 
 fn walk(e: &Expr, f: &mut impl FnMut(&str, usize)) {
