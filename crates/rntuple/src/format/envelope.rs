@@ -80,9 +80,9 @@ fn parse_schema(c: &mut Cursor, d: &mut Descriptor, extension: bool) -> Result<(
         let type_name = c.string("type name")?;
         let type_alias = c.string("type alias")?;
         let description = c.string("field description")?;
-        let repetition = if flags & 1 != 0 { Some(c.u64("repetition count")?) } else { None };
-        let projection_source = if flags & 2 != 0 { Some(c.u32("projection source")?) } else { None };
-        let type_checksum = if flags & 4 != 0 { Some(c.u32("type checksum")?) } else { None };
+        let repetition = if flags & FIELD_FLAG_REPETITIVE != 0 { Some(c.u64("repetition count")?) } else { None };
+        let projection_source = if flags & FIELD_FLAG_PROJECTED != 0 { Some(c.u32("projection source")?) } else { None };
+        let type_checksum = if flags & FIELD_FLAG_TYPE_CHECKSUM != 0 { Some(c.u32("type checksum")?) } else { None };
         c.leave(&f, "field record")?;
         if name.is_empty() {
             return Err(c.err(format!("field {id} has an empty name")));
@@ -127,12 +127,12 @@ fn parse_schema(c: &mut Cursor, d: &mut Descriptor, extension: bool) -> Result<(
         let representation = c.u16("representation index")?;
         let mut first_element = 0;
         let mut suppressed_deferred = false;
-        if flags & 1 != 0 {
+        if flags & COLUMN_FLAG_DEFERRED != 0 {
             let v = c.i64("first element index")?;
             suppressed_deferred = v < 0;
             first_element = v.unsigned_abs();
         }
-        let value_range = if flags & 2 != 0 { Some((c.f64("range min")?, c.f64("range max")?)) } else { None };
+        let value_range = if flags & COLUMN_FLAG_VALUE_RANGE != 0 { Some((c.f64("range min")?, c.f64("range max")?)) } else { None };
         c.leave(&f, "column record")?;
         if field_id as usize >= d.fields.len() {
             return Err(c.err(format!("column {} belongs to unknown field {field_id}", col_base + i)));
@@ -287,7 +287,7 @@ pub fn parse_page_list(buf: &[u8], d: &mut Descriptor, group: usize) -> Result<(
         let first = c.u64("cluster first entry")?;
         let nf = c.u64("cluster entries and flags")?;
         c.leave(&f, "cluster summary")?;
-        if nf >> 56 & 1 != 0 {
+        if (nf >> 56) & CLUSTER_FLAG_SHARDED != 0 {
             return Err(Error::Unsupported("cluster is sharded (flag 0x01), a reserved feature".into()));
         }
         summaries.push((first, nf & ((1 << 56) - 1)));

@@ -122,13 +122,13 @@ fn schema(w: &mut ByteWriter, fields: &[FieldDescriptor], columns: &[ColumnDescr
         w.u16(f.role.to_u16());
         let mut flags = 0u16;
         if f.repetition.is_some() {
-            flags |= 1;
+            flags |= FIELD_FLAG_REPETITIVE;
         }
         if f.projection_source.is_some() {
-            flags |= 2;
+            flags |= FIELD_FLAG_PROJECTED;
         }
         if f.type_checksum.is_some() {
-            flags |= 4;
+            flags |= FIELD_FLAG_TYPE_CHECKSUM;
         }
         w.u16(flags);
         w.string(&f.name);
@@ -156,10 +156,10 @@ fn schema(w: &mut ByteWriter, fields: &[FieldDescriptor], columns: &[ColumnDescr
         let mut flags = 0u16;
         let deferred = c.first_element > 0 || c.suppressed_deferred;
         if deferred {
-            flags |= 1;
+            flags |= COLUMN_FLAG_DEFERRED;
         }
         if c.value_range.is_some() {
-            flags |= 2;
+            flags |= COLUMN_FLAG_VALUE_RANGE;
         }
         w.u16(flags);
         w.u16(c.representation);

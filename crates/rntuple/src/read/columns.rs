@@ -83,7 +83,7 @@ impl Reader {
         }
         let late = f.columns.iter().any(|&c| {
             let col = &self.desc.columns[c as usize];
-            col.flags & 1 != 0 || col.from_extension
+            col.flags & crate::format::descriptor::COLUMN_FLAG_DEFERRED != 0 || col.from_extension
         });
         if late {
             Ok(())
@@ -114,7 +114,7 @@ impl Reader {
         };
         // Where the pages start, in cluster-local element indices.
         let page_origin = match origin {
-            Some(o) if col.flags & 1 != 0 => range.first_element.saturating_sub(o),
+            Some(o) if col.flags & crate::format::descriptor::COLUMN_FLAG_DEFERRED != 0 => range.first_element.saturating_sub(o),
             _ => 0,
         };
         let (s, e) = (span.start, span.end);

@@ -198,7 +198,7 @@ impl Reader {
                 if let Some(m) = per_entry {
                     for &c in &f.columns {
                         let col = &self.desc.columns[c as usize];
-                        if col.flags & 1 != 0 {
+                        if col.flags & crate::format::descriptor::COLUMN_FLAG_DEFERRED != 0 {
                             let zeros = stop.saturating_mul(m).min(col.first_element).saturating_sub(start.saturating_mul(m));
                             bytes = bytes.saturating_add(zeros.saturating_mul(u64::from(col.bits_on_storage).div_ceil(8).max(1)));
                         }
