@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The machine's cost of buffering a cluster, without any RNTuple code (issue 15, item 7).
+"""The machine's cost of buffering a cluster, without any RNTuple code.
 
 A buffered writer holds each cluster's pages in memory until the cluster is committed, then writes
 them; a streaming writer writes each page as it fills, from one buffer that stays in the CPU cache.
@@ -11,11 +11,11 @@ cache. This script measures only those two costs, alternately, in fresh processe
   buffered: fill a freshly allocated cluster buffer (CLUSTER bytes) and pwrite it in 4 MiB blocks,
             the next cluster reusing that buffer, until BYTES are written; fsync
 
-(the defaults, 144 MB in 128 MiB clusters, are the file of `bench/parallel_buffered_bench.py`) and
+(the default --bytes and --cluster are those of the file of `bench/parallel_buffered_bench.py`) and
 prints the medians and the extra time of buffering. With the sequential writer's own time T for
 the same file, the best ratio any buffered writer can reach here is T / (T + extra).
 
-Usage: python3 bench/buffered_write_limit.py [--runs N] [--bytes B] [--cluster C] [--seq-seconds T] [--dir DIR]
+Usage: python3 bench/buffered_write_limit.py [--reps N] [--bytes B] [--cluster C] [--seq-seconds T] [--dir DIR] [--json PATH]
 Needs numpy.
 """
 
@@ -29,6 +29,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _harness as H  # noqa: E402  (flags, machine)
 
 MIB = 1 << 20
 
@@ -70,8 +74,9 @@ def main() -> None:
         mode, path, total, cluster = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
         print(child(mode, path, total, cluster))
         return
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=11)
+    common = H.common_flags(reps=11, reps_help="runs of each mode, alternating (default 11)", json=None,
+                            json_help="also write the JSON object into this file")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], parents=[common])
     ap.add_argument("--bytes", type=int, default=144_006_644, help="bytes written per run (default: the benchmark's file)")
     ap.add_argument("--cluster", type=int, default=128 * MIB, help="cluster buffer of the buffered mode (default 128 MiB)")
     ap.add_argument("--seq-seconds", type=float, default=None, help="the sequential writer's time for this file, for the ratio bound")
@@ -80,26 +85,29 @@ def main() -> None:
     times: dict[str, list[float]] = {"stream": [], "buffered": []}
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="rntuple-bwl-") as d:
         path = os.path.join(d, "out.bin")
-        for i in range(args.runs):
+        for i in range(args.reps):
             for mode in ("stream", "buffered"):
                 p = subprocess.run(
                     [sys.executable, __file__, "--child", mode, path, str(args.bytes), str(args.cluster)], capture_output=True, text=True, check=True
                 )
                 times[mode].append(float(p.stdout.strip()))
                 os.unlink(path)
-            print(f"run {i + 1}/{args.runs}: stream {times['stream'][-1] * 1e3:.1f} ms, buffered {times['buffered'][-1] * 1e3:.1f} ms", file=sys.stderr)
+            print(f"run {i + 1}/{args.reps}: stream {times['stream'][-1] * 1e3:.1f} ms, buffered {times['buffered'][-1] * 1e3:.1f} ms", file=sys.stderr)
     med = {m: statistics.median(v) for m, v in times.items()}
     extra = med["buffered"] - med["stream"]
     print(f"{'mode':<10}{'median ms':>11}{'min':>9}{'max':>9}")
     for m, v in times.items():
         print(f"{m:<10}{med[m] * 1e3:>11.1f}{min(v) * 1e3:>9.1f}{max(v) * 1e3:>9.1f}")
     print(f"extra of buffering: {extra * 1e3:.1f} ms")
-    out = {"runs": args.runs, "bytes": args.bytes, "cluster": args.cluster, "seconds": times, "median_seconds": med, "extra_seconds": extra}
+    out = {"runs": args.reps, "bytes": args.bytes, "cluster": args.cluster, "seconds": times, "median_seconds": med, "extra_seconds": extra}
     if args.seq_seconds:
         bound = args.seq_seconds / (args.seq_seconds + max(extra, 0.0))
         print(f"best buffered/sequential ratio with a sequential time of {args.seq_seconds * 1e3:.1f} ms: {bound:.3f}")
         out["ratio_bound"] = bound
+    out["machine"] = H.machine_info()
     print(json.dumps(out))
+    if args.json:
+        H.write_json(args.json, out)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ sequential writing, parallel writing (CLI `bench read` / `bench write`) and the 
 write and read. Used to show that a change of code layout left the speed alone.
 
     .venv/bin/python bench/layout_ab.py --before /path/to/old/rntuple --after target/release/rntuple \\
-        [--before-py /path/to/old/site-dir] [--reps 5]
+        [--before-py /path/to/old/site-dir] [--reps 5] [--json PATH]
 
 Each measurement alternates the two builds (before, after, before, ...) so that both see the same
 machine state; reports the median of each and the ratio after/before. `--before-py` is a directory
@@ -15,13 +15,16 @@ the package installed in the running interpreter. Timings are never asserted any
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _harness as H  # noqa: E402  (flags, alternation, machine, tables)
 
 PY_SNIPPET = r"""
 import json, sys, time
@@ -44,16 +47,18 @@ print(json.dumps({"write": w, "read": r}))
 
 def run(cmd, env=None):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return H.last_json(out)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common = H.common_flags(reps=5, reps_help="alternated repetitions (default 5)", entries=2_000_000,
+                            entries_help="entries (default 2,000,000)", json=None,
+                            json_help="also write the runs and the machine into this file")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 parents=[common])
     ap.add_argument("--before", required=True)
     ap.add_argument("--after", required=True)
     ap.add_argument("--before-py")
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--entries", type=int, default=2_000_000)
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="rntuple-ab-")
     data = os.path.join(tmp, "read.root")
@@ -73,11 +78,8 @@ def main():
     }
     results = {}
     for name, (cmd, key) in cases.items():
-        got = {"before": [], "after": []}
-        for _ in range(args.reps):
-            for side in ("before", "after"):
-                got[side].append(run(cmd(getattr(args, side)))[key])
-        results[name] = got
+        results[name] = H.alternate({side: lambda cmd=cmd, key=key, side=side: run(cmd(getattr(args, side)))[key]
+                                     for side in ("before", "after")}, args.reps)
     if args.before_py:
         py = {"Python write (s)": {"before": [], "after": []}, "Python read (s)": {"before": [], "after": []}}
         for _ in range(args.reps):
@@ -91,13 +93,16 @@ def main():
         results.update(py)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} vCPUs, {platform.platform()}")
     print(f"{args.reps} alternated repetitions, {args.entries:,} entries; medians (min-max)")
-    print("| measurement | before | after | after/before |")
-    print("|---|---|---|---|")
+    rows = []
     for name, got in results.items():
         b, a = statistics.median(got["before"]), statistics.median(got["after"])
         fmt = (lambda x: f"{x:,.0f}") if "entries/s" in name else (lambda x: f"{x:.3f}")
         span = lambda v, fmt=fmt: f"{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})"
-        print(f"| {name} | {span(got['before'])} | {span(got['after'])} | {a / b:.3f} |")
+        rows.append([name, span(got["before"]), span(got["after"]), f"{a / b:.3f}"])
+    print("\n".join(H.markdown_table(["measurement", "before", "after", "after/before"], rows, "llll")))
+    if args.json:
+        H.write_json(args.json, {"machine": H.machine_info(), "reps": args.reps, "entries": args.entries,
+                                 "before": args.before, "after": args.after, "runs": results})
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""File sizes of NanoAOD-like data with reduced-precision floats (issue 18): every float field at full precision,
+"""File sizes of NanoAOD-like data with reduced-precision floats: every float field at full precision,
 truncated to 16 bits, quantized to 16 bits over a per-field range, and as IEEE half precision, written by this
 project (`rntuple skim` with `--truncate`/`--quantize`/`--half`) and by ROOT (PyROOT's `RNTupleImporter` with a
 field modifier calling `SetTruncated`/`SetQuantized`/`SetHalfPrecision`), zstd level 5 (compression 505) for both.
 
-    .venv/bin/python bench/precision_sizes.py [--entries 10000] [--keep DIR]
+    .venv/bin/python bench/precision_sizes.py [--entries 10000] [--keep DIR] [--bin PATH] [--json PATH]
 
 The input: the richest NanoAOD file of the shared test data (cmsopendata2015_ttbar_19980_NANOAOD, 969 top-level
 fields, 10 entries) resampled to `--entries` entries: each new entry copies a random source entry (every field,
@@ -45,6 +45,9 @@ import awkward as ak
 import numpy as np
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _harness as H  # noqa: E402  (flags, machine)
+
 SOURCE = "cmsopendata2015_ttbar_19980_NANOAOD_RNTupleImporter_rntuple_v1-0-0-1.root"
 SETTINGS = ["full", "truncate16", "quantize16", "half"]
 COLUMN_TYPE = {"full": "SplitReal32", "truncate16": "Real32Trunc", "quantize16": "Real32Quant", "half": "Real16"}
@@ -210,11 +213,12 @@ def float_columns(cli: str, path: Path) -> dict:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--entries", type=int, default=10000)
-    ap.add_argument("--cli", default=str(ROOT_DIR / "target" / "release" / "rntuple"))
+    common = H.common_flags(entries=10000, entries_help="entries of the resampled input (default 10000)", bin=True,
+                            json=None, json_help="also write the sizes, column types and the machine into this file")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], parents=[common])
     ap.add_argument("--keep", help="directory to keep the files in (default: a temporary one)")
     args = ap.parse_args()
+    args.cli = str(args.bin)
     import ROOT
     import uproot
 
@@ -292,6 +296,11 @@ def main():
         print(f"| {s} | {o:,} | {t:,} | {o / sizes[('ours', 'full')]:.3f} | {t / sizes[('root', 'full')]:.3f} | {o / t:.3f} |")
     print()
     print("column types:", {f"{w} {s}": c["columns"] for (w, s), c in checks.items()})
+    if args.json:
+        H.write_json(args.json, {"machine": H.machine_info(), "entries": args.entries, "source": SOURCE,
+                                 "sizes": {f"{w} {s}": v for (w, s), v in sizes.items()},
+                                 "column_types": {f"{w} {s}": c["columns"] for (w, s), c in checks.items()},
+                                 "not_quantizable": skipped})
     if args.keep:
         print(f"files kept in {work}")
     else:

@@ -4,7 +4,7 @@
 Run with the project's venv after `make python`:
 
     .venv/bin/python bench/python_bench.py                       # 2,000,000 synthetic entries, NanoAOD-like >= 100 MB
-    .venv/bin/python bench/python_bench.py --entries 10000000    # the issue's 10M-entry file
+    .venv/bin/python bench/python_bench.py --entries 10000000    # the read benchmark's 10M-entry file
     .venv/bin/python bench/python_bench.py --skip-root --reps 5
 
 Data (cached in bench/data/, git-ignored):
@@ -25,79 +25,51 @@ ZSTD(10) and pyarrow's compression_level=10 take the level directly): rntuple wi
 (implicit-MT compression in the sequential writer, and a ParallelWriter fed by 2 Python threads), uproot's
 RNTuple writer (`mkrntuple`), pyarrow's Parquet writer. Sizes, clusters and pages (row groups for Parquet).
 
-Prints the machine, a table with ratios and a Markdown table; writes bench/data/python_results.json.
+Prints the machine, a table with ratios and a Markdown table; writes bench/data/python_results.json (--json).
 Timings are never asserted in tests.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-DATA = HERE / "data"
 sys.path.insert(0, str(HERE))
+import _harness as H  # noqa: E402  (flags, workers, timing, machine, tables)
+import read_bench  # noqa: E402  (the synthetic generator)
 
-import read_bench  # noqa: E402  (the synthetic generator, machine info)
-
-MARK = "PYTHON_BENCH_RESULT:"
+REPO = H.REPO
+DATA = H.DATA
 NANO_SRC = "rntuple/cmsopendata2015_ttbar_19980_NANOAOD_RNTupleImporter_rntuple_v1-0-0-1.root"
 NANO_VERSION = 1
 ZSTD_LEVEL = 10  # ROOT 505
 ONE_FIELD = {"synthetic": "eventId", "nanoaod": "Muon_pt"}
 
 
-def log(msg=""):
-    print(msg, flush=True)
+log = H.log
+emit = H.emit_result
+best_of = H.best_of
 
 
 def testdata_dir() -> Path:
     return Path(os.environ.get("RNTUPLE_TESTDATA", str(REPO.parent / "shared" / "testdata"))).resolve()
 
 
-def emit(obj):
-    sys.stdout.write(MARK + json.dumps(obj) + "\n")
-    sys.stdout.flush()
-
-
 def run_worker(args, timeout=1800) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", *args]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc, result = H.run_marked(__file__, ["--worker", *args], timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"error": f"timeout after {timeout} s"}
-    for line in proc.stdout.splitlines():
-        if line.startswith(MARK):
-            return json.loads(line[len(MARK):])
+    if result is not None:
+        return result
     tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-8:])
     return {"error": f"worker failed (status {proc.returncode}): {tail}"}
-
-
-def best_of(fn, reps, slow=20.0):
-    """Best of ``reps`` runs after one warm-up; a warm-up slower than ``slow`` seconds is the only run."""
-    t0 = time.perf_counter()
-    out = fn()  # warm-up
-    t_warm = time.perf_counter() - t0
-    del out
-    gc.collect()
-    if t_warm > slow:
-        return t_warm, [t_warm]
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-        del out
-        gc.collect()
-    return min(times), times
 
 
 # ----- data -----------------------------------------------------------------------------------------------
@@ -211,7 +183,7 @@ def worker_read(lib, path, fields, reps):
 
         fn = lambda: pq.read_table(path, columns=fields)  # noqa: E731
     elif lib == "root":
-        read_bench.quiet_import_root()
+        H.quiet_import_root()
         import ROOT
 
         cols = fields
@@ -322,20 +294,19 @@ def worker_write(impl, src, out_path, reps):
 
 # ----- report -----------------------------------------------------------------------------------------------
 
-def fmt(x, d=2):
-    return "-" if x is None else f"{x:,.{d}f}"
+fmt = H.fmt_num
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--entries", type=int, default=2_000_000, help="entries of the synthetic file")
+    common = H.common_flags(entries=2_000_000, entries_help="entries of the synthetic file", reps=3,
+                            reps_help="timed runs per measurement (best is kept)", json=DATA / "python_results.json")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 parents=[common])
     ap.add_argument("--nano-mb", type=float, default=100, help="minimum size of the NanoAOD-like file (MB)")
-    ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--skip-root", action="store_true", help="no ROOT RDataFrame measurements")
     ap.add_argument("--skip-read", action="store_true")
     ap.add_argument("--skip-nano", action="store_true", help="no NanoAOD-like file")
     ap.add_argument("--skip-write", action="store_true")
-    ap.add_argument("--output", type=Path, default=DATA / "python_results.json")
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
@@ -347,7 +318,7 @@ def main():
         return 0
 
     DATA.mkdir(parents=True, exist_ok=True)
-    machine = read_bench.machine_info()
+    machine = H.machine_info()
     log("== rntuple Python benchmark ==")
     log(f"machine: {machine['cpu_model']}, nproc={machine['nproc']}, memory {machine['memory']}, "
         f"python {machine['python']}, date {machine['date']}, git {machine['git']}, load {machine['loadavg']}")
@@ -373,8 +344,8 @@ def main():
         log(f"{name}: {p.name} {p.stat().st_size / 1e6:,.1f} MB, {t.num_entries:,} entries, {len(t.fields)} fields, "
             f"{results['files'][name]['clusters']} clusters, {results['files'][name]['pages']} pages; "
             f"Parquet copy {pq_path.stat().st_size / 1e6:,.1f} MB")
-        read_bench.warm_page_cache(p)
-        read_bench.warm_page_cache(pq_path)
+        H.warm_page_cache(p)
+        H.warm_page_cache(pq_path)
 
     # reading
     if not opts.skip_read:
@@ -404,7 +375,7 @@ def main():
                     f"{r['size'] / 1e6:8.1f} MB  clusters/row groups {r['clusters']}  pages {r['pages']}  ok={r['check']}")
             out.unlink(missing_ok=True)
 
-    opts.output.write_text(json.dumps(results, indent=1))
+    H.write_json(opts.json, results)
     log("")
     log(markdown(results))
     return 0

@@ -24,25 +24,23 @@ Timings are reported, never asserted in tests.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import math
 import os
-import platform
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-DATA = HERE / "data"
+sys.path.insert(0, str(HERE))
+import _harness as H  # noqa: E402  (flags, workers, timing, machine, tables)
+
+REPO = H.REPO
+DATA = H.DATA
 NTUPLE = "Events"
 SEED = 20250101
 GENERATOR_VERSION = 1  # bump when bench/synthetic_gen.cxx changes what it writes
 DEFAULT_ENTRIES = 10_000_000
-RESULT_MARK = "READ_BENCH_RESULT:"
 # particles_sum is a float64 sum of ~5 N float32 values; readers may add in a different order.
 PARTICLES_SUM_RTOL = 1e-9
 
@@ -58,38 +56,18 @@ TARGETS = {"vs_uproot": 2.0, "vs_root_views": 3.0, "beyond_decompress": 0.25}
 # helpers
 # ----------------------------------------------------------------------------------------------
 
-
-def log(msg: str = "") -> None:
-    print(msg, flush=True)
-
-
-def emit_result(obj) -> None:
-    """Worker -> parent: one marked JSON line on stdout (ROOT may print other things)."""
-    sys.stdout.write(RESULT_MARK + json.dumps(obj) + "\n")
-    sys.stdout.flush()
+log = H.log
+emit_result = H.emit_result
+quiet_import_root = H.quiet_import_root  # python_bench.py imports these from here
+timed_runs = H.timed_runs
+warm_page_cache = H.warm_page_cache
+machine_info = H.machine_info
+fmt_rate = H.fmt_rate
+fmt_ratio = H.fmt_ratio
 
 
 def run_worker(name: str, args: list[str], timeout: float | None = None) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", name, *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    result = None
-    for line in proc.stdout.splitlines():
-        if line.startswith(RESULT_MARK):
-            result = json.loads(line[len(RESULT_MARK):])
-    if proc.returncode != 0 or result is None:
-        tail = "\n".join((proc.stdout + "\n" + proc.stderr).strip().splitlines()[-30:])
-        raise RuntimeError(f"worker {name} failed (exit {proc.returncode}):\n{tail}")
-    return result
-
-
-def quiet_import_root():
-    import warnings
-
-    warnings.filterwarnings("ignore")  # the pip ROOT wheel warns that it is an alpha distribution
-    import ROOT  # noqa: E402
-
-    ROOT.gROOT.SetBatch(True)
-    return ROOT
+    return H.run_worker(__file__, ["--worker", name, *args], timeout, what=f"worker {name}")
 
 
 def data_paths(entries: int) -> tuple[Path, Path]:
@@ -141,53 +119,10 @@ def worker_generate(opts) -> None:
     emit_result(truth)
 
 
-def load_root_reader(ROOT) -> str:
-    """Compile bench/root_read.C with ACLiC (-O3); fall back to cling with optimize(3)."""
-    src = HERE / "root_read.C"
-    build = DATA / "aclic"
-    build.mkdir(parents=True, exist_ok=True)
-    how = None
-    if shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++"):
-        ROOT.gSystem.SetBuildDir(str(build), True)
-        # "k": keep the library (rebuilt only when the source changes), "O": optimized (-O3 -DNDEBUG)
-        if ROOT.gSystem.CompileMacro(str(src), "kO") == 1:
-            how = f"ACLiC ({ROOT.gSystem.GetFlagsOpt().strip()})"
-    if how is None:
-        code = "#pragma cling optimize(3)\n" + src.read_text()
-        if not ROOT.gInterpreter.Declare(code):
-            raise RuntimeError("could neither compile nor declare bench/root_read.C")
-        how = "cling JIT (#pragma cling optimize(3)); ACLiC unavailable"
-    return how
-
-
-def timed_runs(fn, reps: int, warmup: int = 1) -> dict:
-    """fn() -> dict with 'seconds'. Returns the best run plus all times and CPU seconds."""
-    for _ in range(warmup):
-        r = fn()
-        if "error" in r:
-            return {"error": r["error"]}
-    runs = []
-    for _ in range(reps):
-        c0 = time.process_time()
-        w0 = time.perf_counter()
-        r = fn()
-        r["wall_seconds"] = time.perf_counter() - w0
-        r["cpu_seconds"] = time.process_time() - c0
-        if "error" in r:
-            return {"error": r["error"]}
-        runs.append(r)
-    best = min(runs, key=lambda r: r["seconds"])
-    return {
-        "best": best,
-        "times": [r["seconds"] for r in runs],
-        "cpu_times": [r["cpu_seconds"] for r in runs],
-    }
-
-
 def worker_root(opts) -> None:
     ROOT = quiet_import_root()
     out = {"root_version": str(ROOT.gROOT.GetVersion()), "imt": bool(ROOT.IsImplicitMTEnabled())}
-    out["compiled_with"] = load_root_reader(ROOT)
+    out["compiled_with"] = H.load_macro(ROOT, "root_read.C")
     path = opts.file
     out["metadata"] = {}
     for fs, fields in FIELDSETS.items():
@@ -256,17 +191,7 @@ def worker_uproot(opts) -> None:
 
 def parse_ours(stdout: str) -> dict | None:
     """Find the JSON object `rntuple bench read` prints; normalise the checksum keys."""
-    obj = None
-    text = stdout.strip()
-    candidates = [text] + [line for line in reversed(text.splitlines()) if line.strip().startswith("{")]
-    for cand in candidates:
-        try:
-            o = json.loads(cand)
-        except ValueError:
-            continue
-        if isinstance(o, dict) and "seconds" in o:
-            obj = o
-            break
+    obj = H.last_json(stdout, "seconds")
     if obj is None:
         return None
     for k in ("particles_items", "particles_len", "n_particles"):
@@ -287,119 +212,30 @@ def parse_ours(stdout: str) -> dict | None:
     return obj
 
 
-def run_ours_once(binary: Path, path: Path, fields: list[str] | None) -> dict:
-    cmd = [str(binary), "bench", "read", str(path), "--ntuple", NTUPLE]
-    if fields:
-        cmd += ["--fields", ",".join(fields)]
-    w0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    stdout, stderr = proc.communicate()
-    wall = time.perf_counter() - w0
-    # rusage of this child alone: the difference of RUSAGE_CHILDREN around a single child
-    return {"cmd": cmd, "rc": proc.returncode, "stdout": stdout, "stderr": stderr, "process_wall": wall}
-
-
 def bench_ours(binary: Path, path: Path, fields, reps: int) -> dict:
     if not binary.exists():
         return {"error": f"binary {binary} not found (run `cargo build --release`)"}
+    cmd = [str(binary), "bench", "read", str(path), "--ntuple", NTUPLE]
+    if fields:
+        cmd += ["--fields", ",".join(fields)]
     runs = []
     for i in range(reps + 1):  # first run is the warm-up
-        ru0 = _children_cpu()
-        r = run_ours_once(binary, path, fields)
-        cpu = _children_cpu() - ru0
-        parsed = parse_ours(r["stdout"]) if r["rc"] == 0 else None
+        r = H.run_child(cmd)
+        parsed = parse_ours(r.stdout) if r.returncode == 0 else None
         if parsed is None:
-            why = (r["stderr"].strip() or r["stdout"].strip() or "no output").splitlines()
-            why = why[-1] if why else "no output"
-            return {"error": f"`{' '.join(r['cmd'][1:3])}` failed or printed no JSON (exit {r['rc']}): {why[:300]}"}
-        parsed["process_wall"] = r["process_wall"]
-        parsed["cpu_seconds"] = cpu
+            return {"error": f"`{' '.join(cmd[1:3])}` failed or printed no JSON (exit {r.returncode}): {r.why()}"}
+        parsed["process_wall"] = r.wall
+        parsed["cpu_seconds"] = r.cpu
         if i > 0:
             runs.append(parsed)
-    best = min(runs, key=lambda r: float(r["seconds"]))
-    return {
-        "best": best,
-        "times": [float(r["seconds"]) for r in runs],
-        "process_walls": [r["process_wall"] for r in runs],
-        "best_process_wall": min(r["process_wall"] for r in runs),
-        "cpu_times": [r["cpu_seconds"] for r in runs],
-    }
-
-
-def _children_cpu() -> float:
-    import resource
-
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
+    out = H.best_of_runs(runs)
+    out["best_process_wall"] = min(out["process_walls"])
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
 # machine, report
 # ----------------------------------------------------------------------------------------------
-
-
-def machine_info() -> dict:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        nproc = int(subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip())
-    except (OSError, ValueError):
-        nproc = os.cpu_count()
-    mem = None
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
-    except OSError:
-        pass
-    git = None
-    try:
-        rev = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True)
-        if rev.returncode == 0:
-            git = rev.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
-    except OSError:
-        pass
-    return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "nproc": nproc,
-        "cpu_model": cpu,
-        "memory": mem,
-        "kernel": platform.release(),
-        "python": platform.python_version(),
-        "loadavg": _loadavg(),
-        "git": git,
-    }
-
-
-def _loadavg() -> list[float] | None:
-    try:
-        return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
-    except (OSError, ValueError):
-        return None
-
-
-def warm_page_cache(path: Path) -> None:
-    with open(path, "rb") as f:
-        while f.read(16 << 20):
-            pass
-
-
-def fmt_rate(x: float | None, unit: float = 1.0, digits: int = 1) -> str:
-    if x is None:
-        return "-"
-    return f"{x / unit:,.{digits}f}"
-
-
-def fmt_ratio(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}x"
 
 
 def build_rows(results: dict, meta: dict) -> list[dict]:
@@ -460,35 +296,25 @@ def print_table(rows: list[dict]) -> None:
             "-" if r.get("beyond_decompress") is None else f"{100 * r['beyond_decompress']:.1f}%",
             "ok" if r.get("sums_ok") else "MISMATCH",
         ])
-    widths = [max(len(str(line[i])) for line in lines) for i in range(len(hdr))]
-    for j, line in enumerate(lines):
-        cells = [str(c).ljust(widths[i]) if i < 2 else str(c).rjust(widths[i]) for i, c in enumerate(line)]
-        log("  " + "  ".join(cells))
-        if j == 0:
-            log("  " + "  ".join("-" * w for w in widths))
+    for line in H.text_table(lines, left=(0, 1)):
+        log(line)
 
 
 def markdown_table(rows: list[dict], machine: dict, entries: int) -> str:
-    out = [
+    head = [
         f"Read benchmark, {entries:,} entries (eventId + vector<float> particles, zstd 505), "
         f"{machine['cpu_model']}, {machine['nproc']} vCPUs, {machine['date'][:10]}; "
         "page cache warm, best of 3.",
         "",
-        "| Implementation | Fields | Time (s) | Entries/s | Stored MB/s | Uncompressed MB/s | vs uproot | vs ROOT views "
-        "| Beyond decompression |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in rows:
-        if "error" in r:
-            continue
-        out.append(
-            f"| {r['label']} | {r['fields']} | {r['seconds']:.3f} | {fmt_rate(r['entries_per_s'], 1e6, 2)} M | "
-            f"{fmt_rate(r['stored_MBps'])} | {fmt_rate(r['uncompressed_MBps'])} | "
-            f"{fmt_ratio(r['vs_uproot'])} | {fmt_ratio(r['vs_root_views'])} | "
-            + ("-" if r.get("beyond_decompress") is None else f"{100 * r['beyond_decompress']:.0f}%")
-            + " |"
-        )
-    return "\n".join(out)
+    body = [[r["label"], r["fields"], f"{r['seconds']:.3f}", f"{fmt_rate(r['entries_per_s'], 1e6, 2)} M",
+             fmt_rate(r["stored_MBps"]), fmt_rate(r["uncompressed_MBps"]), fmt_ratio(r["vs_uproot"]),
+             fmt_ratio(r["vs_root_views"]),
+             "-" if r.get("beyond_decompress") is None else f"{100 * r['beyond_decompress']:.0f}%"]
+            for r in rows if "error" not in r]
+    return "\n".join(head + H.markdown_table(
+        ["Implementation", "Fields", "Time (s)", "Entries/s", "Stored MB/s", "Uncompressed MB/s", "vs uproot",
+         "vs ROOT views", "Beyond decompression"], body, "llrrrrrrr"))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -497,14 +323,14 @@ def markdown_table(rows: list[dict], machine: dict, entries: int) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--entries", type=int, default=DEFAULT_ENTRIES, help="entries of the synthetic file")
-    ap.add_argument("--reps", type=int, default=3, help="timed runs per measurement (best is kept)")
-    ap.add_argument("--bin", type=Path, default=REPO / "target" / "release" / "rntuple", help="rntuple binary")
+    common = H.common_flags(entries=DEFAULT_ENTRIES, entries_help="entries of the synthetic file", reps=3,
+                            reps_help="timed runs per measurement (best is kept)", bin=True,
+                            json=DATA / "read_results.json")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 parents=[common])
     ap.add_argument("--impls", default="ours,root,uproot", help="comma-separated subset of ours,root,uproot")
     ap.add_argument("--bulk-chunk", type=int, default=65536, help="entries per ROOT ReadBulk call")
     ap.add_argument("--regenerate", action="store_true", help="rewrite the cached synthetic file")
-    ap.add_argument("--output", type=Path, default=DATA / "read_results.json")
     ap.add_argument("--worker", choices=["generate", "root", "uproot"], help=argparse.SUPPRESS)
     ap.add_argument("--file", help=argparse.SUPPRESS)
     opts = ap.parse_args()
@@ -517,11 +343,7 @@ def main() -> int:
     DATA.mkdir(parents=True, exist_ok=True)
     machine = machine_info()
     log("== rntuple read benchmark ==")
-    log(f"machine: {machine['cpu_model']}, nproc={machine['nproc']}, memory {machine['memory']}, "
-        f"kernel {machine['kernel']}, python {machine['python']}")
-    log(f"date:    {machine['date']}   git: {machine['git']}   load average {machine['loadavg']}")
-    if machine["loadavg"] and machine["loadavg"][0] > 0.5:
-        log("warning: the machine is not idle (load average > 0.5); timings will be noisy")
+    H.log_machine(machine)
 
     # 1. the synthetic file
     path, meta_path = data_paths(opts.entries)
@@ -703,12 +525,8 @@ def main() -> int:
     # targets
     log("")
     log("== targets (all columns) ==")
-    targets = []
-
-    def target(name, value, ok, detail):
-        status = "SKIP" if ok is None else ("PASS" if ok else "FAIL")
-        targets.append({"target": name, "status": status, "value": value, "detail": detail})
-        log(f"{status}: {name}: {detail}")
+    targets = H.Targets()
+    target = targets.add
 
     row = {(r["impl"], r["fields"]): r for r in rows}
     ours_row = row.get(("ours", "all"))
@@ -737,7 +555,7 @@ def main() -> int:
                 + ("-" if o1.get("beyond_decompress") is None else f"{100 * o1['beyond_decompress']:.1f}%")
                 + " beyond decompression")
 
-    machine["loadavg_end"] = _loadavg()
+    machine["loadavg_end"] = H.loadavg()
     if machine["loadavg_end"] and machine["loadavg_end"][0] > 1.5:
         log(f"warning: load average at the end {machine['loadavg_end']}: other processes competed for the CPUs")
 
@@ -758,10 +576,9 @@ def main() -> int:
         "targets": targets,
         "markdown": md_table,
     }
-    opts.output.parent.mkdir(parents=True, exist_ok=True)
-    opts.output.write_text(json.dumps(report, indent=2) + "\n")
+    H.write_json(opts.json, report)
     log("")
-    log(f"results written to {opts.output}")
+    log(f"results written to {opts.json}")
     return 0
 
 

@@ -33,48 +33,33 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import read_bench as rb  # noqa: E402  (helpers: machine info, ROOT import, timing, formatting)
+import _harness as H  # noqa: E402  (flags, workers, timing, machine, tables)
+import read_bench as rb  # noqa: E402  (parse_ours: the JSON of `rntuple bench`)
 
-REPO = HERE.parent
-DATA = HERE / "data"
+REPO = H.REPO
+DATA = H.DATA
 NTUPLE = "Events"
 DEFAULT_ENTRIES = 5_000_000
 COMPRESSIONS = (0, 505)
 TARGET_NAMES = ("/dev/null", "file")
-RESULT_MARK = "WRITE_BENCH_RESULT:"
 IMPLS = ("ours", "root", "root_imt", "compress")
 
 TARGETS = {"vs_root_uncompressed": 3.0, "beyond_compression": 0.15}
 
-log = rb.log
-fmt_rate = rb.fmt_rate
-fmt_ratio = rb.fmt_ratio
-
-
-def emit_result(obj) -> None:
-    sys.stdout.write(RESULT_MARK + json.dumps(obj) + "\n")
-    sys.stdout.flush()
+log = H.log
+fmt_rate = H.fmt_rate
+fmt_ratio = H.fmt_ratio
+emit_result = H.emit_result
 
 
 def run_worker(name: str, args: list[str], timeout: float | None = None) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", name, *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    result = None
-    for line in proc.stdout.splitlines():
-        if line.startswith(RESULT_MARK):
-            result = json.loads(line[len(RESULT_MARK):])
-    if proc.returncode != 0 or result is None:
-        tail = "\n".join((proc.stdout + "\n" + proc.stderr).strip().splitlines()[-30:])
-        raise RuntimeError(f"worker {name} failed (exit {proc.returncode}):\n{tail}")
-    return result
+    return H.run_worker(__file__, ["--worker", name, *args], timeout, what=f"worker {name}")
 
 
 def file_path(impl: str, compression: int) -> Path:
@@ -92,25 +77,6 @@ def remove_file(path: str) -> None:
         p.unlink()
 
 
-def load_macro(ROOT, name: str) -> str:
-    """Compile bench/<name> with ACLiC (-O3), as read_bench does; fall back to cling with optimize(3)."""
-    src = HERE / name
-    build = DATA / "aclic"
-    build.mkdir(parents=True, exist_ok=True)
-    import shutil
-
-    how = None
-    if shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++"):
-        ROOT.gSystem.SetBuildDir(str(build), True)
-        if ROOT.gSystem.CompileMacro(str(src), "kO") == 1:
-            how = f"ACLiC ({ROOT.gSystem.GetFlagsOpt().strip()})"
-    if how is None:
-        if not ROOT.gInterpreter.Declare("#pragma cling optimize(3)\n" + src.read_text()):
-            raise RuntimeError(f"could neither compile nor declare bench/{name}")
-        how = "cling JIT (#pragma cling optimize(3)); ACLiC unavailable"
-    return how
-
-
 # ----------------------------------------------------------------------------------------------
 # workers (own processes)
 # ----------------------------------------------------------------------------------------------
@@ -118,7 +84,7 @@ def load_macro(ROOT, name: str) -> str:
 
 def worker_root(opts) -> None:
     """RNTupleWriter runs for every compression and target; IMT on or off for the whole process."""
-    ROOT = rb.quiet_import_root()
+    ROOT = H.quiet_import_root()
     impl = "root_imt" if opts.imt else "root"
     if opts.imt:
         ROOT.EnableImplicitMT()
@@ -128,7 +94,7 @@ def worker_root(opts) -> None:
         "root_version": str(ROOT.gROOT.GetVersion()),
         "imt": bool(ROOT.IsImplicitMTEnabled()),
         "imt_pool_size": int(ROOT.GetThreadPoolSize()) if ROOT.IsImplicitMTEnabled() else 0,
-        "compiled_with": load_macro(ROOT, "root_write.C"),
+        "compiled_with": H.load_macro(ROOT, "root_write.C"),
     }
     out["pool"] = json.loads(str(ROOT.rbw_prepare()))  # the data pool, before any timed region
     out["runs"] = {}
@@ -136,7 +102,7 @@ def worker_root(opts) -> None:
     for comp in COMPRESSIONS:
         for target in TARGET_NAMES:
             path = target_path(impl, comp, target)
-            r = rb.timed_runs(lambda path=path, comp=comp: json.loads(str(ROOT.rbw_write(path, opts.entries, comp, True))), opts.reps)
+            r = H.timed_runs(lambda path=path, comp=comp: json.loads(str(ROOT.rbw_write(path, opts.entries, comp, True))), opts.reps)
             out["runs"][f"{comp}|{target}"] = r
             if target == "file" and "error" not in r:
                 out["page_stats"][str(comp)] = json.loads(str(ROOT.rbw_page_stats(path, NTUPLE)))
@@ -145,9 +111,9 @@ def worker_root(opts) -> None:
 
 def worker_analyze(opts) -> None:
     """Page statistics of our files (ROOT opens them), and the compression-alone reference."""
-    ROOT = rb.quiet_import_root()
+    ROOT = H.quiet_import_root()
     ROOT.DisableImplicitMT()
-    out = {"root_version": str(ROOT.gROOT.GetVersion()), "compiled_with": load_macro(ROOT, "root_write.C")}
+    out = {"root_version": str(ROOT.gROOT.GetVersion()), "compiled_with": H.load_macro(ROOT, "root_write.C")}
     out["page_stats"] = {}
     for comp in COMPRESSIONS:
         p = file_path("ours", comp)
@@ -155,7 +121,7 @@ def worker_analyze(opts) -> None:
             out["page_stats"][str(comp)] = json.loads(str(ROOT.rbw_page_stats(str(p), NTUPLE)))
     src = file_path("ours", 505)
     if src.exists():
-        out["compress_only"] = rb.timed_runs(
+        out["compress_only"] = H.timed_runs(
             lambda: json.loads(str(ROOT.rbw_compress_only(str(src), NTUPLE, 505))), opts.reps
         )
     else:
@@ -179,30 +145,19 @@ def bench_ours(binary: Path, entries: int, comp: int, target: str, reps: int, im
     runs = []
     for i in range(reps + 1):  # the first run is the warm-up
         remove_file(path)
-        cpu0 = rb._children_cpu()
-        w0 = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        wall = time.perf_counter() - w0
-        cpu = rb._children_cpu() - cpu0
-        parsed = rb.parse_ours(proc.stdout) if proc.returncode == 0 else None
+        r = H.run_child(cmd)
+        parsed = rb.parse_ours(r.stdout) if r.returncode == 0 else None
         if parsed is None:
-            why = (proc.stderr.strip() or proc.stdout.strip() or "no output").splitlines()
-            return {"error": f"`rntuple bench write` failed or printed no JSON (exit {proc.returncode}): "
-                             f"{(why[-1] if why else '')[:300]}"}
-        parsed["process_wall"] = wall
-        parsed["cpu_seconds"] = cpu
+            return {"error": f"`rntuple bench write` failed or printed no JSON (exit {r.returncode}): {r.why()}"}
+        parsed["process_wall"] = r.wall
+        parsed["cpu_seconds"] = r.cpu
         if target == "file":
             parsed["file_bytes"] = Path(path).stat().st_size
         if i > 0:
             runs.append(parsed)
-    best = min(runs, key=lambda r: float(r["seconds"]))
-    return {
-        "best": best,
-        "times": [float(r["seconds"]) for r in runs],
-        "process_walls": [r["process_wall"] for r in runs],
-        "cpu_times": [r["cpu_seconds"] for r in runs],
-        "stored_sizes": sorted({int(r["stored_bytes"]) for r in runs}),
-    }
+    out = H.best_of_runs(runs)
+    out["stored_sizes"] = sorted({int(r["stored_bytes"]) for r in runs})
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -311,35 +266,24 @@ def print_table(rows: list[dict]) -> None:
             "-" if r.get("beyond_compression") is None else f"{100 * r['beyond_compression']:.1f}%",
             "-" if r.get("fsync_seconds") is None else f"{r['fsync_seconds']:.3f}",
         ])
-    widths = [max(len(str(line[i])) for line in lines) for i in range(len(hdr))]
-    for j, line in enumerate(lines):
-        cells = [str(c).ljust(widths[i]) if i in (0, 2) else str(c).rjust(widths[i]) for i, c in enumerate(line)]
-        log("  " + "  ".join(cells))
-        if j == 0:
-            log("  " + "  ".join("-" * w for w in widths))
+    for line in H.text_table(lines, left=(0, 2)):
+        log(line)
 
 
 def markdown_table(rows: list[dict], machine: dict, entries: int, reps: int) -> str:
-    out = [
+    head = [
         f"Write benchmark, {entries:,} entries (eventId + vector<float> particles), one writing thread, "
         f"{machine['cpu_model']}, {machine['nproc']} vCPUs, {machine['date'][:10]}; best of {reps} after a warm-up. "
         "\"file\" = a new file on the local disk (ours includes its fsync; ROOT's fsync is shown apart).",
         "",
-        "| Implementation | Compression | Target | Time (s) | Entries/s | Stored MB/s | Uncompressed MB/s "
-        "| Ours / this (entries/s) | Beyond compression |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in rows:
-        if "error" in r:
-            continue
-        out.append(
-            f"| {r['label']} | {r['compression']} | {r['target']} | {r['seconds']:.3f} | "
-            f"{fmt_rate(r['entries_per_s'], 1e6, 2)} M | {fmt_rate(r.get('stored_MBps'))} | "
-            f"{fmt_rate(r.get('uncompressed_MBps'))} | {fmt_ratio(r.get('ours_over_this'))} | "
-            + ("-" if r.get("beyond_compression") is None else f"{100 * r['beyond_compression']:.0f}%")
-            + " |"
-        )
-    return "\n".join(out)
+    body = [[r["label"], r["compression"], r["target"], f"{r['seconds']:.3f}", f"{fmt_rate(r['entries_per_s'], 1e6, 2)} M",
+             fmt_rate(r.get("stored_MBps")), fmt_rate(r.get("uncompressed_MBps")), fmt_ratio(r.get("ours_over_this")),
+             "-" if r.get("beyond_compression") is None else f"{100 * r['beyond_compression']:.0f}%"]
+            for r in rows if "error" not in r]
+    return "\n".join(head + H.markdown_table(
+        ["Implementation", "Compression", "Target", "Time (s)", "Entries/s", "Stored MB/s", "Uncompressed MB/s",
+         "Ours / this (entries/s)", "Beyond compression"], body, "lrlrrrrrr"))
 
 
 def flatten_best(r: dict) -> dict:
@@ -362,13 +306,13 @@ def flatten_best(r: dict) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--entries", type=int, default=DEFAULT_ENTRIES, help="entries written per run")
-    ap.add_argument("--reps", type=int, default=3, help="timed runs per measurement (best is kept)")
-    ap.add_argument("--bin", type=Path, default=REPO / "target" / "release" / "rntuple", help="rntuple binary")
+    common = H.common_flags(entries=DEFAULT_ENTRIES, entries_help="entries written per run", reps=3,
+                            reps_help="timed runs per measurement (best is kept)", bin=True,
+                            json=DATA / "write_results.json")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 parents=[common])
     ap.add_argument("--impls", default=",".join(IMPLS), help=f"comma-separated subset of {','.join(IMPLS)}")
     ap.add_argument("--keep-files", action="store_true", help="keep the written files in bench/data/")
-    ap.add_argument("--output", type=Path, default=DATA / "write_results.json")
     ap.add_argument("--worker", choices=["root", "analyze"], help=argparse.SUPPRESS)
     ap.add_argument("--imt", type=int, default=0, help=argparse.SUPPRESS)
     opts = ap.parse_args()
@@ -383,13 +327,9 @@ def main() -> int:
         ap.error(f"unknown --impls {sorted(unknown)}")
     DATA.mkdir(parents=True, exist_ok=True)
     N = opts.entries
-    machine = rb.machine_info()
+    machine = H.machine_info()
     log("== rntuple write benchmark ==")
-    log(f"machine: {machine['cpu_model']}, nproc={machine['nproc']}, memory {machine['memory']}, "
-        f"kernel {machine['kernel']}, python {machine['python']}")
-    log(f"date:    {machine['date']}   git: {machine['git']}   load average {machine['loadavg']}")
-    if machine["loadavg"] and machine["loadavg"][0] > 0.5:
-        log("warning: the machine is not idle (load average > 0.5); timings will be noisy")
+    H.log_machine(machine)
     log(f"data:    {N:,} entries; eventId + std::vector<float> particles (Poisson(5), uniform [0,100)), "
         "from a pool made before the timed region (the same values for both writers)")
     log(f"targets: /dev/null and new files in {DATA.relative_to(REPO)}/ (removed at the end); "
@@ -577,12 +517,8 @@ def main() -> int:
     # targets
     log("")
     log("== targets ==")
-    targets = []
-
-    def target(name, value, ok, detail):
-        status = "SKIP" if ok is None else ("PASS" if ok else "FAIL")
-        targets.append({"target": name, "status": status, "value": value, "detail": detail})
-        log(f"{status}: {name}: {detail}")
+    targets = H.Targets()
+    target = targets.add
 
     for t in TARGET_NAMES:
         rr = row.get(("root", 0, t))
@@ -620,7 +556,7 @@ def main() -> int:
         if parts:
             log(f"INFO: 505 into {t}: ours = " + ", ".join(parts) + " (entries/s)")
 
-    machine["loadavg_end"] = rb._loadavg()
+    machine["loadavg_end"] = H.loadavg()
     if machine["loadavg_end"] and machine["loadavg_end"][0] > 1.5:
         log(f"note: load average at the end {machine['loadavg_end']} (it includes this benchmark's own runs, "
             "e.g. ROOT with IMT on both vCPUs; more than ~2 means other processes competed)")
@@ -644,10 +580,9 @@ def main() -> int:
         "targets": targets,
         "markdown": md,
     }
-    opts.output.parent.mkdir(parents=True, exist_ok=True)
-    opts.output.write_text(json.dumps(report, indent=2) + "\n")
+    H.write_json(opts.json, report)
     log("")
-    log(f"results written to {opts.output}  (whole run {total_seconds:.0f} s)")
+    log(f"results written to {opts.json}  (whole run {total_seconds:.0f} s)")
     return 0
 
 
