@@ -12,7 +12,7 @@ Electron, Jet as ``n<Coll>`` + ``std::vector<T> <Coll>_member``). File ``i`` use
 ``event`` numbers are offset by ``i * 10**10``, so (run, event) is unique over all inputs. The inputs are cached in
 ``--data-dir`` (reruns skip generation).
 
-Configurations, alternated within every repetition (``--repeat``, medians reported):
+Configurations, alternated within every repetition (``--reps``, medians reported):
 
 * ``sequential``: ``rntuple skim INPUTS OUT --threads 1``;
 * ``parallel``: the same with ``--threads 2`` and ``--threads 4`` (one ``ParallelWriter``, one output file);
@@ -37,8 +37,8 @@ save at most the merge, so it is at most (skims + merge) / skims times faster. W
 ``bench/data/agc_skim_results.json``.
 
     .venv/bin/python bench/agc_skim_bench.py                      # >= 2 GB over 20 files, repeat 3
-    .venv/bin/python bench/agc_skim_bench.py --scale quick        # 0.2 GB over 4 files
-    .venv/bin/python bench/agc_skim_bench.py --gb 0.5 --files 8 --repeat 2
+    .venv/bin/python bench/agc_skim_bench.py --quick              # 0.2 GB over 4 files (= --scale quick)
+    .venv/bin/python bench/agc_skim_bench.py --gb 0.5 --files 8 --reps 2
 """
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -62,8 +61,9 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 ROOT_DIR = HERE.parent
 sys.path.insert(0, str(HERE))
+import _harness as H  # noqa: E402  (flags, workers, timing, machine, tables)
 
-BYTES_PER_ENTRY = 245.4  # nanoaod_like at compression 505 (measured: 200,000 entries -> 49.1 MB)
+BYTES_PER_ENTRY = 245.4  # stored bytes per entry of nanoaod_like at compression 505, to size the inputs
 EVENT_OFFSET = 10**10
 
 FLAT = ["run", "luminosityBlock", "event", "PV_npvsGood", "MET_pt", "MET_phi", "MET_sumEt", "genWeight",
@@ -172,13 +172,10 @@ def check_fields(path: Path) -> None:
 # runs
 # ---------------------------------------------------------------------------------------------------------------
 def run_json(cmd: list[str]) -> tuple[float, dict]:
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
+    p = H.run_child(cmd)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[:3])} ... failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-    return wall, (json.loads(lines[-1]) if lines else {})
+    return p.wall, (H.last_json(p.stdout) or {})
 
 
 def skim_cmd(binary: str, inputs: list[Path], output: str, threads: int) -> list[str]:
@@ -338,18 +335,16 @@ def sanity(d: dict, what: str) -> list[str]:
 # main
 # ---------------------------------------------------------------------------------------------------------------
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    common = H.common_flags(quick="= --scale quick", reps=3, reps_help="repetitions (medians reported)",
+                            threads="2,4", threads_help="ParallelWriter / separate-files thread counts", bin=True,
+                            json=HERE / "data" / "agc_skim_results.json", plot=HERE / "agc_skim.png")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], parents=[common])
     ap.add_argument("--scale", choices=["full", "quick"], default="full", help="full: 2.1 GB / 20 files; quick: 0.2 GB / 4")
     ap.add_argument("--gb", type=float, help="total input size in GB (overrides --scale)")
     ap.add_argument("--files", type=int, help="number of input files (overrides --scale)")
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--threads", default="2,4", help="ParallelWriter / separate-files thread counts")
     ap.add_argument("--root-threads", default="1,2")
     ap.add_argument("--data-dir", default="/tmp/rntuple-agc-data")
-    ap.add_argument("--binary", default=str(ROOT_DIR / "target" / "release" / "rntuple"))
     ap.add_argument("--no-root", action="store_true")
-    ap.add_argument("--plot", default=str(HERE / "agc_skim.png"))
-    ap.add_argument("--json", default=str(HERE / "data" / "agc_skim_results.json"))
     ap.add_argument("--root-skim", help=argparse.SUPPRESS)
     ap.add_argument("--root-read", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -357,6 +352,8 @@ def main() -> None:
         return root_skim_worker(json.loads(args.root_skim))
     if args.root_read:
         return root_read_worker(json.loads(args.root_read))
+    if args.quick:
+        args.scale = "quick"
 
     gb = args.gb if args.gb is not None else (2.1 if args.scale == "full" else 0.2)
     nfiles = args.files if args.files is not None else (20 if args.scale == "full" else 4)
@@ -365,10 +362,10 @@ def main() -> None:
     data_dir = Path(args.data_dir)
     work = data_dir / "work"
     work.mkdir(parents=True, exist_ok=True)
-    if not Path(args.binary).exists():
-        sys.exit(f"{args.binary} not found: cargo build --release -p rntuple-cli")
+    if not Path(args.bin).exists():
+        sys.exit(f"{args.bin} not found: cargo build --release -p rntuple-cli")
     binary = str(work / "rntuple")
-    shutil.copy2(args.binary, binary)  # a rebuild during the run does not change what is measured
+    shutil.copy2(args.bin, binary)  # a rebuild during the run does not change what is measured
 
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"AGC-style skim benchmark, {date}; {os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), "
@@ -409,17 +406,15 @@ def main() -> None:
     extras: dict[str, list[dict]] = {n: [] for n in names}
     # warm the page cache: one untimed sequential run
     cfgs["limit: 1 skim -> /dev/null"][2]()
-    for r in range(args.repeat):
-        order = names[r % len(names):] + names[: r % len(names)]
-        for n in order:
-            ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for r in range(args.reps):
+        for n in H.rotate(names, r):
+            cpu0 = H.children_cpu()
             s, e, x = cfgs[n][2]()
-            ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            x["cpu_seconds"] = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+            x["cpu_seconds"] = H.children_cpu() - cpu0
             times[n].append(s)
             entries[n] = e
             extras[n].append(x)
-            print(f"  rep {r + 1}/{args.repeat} {n:34s} {s:8.2f} s  {e} entries  (load {os.getloadavg()[0]:.2f})",
+            print(f"  rep {r + 1}/{args.reps} {n:34s} {s:8.2f} s  {e} entries  (load {os.getloadavg()[0]:.2f})",
                   flush=True)
 
     med = {n: statistics.median(times[n]) for n in names}
@@ -464,13 +459,11 @@ def main() -> None:
                      "vs_sequential": seq / s, "extra": extras[n],
                      "cpu_seconds": statistics.median(x["cpu_seconds"] for x in extras[n])})
     print()
-    hdr = (f"| configuration | threads | seconds (median of {args.repeat}) | CPU seconds | input MB/s | events/s | "
-           "output entries | speed vs sequential |")
-    lines = [hdr, "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for row in rows:
-        lines.append(f"| {row['config']} | {row['threads']} | {row['seconds']:.2f} | {row['cpu_seconds']:.1f} | "
-                     f"{row['input_MBps']:.0f} | "
-                     f"{row['events_per_s'] / 1e6:.2f} M | {row['out_entries']:,} | {row['vs_sequential']:.2f}x |")
+    lines = H.markdown_table(
+        ["configuration", "threads", f"seconds (median of {args.reps})", "CPU seconds", "input MB/s", "events/s",
+         "output entries", "speed vs sequential"],
+        [[row["config"], row["threads"], f"{row['seconds']:.2f}", f"{row['cpu_seconds']:.1f}", f"{row['input_MBps']:.0f}",
+          f"{row['events_per_s'] / 1e6:.2f} M", f"{row['out_entries']:,}", H.fmt_ratio(row["vs_sequential"])] for row in rows])
     print("\n".join(lines))
 
     limit = med["limit: 1 skim -> /dev/null"] / med["limit: 2 concurrent half skims"]
@@ -523,27 +516,24 @@ def main() -> None:
             print("note: " + note)
     print(f"\ncommand: {' '.join([Path(sys.executable).name, *sys.argv])}")
 
-    result = {"date": date, "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+    result = {"date": date, "machine": {**H.machine_info(), "cpus": os.cpu_count()},
               "inputs": {"files": len(inputs), "bytes": in_bytes, "entries": in_entries, "fields_kept": FIELDS,
-                         "where": WHERE, "filter": FILTER}, "repeat": args.repeat, "rows": rows, "ratios": ratios,
+                         "where": WHERE, "filter": FILTER}, "repeat": args.reps, "rows": rows, "ratios": ratios,
               "two_thread_limit": limit, "separate_merge_bound": sep_bounds, "targets": targets, "devnull": devnull_ok or devnull_note,
               "implicit_mt_compression": imt_note or "available", "output_entries": out_entries,
               "markdown_table": "\n".join(lines), "command": sys.argv}
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(result, indent=1, default=str))
+    H.write_json(args.json, result)
     print(f"results: {args.json}")
-    plot(rows, limit, args.plot, f"{in_bytes / 1e9:.2f} GB, {len(inputs)} files, {in_entries / 1e6:.1f} M events; {date}")
+    if not args.no_plot:
+        plot(rows, limit, args.plot, f"{in_bytes / 1e9:.2f} GB, {len(inputs)} files, {in_entries / 1e6:.1f} M events; {date}")
 
 
 def plot(rows, limit, path, subtitle) -> None:
     try:
-        import matplotlib
-    except ImportError:
+        plt = H.pyplot(install=False)
+    except RuntimeError:
         print("no plot: matplotlib is missing (make bench-deps installs it)")
         return
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
     colors = {"ours": "tab:blue", "separate": "tab:orange", "devnull": "tab:cyan", "limit": "tab:gray",
               "root": "tab:red"}

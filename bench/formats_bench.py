@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Format comparison of the RNTuple papers (issue 16, point 5): the same data as RNTuple (this project, ROOT 6.40),
+"""Format comparison of the RNTuple papers: the same data as RNTuple (this project, ROOT 6.40),
 TTree (ROOT 6.40), Parquet, Arrow IPC and HDF5; file size, write time, read time of all columns and of 10 columns,
 page cache warm and cold.
 
 Run it with the project's venv: ``.venv/bin/python bench/formats_bench.py [--quick] [--json [PATH]]``
-(full run ~10-15 min on the 2-vCPU machine, ``--quick`` ~2 min). The CLI is $RNTUPLE_BIN or target/release/rntuple.
+(``--quick``: small datasets). The CLI is ``--bin``, $RNTUPLE_BIN or target/release/rntuple.
 Files go to bench/data/formats/ (git-ignored) and are deleted at the end unless ``--keep-files``.
 
 Datasets (the same values in every format):
@@ -49,9 +49,10 @@ Readers (all columns, and a subset of 10 columns present in every format):
 * ``h5py``: every dataset needed read whole into numpy (``ds[()]``; compound: ``ds.fields(names)[()]``).
 
 Timing: write = the writer's call from memory to closed file plus an ``os.fsync`` of the file. Read, per (file,
-reader, column set): one untimed read, then best of ``--repeat`` warm runs (file in the page cache), then
+reader, column set): one untimed read, then best of ``--reps`` warm runs (file in the page cache), then
 ``--cold`` runs each after ``os.fsync`` + ``os.posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)`` of the file (the best
-is reported). Python readers run in this process; ROOT in a worker process (so ROOT's start-up is not timed);
+is reported). Python readers run in this process; ROOT in a worker process (bench/_formats_root.py, so ROOT's
+start-up is not timed);
 the CLI in one process per run. In this Firecracker VM the evicted file is read from the virtual disk, which
 the host may itself cache: "cold" here is the guest's page cache cold, not necessarily a spinning disk.
 
@@ -64,8 +65,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -76,19 +75,15 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import _harness as H  # noqa: E402  (flags, workers, timing, machine, tables)
 import nanoaod_like  # noqa: E402
-import read_bench as rb  # noqa: E402  (machine info, logging)
 
-REPO = HERE.parent
-DATA = HERE / "data"
+REPO = H.REPO
+DATA = H.DATA
 SCRATCH = DATA / "formats"
-RESULT_MARK = "FORMATS_BENCH_RESULT:"
-# The plot's matplotlib, as `make bench-formats` installs it (requirements-bench.txt).
-MATPLOTLIB_PIN = next(line.strip() for line in (Path(__file__).resolve().parent.parent / "requirements-bench.txt").read_text().splitlines()
-                      if line.startswith("matplotlib=="))
 TREE = "Events"
 SEED = 20261124
-log = rb.log
+log = H.log
 
 SIZES = {  # entries per dataset: full, quick
     "synthetic": (2_000_000, 200_000),
@@ -219,55 +214,15 @@ def make_b2hhh(entries: int, seed: int = SEED) -> Dataset:
 def wait_quiet(limit: float, threshold: float = 0.7) -> float:
     t0 = time.perf_counter()
     while limit > 0 and time.perf_counter() - t0 < limit:
-        load = rb._loadavg()
+        load = H.loadavg()
         if load is None or load[0] < threshold:
             break
         time.sleep(5)
     return time.perf_counter() - t0
 
 
-def fsync_path(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def evict(paths) -> None:
-    for p in paths:
-        fd = os.open(p, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)
-
-
-def measure_read(fn, paths, repeat: int, cold: int) -> dict:
-    """fn() -> seconds (or dict with 'seconds', 'cpu'). One untimed read, best of `repeat` warm, best of `cold`
-    cold (file evicted before each)."""
-
-    def once():
-        c0 = time.process_time()
-        r = fn()
-        if not isinstance(r, dict):
-            r = {"seconds": r}
-        r.setdefault("cpu", time.process_time() - c0)
-        return r
-
-    try:
-        once()
-        warm = [once() for _ in range(repeat)]
-        colds = []
-        for _ in range(cold):
-            evict(paths)
-            colds.append(once())
-    except Exception as exc:  # noqa: BLE001 - report and go on with the other readers
-        return {"error": f"{type(exc).__name__}: {exc}"[:400]}
-    return {"warm": min(r["seconds"] for r in warm), "cold": min(r["seconds"] for r in colds) if colds else None,
-            "warm_runs": [r["seconds"] for r in warm], "cold_runs": [r["seconds"] for r in colds],
-            "warm_cpu": min(r["cpu"] for r in warm)}
+fsync_path = H.fsync_path
+measure_read = H.warm_cold_runs
 
 
 def timed_write(fn, path: Path) -> dict:
@@ -279,253 +234,13 @@ def timed_write(fn, path: Path) -> dict:
     return {"seconds": secs, "cpu": time.process_time() - c0, "bytes": path.stat().st_size}
 
 
-def emit_result(obj) -> None:
-    sys.stdout.write(RESULT_MARK + json.dumps(obj) + "\n")
-    sys.stdout.flush()
-
-
 def run_worker(spec_path: Path, timeout: float = 3600) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(spec_path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    result = None
-    for line in proc.stdout.splitlines():
-        if line.startswith(RESULT_MARK):
-            result = json.loads(line[len(RESULT_MARK):])
-    if proc.returncode != 0 or result is None:
-        tail = "\n".join((proc.stdout + "\n" + proc.stderr).strip().splitlines()[-30:])
-        raise RuntimeError(f"ROOT worker failed (exit {proc.returncode}):\n{tail}")
-    return result
+    return H.run_worker(__file__, ["--worker", str(spec_path)], timeout, what="ROOT worker")
 
 
 # ----------------------------------------------------------------------------------------------
-# ROOT side (worker process): C++ compiled with ACLiC
+# ROOT side: the worker's job (the worker, C++ compiled with ACLiC: bench/_formats_root.py)
 # ----------------------------------------------------------------------------------------------
-
-ROOT_CXX = r"""
-#include <ROOT/RNTupleModel.hxx>
-#include <ROOT/RNTupleReader.hxx>
-#include <ROOT/RNTupleView.hxx>
-#include <ROOT/RNTupleWriteOptions.hxx>
-#include <ROOT/RNTupleWriter.hxx>
-#include <ROOT/RField.hxx>
-#include <TFile.h>
-#include <TTree.h>
-#include <TBranch.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
-#include <cstring>
-#include <memory>
-#include <sstream>
-#include <string>
-#include <vector>
-
-namespace fb {
-
-struct Col {
-   std::string name, type, count; // type: leaf code; count: "" for flat
-   char kind;                      // 'F' flat, 'J' jagged
-   const char *data;
-   const std::int64_t *off;
-};
-
-inline std::size_t Size(char t)
-{
-   switch (t) {
-   case 'D': case 'L': case 'l': return 8;
-   case 'F': case 'I': case 'i': return 4;
-   case 'S': case 's': return 2;
-   default: return 1;
-   }
-}
-
-inline std::string NType(char t)
-{
-   switch (t) {
-   case 'F': return "float"; case 'D': return "double"; case 'I': return "std::int32_t";
-   case 'i': return "std::uint32_t"; case 'L': return "std::int64_t"; case 'l': return "std::uint64_t";
-   case 'O': return "bool"; case 'b': return "std::uint8_t"; case 'B': return "std::int8_t";
-   case 'S': return "std::int16_t"; default: return "std::uint16_t";
-   }
-}
-
-// spec: one column per line: "kind name type count" (count "-" for flat)
-inline std::vector<Col> Parse(const std::string &spec, const std::vector<ULong64_t> &data, const std::vector<ULong64_t> &offs)
-{
-   std::vector<Col> cols;
-   std::istringstream in(spec);
-   std::string kind, name, type, count;
-   std::size_t i = 0;
-   while (in >> kind >> name >> type >> count) {
-      Col c;
-      c.kind = kind[0];
-      c.name = name;
-      c.type = type;
-      c.count = count == "-" ? "" : count;
-      c.data = reinterpret_cast<const char *>(data[i]);
-      c.off = reinterpret_cast<const std::int64_t *>(offs[i]);
-      cols.push_back(c);
-      ++i;
-   }
-   return cols;
-}
-
-template <typename T>
-void AssignVec(void *p, const char *d, std::int64_t b, std::int64_t e)
-{
-   auto v = static_cast<std::vector<T> *>(p);
-   v->assign(reinterpret_cast<const T *>(d) + b, reinterpret_cast<const T *>(d) + e);
-}
-
-inline void AssignAny(char t, void *p, const char *d, std::int64_t b, std::int64_t e)
-{
-   switch (t) {
-   case 'F': AssignVec<float>(p, d, b, e); break;
-   case 'D': AssignVec<double>(p, d, b, e); break;
-   case 'I': AssignVec<std::int32_t>(p, d, b, e); break;
-   case 'i': AssignVec<std::uint32_t>(p, d, b, e); break;
-   case 'L': AssignVec<std::int64_t>(p, d, b, e); break;
-   case 'l': AssignVec<std::uint64_t>(p, d, b, e); break;
-   case 'O': AssignVec<bool>(p, d, b, e); break;
-   case 'b': AssignVec<std::uint8_t>(p, d, b, e); break;
-   case 'B': AssignVec<std::int8_t>(p, d, b, e); break;
-   case 'S': AssignVec<std::int16_t>(p, d, b, e); break;
-   default: AssignVec<std::uint16_t>(p, d, b, e); break;
-   }
-}
-
-inline double Since(std::chrono::steady_clock::time_point t0)
-{
-   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-} // namespace fb
-
-std::string fb_write_rntuple(const char *path, Long64_t n, const std::string &spec, const std::vector<ULong64_t> &data,
-                             const std::vector<ULong64_t> &offs, int compression)
-{
-   try {
-      auto cols = fb::Parse(spec, data, offs);
-      auto t0 = std::chrono::steady_clock::now();
-      auto model = ROOT::RNTupleModel::CreateBare();
-      for (auto &c : cols) {
-         std::string t = fb::NType(c.type[0]);
-         if (c.kind == 'J')
-            t = "std::vector<" + t + ">";
-         model->AddField(ROOT::RFieldBase::Create(c.name, t).Unwrap());
-      }
-      ROOT::RNTupleWriteOptions opts;
-      opts.SetCompression(compression);
-      auto writer = ROOT::RNTupleWriter::Recreate(std::move(model), "Events", path, opts);
-      auto entry = writer->CreateEntry();
-      std::vector<void *> ptrs;
-      for (auto &c : cols)
-         ptrs.push_back(entry->GetPtr<void>(c.name).get());
-      for (Long64_t i = 0; i < n; ++i) {
-         for (std::size_t k = 0; k < cols.size(); ++k) {
-            auto &c = cols[k];
-            if (c.kind == 'J') {
-               fb::AssignAny(c.type[0], ptrs[k], c.data, c.off[i], c.off[i + 1]);
-            } else {
-               auto sz = fb::Size(c.type[0]);
-               std::memcpy(ptrs[k], c.data + i * sz, sz);
-            }
-         }
-         writer->Fill(*entry);
-      }
-      writer.reset();
-      return "{\"seconds\": " + std::to_string(fb::Since(t0)) + "}";
-   } catch (const std::exception &e) {
-      return std::string("{\"error\": \"") + e.what() + "\"}";
-   }
-}
-
-std::string fb_write_ttree(const char *path, Long64_t n, const std::string &spec, const std::vector<ULong64_t> &data,
-                           const std::vector<ULong64_t> &offs, int compression)
-{
-   auto cols = fb::Parse(spec, data, offs);
-   auto t0 = std::chrono::steady_clock::now();
-   TFile f(path, "RECREATE", "", compression);
-   if (f.IsZombie())
-      return "{\"error\": \"cannot create file\"}";
-   TTree t("Events", "Events");
-   std::vector<std::vector<char>> bufs(cols.size());
-   for (std::size_t k = 0; k < cols.size(); ++k) {
-      auto &c = cols[k];
-      auto sz = fb::Size(c.type[0]);
-      if (c.kind == 'J') {
-         std::int64_t mx = 1;
-         for (Long64_t i = 0; i < n; ++i)
-            mx = std::max<std::int64_t>(mx, c.off[i + 1] - c.off[i]);
-         bufs[k].resize(mx * sz);
-         t.Branch(c.name.c_str(), bufs[k].data(), (c.name + "[" + c.count + "]/" + c.type).c_str());
-      } else {
-         bufs[k].resize(8);
-         t.Branch(c.name.c_str(), bufs[k].data(), (c.name + "/" + c.type).c_str());
-      }
-   }
-   for (Long64_t i = 0; i < n; ++i) {
-      for (std::size_t k = 0; k < cols.size(); ++k) {
-         auto &c = cols[k];
-         auto sz = fb::Size(c.type[0]);
-         if (c.kind == 'J')
-            std::memcpy(bufs[k].data(), c.data + c.off[i] * sz, (c.off[i + 1] - c.off[i]) * sz);
-         else
-            std::memcpy(bufs[k].data(), c.data + i * sz, sz);
-      }
-      t.Fill();
-   }
-   t.Write();
-   f.Close();
-   return "{\"seconds\": " + std::to_string(fb::Since(t0)) + "}";
-}
-
-std::string fb_read_rntuple(const char *path, const std::string &fields)
-{
-   try {
-      auto t0 = std::chrono::steady_clock::now();
-      auto reader = ROOT::RNTupleReader::Open("Events", path);
-      std::vector<ROOT::RNTupleView<void>> views;
-      std::istringstream in(fields);
-      std::string name;
-      while (in >> name)
-         views.emplace_back(reader->GetView<void>(name));
-      auto n = reader->GetNEntries();
-      for (ROOT::NTupleSize_t i = 0; i < n; ++i)
-         for (auto &v : views)
-            v(i);
-      return "{\"seconds\": " + std::to_string(fb::Since(t0)) + ", \"entries\": " + std::to_string(n) + "}";
-   } catch (const std::exception &e) {
-      return std::string("{\"error\": \"") + e.what() + "\"}";
-   }
-}
-
-std::string fb_read_ttree(const char *path, const std::string &fields, bool all)
-{
-   auto t0 = std::chrono::steady_clock::now();
-   std::unique_ptr<TFile> f(TFile::Open(path));
-   if (!f || f->IsZombie())
-      return "{\"error\": \"cannot open\"}";
-   TTree *t = nullptr;
-   f->GetObject("Events", t);
-   if (!t)
-      return "{\"error\": \"no tree\"}";
-   if (!all) {
-      t->SetBranchStatus("*", false);
-      std::istringstream in(fields);
-      std::string name;
-      while (in >> name)
-         t->SetBranchStatus(name.c_str(), true);
-   }
-   Long64_t n = t->GetEntries();
-   Long64_t bytes = 0;
-   for (Long64_t i = 0; i < n; ++i)
-      bytes += t->GetEntry(i);
-   return "{\"seconds\": " + std::to_string(fb::Since(t0)) + ", \"entries\": " + std::to_string(n) +
-          ", \"bytes\": " + std::to_string(bytes) + "}";
-}
-"""
 
 
 def root_spec(ds: Dataset, for_tree: bool) -> tuple[str, list[tuple[str, np.ndarray, np.ndarray | None]]]:
@@ -542,63 +257,6 @@ def root_spec(ds: Dataset, for_tree: bool) -> tuple[str, list[tuple[str, np.ndar
         lines.append(f"J {name} {TYPE_CODES[str(vals.dtype)][0]} {cnt}")
         arrays.append((name, vals, ds.offsets(cnt)))
     return "\n".join(lines), arrays
-
-
-def worker_root(spec_path: str) -> None:
-    import warnings
-
-    warnings.filterwarnings("ignore")
-    import ROOT
-
-    ROOT.gROOT.SetBatch(True)
-    job = json.loads(Path(spec_path).read_text())
-    src = Path(job["scratch"]) / "formats_root.C"
-    if not src.exists() or src.read_text() != ROOT_CXX:
-        src.write_text(ROOT_CXX)
-    build = Path(job["scratch"]) / "aclic"
-    build.mkdir(exist_ok=True)
-    ROOT.gSystem.SetBuildDir(str(build), True)
-    if ROOT.gSystem.CompileMacro(str(src), "kO") != 1:
-        raise RuntimeError("ACLiC could not compile formats_root.C")
-    out = {"root_version": str(ROOT.gROOT.GetVersion()), "imt": bool(ROOT.IsImplicitMTEnabled()), "writes": {},
-           "reads": {}}
-    if job.get("write"):
-        npz = np.load(job["npz"])  # loaded into memory before the timed region
-        arrays = {k: np.ascontiguousarray(npz[k]) for k in npz.files}
-        for fmt, fn in (("rntuple_root", ROOT.fb_write_rntuple), ("ttree_root", ROOT.fb_write_ttree)):
-            w = job["write"][fmt]
-            data = ROOT.std.vector["ULong64_t"]()
-            offs = ROOT.std.vector["ULong64_t"]()
-            for name in w["columns"]:
-                data.push_back(arrays[name].ctypes.data)
-                offs.push_back(arrays["__off__" + w["counts"][name]].ctypes.data if w["counts"].get(name) else 0)
-            c0 = time.process_time()
-            t0 = time.perf_counter()
-            r = json.loads(str(fn(w["path"], job["entries"], w["spec"], data, offs, 505)))
-            fsync_path(Path(w["path"]))
-            r["wall"] = time.perf_counter() - t0
-            r["cpu"] = time.process_time() - c0
-            r["bytes"] = os.path.getsize(w["path"])
-            out["writes"][fmt] = r
-        del arrays, npz
-        gc.collect()
-    for rd in job.get("reads", []):
-        if rd["kind"] == "rntuple":
-            fn = (lambda rd=rd: json.loads(str(ROOT.fb_read_rntuple(rd["path"], " ".join(rd["fields"])))))
-        else:
-            fn = (lambda rd=rd: json.loads(str(ROOT.fb_read_ttree(rd["path"], " ".join(rd["fields"]), rd["all"]))))
-
-        def call(fn=fn):
-            r = fn()
-            if "error" in r:
-                raise RuntimeError(r["error"])
-            if int(r["entries"]) != job["entries"]:
-                raise RuntimeError(f"read {r['entries']} entries, expected {job['entries']}")
-            return r
-
-        out["reads"][rd["key"]] = measure_read(call, [rd["path"]], job["repeat"], job["cold"])
-    emit_result(out)
-    os._exit(0)  # ROOT (pip) can crash at interpreter teardown; the results are out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -701,14 +359,11 @@ def ours_cli_read(binary: Path, path: Path, fields: list[str] | None) -> dict:
     cmd = [str(binary), "bench", "read", str(path), "--ntuple", TREE, "--no-progress"]
     if fields:
         cmd += ["--fields", ",".join(fields)]
-    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = H.run_child(cmd)
     if p.returncode != 0:
         raise RuntimeError(p.stderr.strip()[-300:])
-    obj = json.loads(p.stdout.strip().splitlines()[-1])
-    cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
-    return {"seconds": float(obj["seconds"]), "cpu": cpu}
+    obj = H.last_json(p.stdout, "seconds")
+    return {"seconds": float(obj["seconds"]), "cpu": p.cpu}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -810,7 +465,7 @@ def run_dataset(ds: Dataset, args, binary: Path, scratch: Path) -> dict:
         reads.append({"key": f"ttree_root|ROOT GetEntry|{fs}", "kind": "ttree", "path": str(paths["ttree_root"]),
                       "fields": tree_all if fields is None else subset_tree, "all": fields is None})
     job = {"scratch": str(scratch), "npz": str(npz_path), "entries": ds.entries, "write": write_job,
-           "reads": reads, "repeat": args.repeat, "cold": args.cold}
+           "reads": reads, "repeat": args.reps, "cold": args.cold}
     job_path = scratch / f"{ds.name}_root_job.json"
     job_path.write_text(json.dumps(job))
     log("  ROOT worker (writes, reads) ...")
@@ -875,7 +530,7 @@ def run_dataset(ds: Dataset, args, binary: Path, scratch: Path) -> dict:
                     return r
                 return time.perf_counter() - t0
 
-            res["reads"][f"{key}|{reader}|{fs}"] = measure_read(call, [p], args.repeat, args.cold)
+            res["reads"][f"{key}|{reader}|{fs}"] = measure_read(call, [p], args.reps, args.cold)
             gc.collect()
     for k, r in res["reads"].items():
         if "error" in r:
@@ -893,8 +548,7 @@ def run_dataset(ds: Dataset, args, binary: Path, scratch: Path) -> dict:
 # ----------------------------------------------------------------------------------------------
 
 
-def fmt(x, digits=2):
-    return "-" if x is None else f"{x:,.{digits}f}"
+fmt = H.fmt_num
 
 
 def markdown(results: dict) -> str:
@@ -935,15 +589,9 @@ def markdown(results: dict) -> str:
 
 def plot(results: dict, out: Path) -> str:
     try:
-        import matplotlib
-    except ImportError:
-        p = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", MATPLOTLIB_PIN], capture_output=True,
-                           text=True)
-        if p.returncode != 0:
-            return f"no plot: matplotlib unavailable ({p.stderr.strip()[-200:]})"
-        import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+        plt = H.pyplot()
+    except RuntimeError as e:
+        return f"no plot: matplotlib unavailable ({e})"
 
     names = list(results["datasets"])
     rows = [("size MB", None), ("read all, warm (s)", "warm"), ("read all, cold (s)", "cold")]
@@ -983,27 +631,29 @@ def plot(results: dict, out: Path) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="small datasets, one warm and one cold run (~2 min)")
+    common = H.common_flags(quick="small datasets, one warm and one cold run", reps=None,
+                            reps_help="warm runs (best of); default 3, quick 1", bin=True,
+                            json=DATA / "formats_results.json", json_optional=True,
+                            json_help="write the raw numbers as JSON (a bare --json: bench/data/formats_results.json)",
+                            plot=HERE / "formats.png")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], parents=[common])
     ap.add_argument("--datasets", default="synthetic,nanoaod,b2hhh")
-    ap.add_argument("--repeat", type=int, default=None, help="warm runs (best of); default 2, quick 1")
     ap.add_argument("--cold", type=int, default=None, help="cold runs (best of); default 2, quick 1")
     ap.add_argument("--wait-quiet", type=float, default=0, metavar="SECONDS",
                     help="before each dataset, wait up to SECONDS for the 1-minute load average to drop below 0.7")
-    ap.add_argument("--json", nargs="?", const=str(DATA / "formats_results.json"), default=None,
-                    help="write the raw numbers as JSON (default path bench/data/formats_results.json)")
     ap.add_argument("--keep-files", action="store_true")
-    ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        worker_root(args.worker)
+        import _formats_root
+
+        _formats_root.worker_root(args.worker)
         return
-    if args.repeat is None:
-        args.repeat = 1 if args.quick else 3
+    if args.reps is None:
+        args.reps = 1 if args.quick else 3
     if args.cold is None:
         args.cold = 1 if args.quick else 2
-    binary = Path(os.environ.get("RNTUPLE_BIN", REPO / "target" / "release" / "rntuple"))
+    binary = args.bin
     if not binary.exists():
         sys.exit(f"{binary} not found: run `cargo build --release` (or make build)")
     SCRATCH.mkdir(parents=True, exist_ok=True)
@@ -1016,7 +666,7 @@ def main() -> None:
     import uproot
 
     t_start = time.perf_counter()
-    results = {"machine": rb.machine_info(), "quick": args.quick, "repeat": args.repeat, "cold": args.cold,
+    results = {"machine": H.machine_info(), "quick": args.quick, "repeat": args.reps, "cold": args.cold,
                "versions": {"pyarrow": pyarrow.__version__, "h5py": h5py.__version__,
                             "hdf5": h5py.version.hdf5_version, "uproot": uproot.__version__,
                             "numpy": np.__version__},
@@ -1026,7 +676,7 @@ def main() -> None:
     for name in args.datasets.split(","):
         n = SIZES[name][1 if args.quick else 0]
         waited = wait_quiet(args.wait_quiet)
-        load_before = rb._loadavg()
+        load_before = H.loadavg()
         t0 = time.perf_counter()
         extra = {}
         if name == "synthetic":
@@ -1038,7 +688,7 @@ def main() -> None:
         log(f"generated {name} in {time.perf_counter() - t0:.1f} s")
         r = run_dataset(ds, args, bin_copy, SCRATCH)
         r.update(extra)
-        r["loadavg_before"], r["loadavg_after"], r["waited_seconds"] = load_before, rb._loadavg(), waited
+        r["loadavg_before"], r["loadavg_after"], r["waited_seconds"] = load_before, H.loadavg(), waited
         results["root_version"] = r.get("root_version")
         results["datasets"][name] = r
         del ds
@@ -1048,10 +698,10 @@ def main() -> None:
     log("\n" + md)
     (DATA / "formats_results.md").write_text(md + "\n")
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
+        H.write_json(args.json, results)
         log(f"raw numbers: {args.json}")
     if not args.no_plot:
-        log(f"plot: {plot(results, HERE / 'formats.png')}")
+        log(f"plot: {plot(results, args.plot)}")
     log(f"total {results['total_seconds']:.0f} s")
     log(PAPER)
     bin_copy.unlink(missing_ok=True)

@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
-"""I/O benchmark (issue #16, point 4): reading RNTuple files from a local disk (cold and warm page cache), over
+"""I/O benchmark: reading RNTuple files from a local disk (cold and warm page cache), over
 HTTP with added latency, and from S3, with this project, uproot and ROOT, side by side in one run.
 
-Run it with the project's venv: ``.venv/bin/python bench/io_bench.py`` (full run, about 12-15 minutes) or
-``--quick`` (small files, latencies 0 and 10 ms, one repetition: about 2 minutes).
+Run it with the project's venv: ``.venv/bin/python bench/io_bench.py`` (full run) or ``--quick`` (small files,
+latencies 0 and 10 ms, one repetition). The CLI is ``--bin``, $RNTUPLE_BIN or target/release/rntuple.
 
 Datasets (cached in bench/data/io/, git-ignored):
 
 * ``synthetic``: ``rntuple bench write --mode sequential --threads 1 --entries 10000000 --cluster-size 8000000
-  --page-size 131072`` (eventId + std::vector<float> particles, ~170 MB, 22 clusters, 128 KiB pages as the
-  issue's reference file). The default cluster size (128 MiB zipped) gives only 1-2 clusters, where read-ahead
+  --page-size 131072`` (eventId + std::vector<float> particles, 128 KiB pages as the reference file of the I/O
+  targets). The default cluster size (128 MiB zipped) gives only 1-2 clusters, where read-ahead
   of whole clusters has nothing to overlap; the multi-cluster file is the one measured here.
 * ``nanoaod``: bench/nanoaod_like.py's NanoAOD-like model (87 fields), 500,000 entries, written by this project
-  with ``approx_zipped_cluster_size=8_000_000`` (~125 MB, 16 clusters).
+  with ``approx_zipped_cluster_size=8_000_000``.
 
 Field sets: ``all`` columns, and ``few``: eventId (synthetic); nMuon, Muon_pt, Muon_eta, Jet_pt, MET_pt (nanoaod).
 
@@ -26,7 +26,7 @@ Readers:
 * ``uproot``: ``uproot.open(SRC)["Events"].arrays(fields)`` (HTTPSource for URLs); ``uproot fsspec``: with
   ``handler=uproot.source.fsspec.FSSpecSource``; S3 only if s3fs is installed;
 * ``ROOT``: ROOT 6.40 ``RNTupleReader`` + ``GetView`` loop (nanoaod all columns: ``LoadEntry`` of the whole model)
-  in a worker process, C++ JIT-compiled by cling with ``#pragma cling optimize(3)``; local only (this ROOT wheel has
+  in a worker process (bench/_io_root.py), C++ JIT-compiled by cling with ``#pragma cling optimize(3)``; local only (this ROOT wheel has
   neither Davix nor a working TWebFile: it cannot open http:// URLs; the script checks and records why).
 
 Python readers run in this process (imports done once); every run opens the file anew.
@@ -39,8 +39,8 @@ Targets:
   every request; nginx, the proxies and the proxies' counters (requests, body bytes: the numbers in the tables)
   live in a helper process (``--serve``), so that the proxies' Python threads do not share this process's GIL
   with the Python readers. The proxy handler's Nagle algorithm is switched off in that process
-  (``disable_nagle_algorithm``): without it each response's body waits for the client's delayed ACK of its headers
-  (~40 ms per request on top of the injected latency, see the report);
+  (``disable_nagle_algorithm``): without it each response's body waits for the client's delayed ACK of its headers,
+  a delay per request on top of the injected latency;
 * ``s3``: moto's S3 server (servers.S3Server), no added latency; requests and bytes as this project counts them.
 
 Repetitions: the median of ``--reps`` (default 3) runs; a run longer than ``--slow`` (20 s) is not repeated (n=1);
@@ -48,25 +48,23 @@ a page-by-page reader (ours ra=0, uproot, uproot fsspec) is skipped at a latency
 times the latency exceeds ``--max-run`` (90 s), and the table says so. The load average is recorded with every
 table. MB/s are stored (compressed) bytes of the fields read, as ``rntuple bench read`` reports them, per second.
 
-Acceptance checks (printed as PASS/FAIL, never asserted), from the issue: synthetic, all columns, through the
+Acceptance checks (printed as PASS/FAIL, never asserted): synthetic, all columns, through the
 10 ms proxy: ours CLI >= 10x uproot (HTTPSource), requests <= 2 x clusters + 8 (metadata: HEAD/anchor, header,
 footer, page lists); local cold and warm: ours CLI >= 4x uproot; warm: default read-ahead no slower than
 ``--read-ahead 0`` (time ratio >= 0.95); every reader's checksum (sum of eventId; nanoaod: sum and count of Muon_pt
 and the entries) equal.
 
 Output: tables on stdout, appended to bench/RESULTS.md (unless ``--no-results-md``; never in ``--quick``), raw
-records in bench/data/io_results.json, the plot bench/io.png (seconds vs latency per reader).
+records in bench/data/io_results.json (``--json``), the plot bench/io.png (``--plot``; seconds vs latency per reader).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import gc
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -74,13 +72,14 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-DATA = HERE / "data"
+sys.path.insert(0, str(HERE))
+import _harness as H  # noqa: E402  (flags, workers, timing, machine, tables)
+
+REPO = H.REPO
+DATA = H.DATA
 IODATA = DATA / "io"
-BINARY = REPO / "target" / "release" / "rntuple"
+BINARY = H.default_bin()  # --bin
 NTUPLE = "Events"
-RESULT_MARK = "IO_BENCH_RESULT:"
-DATE = "2026-11-24"
 META_REQUESTS = 8  # allowed for metadata in the request-count check: requests <= 2 * clusters + META_REQUESTS
 SUM_RTOL = 1e-9
 
@@ -89,8 +88,7 @@ PAGE_BY_PAGE = {"ours CLI ra=0", "uproot", "uproot fsspec"}
 READERS_ORDER = ["ours CLI", "ours CLI ra=0", "ours py", "ours py fsspec", "uproot", "uproot fsspec", "ROOT"]
 
 
-def log(msg: str = "") -> None:
-    print(msg, flush=True)
+log = H.log
 
 
 def loadavg() -> list[float]:
@@ -129,19 +127,8 @@ def make_nanoaod(entries: int, cluster: int) -> Path:
     return path
 
 
-def evict(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-
-
-def warm(path: Path) -> None:
-    with open(path, "rb") as f:
-        while f.read(1 << 24):
-            pass
+evict = H.evict
+warm = H.warm_page_cache
 
 
 # ----------------------------------------------------------------------------------------------
@@ -153,7 +140,7 @@ def serve(root: str, lats: str) -> None:
     sys.path.insert(0, str(REPO / "tests" / "remote"))
     import servers
 
-    # Without TCP_NODELAY the proxy's body write waits for the client's delayed ACK of the header write (~40 ms).
+    # Without TCP_NODELAY the proxy's body write waits for the client's delayed ACK of the header write.
     servers._ProxyHandler.disable_nagle_algorithm = True
     with servers.NginxServer(root) as web:
         proxies = {}
@@ -218,12 +205,11 @@ def cli_read(src: str, fields, read_ahead: int | None = None, env=None) -> dict:
         cmd += ["--fields", ",".join(fields)]
     if read_ahead is not None:
         cmd += ["--read-ahead", str(read_ahead)]
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - t0
+    p = H.run_child(cmd, env=env)
+    wall = p.wall
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[1:])}: exit {p.returncode}: {p.stderr.strip()[-400:]}")
-    o = json.loads(p.stdout.strip().splitlines()[-1])
+    o = H.last_json(p.stdout, "seconds")
     # Local files: the process also decompresses the pages again after the read (its decompress_seconds figures),
     # so the read's own time is used; URLs: the process wall time (open and metadata requests included).
     secs = wall if "://" in src else float(o["seconds"])
@@ -287,135 +273,14 @@ def py_read(kind: str, src: str, fields) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------
-# ROOT worker (own process; cling JIT)
+# ROOT worker (own process; cling JIT): bench/_io_root.py
 # ----------------------------------------------------------------------------------------------
-
-ROOT_CXX = r"""
-#pragma cling optimize(3)
-#include <ROOT/RNTupleReader.hxx>
-#include <ROOT/RNTupleView.hxx>
-#include <ROOT/REntry.hxx>
-#include <chrono>
-#include <cstdint>
-#include <string>
-#include <vector>
-#include <sstream>
-#include <iomanip>
-
-namespace iob {
-inline double Since(std::chrono::steady_clock::time_point t0)
-{
-   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::string Synthetic(const std::string &path, bool all)
-{
-   auto t0 = std::chrono::steady_clock::now();
-   auto reader = ROOT::RNTupleReader::Open("Events", path);
-   auto vid = reader->GetView<std::uint64_t>("eventId");
-   unsigned long long s = 0, pc = 0;
-   double ps = 0;
-   if (all) {
-      auto vp = reader->GetView<std::vector<float>>("particles");
-      for (auto i : reader->GetEntryRange()) {
-         s += vid(i);
-         const auto &v = vp(i);
-         pc += v.size();
-         for (float x : v) ps += x;
-      }
-   } else {
-      for (auto i : reader->GetEntryRange()) s += vid(i);
-   }
-   std::ostringstream o;
-   o << std::setprecision(17) << "{\"seconds\": " << Since(t0) << ", \"entries\": " << reader->GetNEntries()
-     << ", \"eventId_sum\": " << s << ", \"particles_sum\": " << ps << ", \"particles_items\": " << pc << "}";
-   return o.str();
-}
-
-std::string Nano(const std::string &path, bool all)
-{
-   auto t0 = std::chrono::steady_clock::now();
-   auto reader = ROOT::RNTupleReader::Open("Events", path);
-   double ms = 0;
-   unsigned long long mc = 0, nm = 0;
-   if (all) {
-      auto entry = reader->CreateEntry();
-      auto pt = entry->GetPtr<std::vector<float>>("Muon_pt");
-      for (auto i : reader->GetEntryRange()) {
-         reader->LoadEntry(i, *entry);
-         mc += pt->size();
-         for (float x : *pt) ms += x;
-      }
-   } else {
-      auto vn = reader->GetView<std::uint32_t>("nMuon");
-      auto vpt = reader->GetView<std::vector<float>>("Muon_pt");
-      auto veta = reader->GetView<std::vector<float>>("Muon_eta");
-      auto vjet = reader->GetView<std::vector<float>>("Jet_pt");
-      auto vmet = reader->GetView<float>("MET_pt");
-      double other = 0;
-      for (auto i : reader->GetEntryRange()) {
-         nm += vn(i);
-         const auto &p = vpt(i);
-         mc += p.size();
-         for (float x : p) ms += x;
-         for (float x : veta(i)) other += x;
-         for (float x : vjet(i)) other += x;
-         other += vmet(i);
-      }
-      if (other == 12345.678) ms += 0;  // keep the loop
-   }
-   std::ostringstream o;
-   o << std::setprecision(17) << "{\"seconds\": " << Since(t0) << ", \"entries\": " << reader->GetNEntries()
-     << ", \"Muon_pt_sum\": " << ms << ", \"Muon_pt_items\": " << mc << "}";
-   return o.str();
-}
-} // namespace iob
-"""
-
-
-def worker_root(spec_json: str) -> None:
-    import warnings
-
-    warnings.filterwarnings("ignore")
-    import ROOT
-
-    ROOT.gROOT.SetBatch(True)
-    spec = json.loads(spec_json)
-    out = {"root_version": str(ROOT.gROOT.GetVersion()), "runs": {}}
-    if not ROOT.gInterpreter.Declare(ROOT_CXX):
-        raise RuntimeError("cling could not declare the reader")
-    # can this ROOT open a URL at all?
-    if spec.get("url"):
-        try:
-            r = ROOT.RNTupleReader.Open(NTUPLE, spec["url"])
-            out["http"] = f"opened ({r.GetNEntries()} entries)"
-        except Exception as exc:  # noqa: BLE001 - recorded
-            out["http"] = f"cannot open {spec['url']}: {str(exc).strip().splitlines()[-1][:200]}"
-    fn = ROOT.iob.Synthetic if spec["dataset"] == "synthetic" else ROOT.iob.Nano
-    path = spec["path"]
-    for fs in ("all", "few"):
-        def once(fs=fs):
-            return json.loads(str(fn(path, fs == "all")))
-
-        once()  # warm-up (and cling's code generation)
-        warm_runs = [once() for _ in range(spec["reps"])]
-        cold_runs = []
-        for _ in range(spec["reps"]):
-            evict(Path(path))
-            cold_runs.append(once())
-        out["runs"][fs] = {"local-warm": warm_runs, "local-cold": cold_runs}
-    sys.stdout.write(RESULT_MARK + json.dumps(out) + "\n")
-    sys.stdout.flush()
-    os._exit(0)  # the pip ROOT can crash at interpreter teardown
-
 
 def run_root(dataset: str, path: Path, reps: int, url: str | None) -> dict:
     spec = json.dumps({"dataset": dataset, "path": str(path), "reps": reps, "url": url})
-    p = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker-root", spec], capture_output=True,
-                       text=True, timeout=1800)
-    for line in p.stdout.splitlines():
-        if line.startswith(RESULT_MARK):
-            return json.loads(line[len(RESULT_MARK):])
+    p, result = H.run_marked(__file__, ["--worker-root", spec], timeout=1800)
+    if result is not None:
+        return result
     tail = "\n".join((p.stdout + p.stderr).strip().splitlines()[-15:])
     raise RuntimeError(f"ROOT worker failed (exit {p.returncode}):\n{tail}")
 
@@ -715,11 +580,8 @@ def pivot_table(b: Bench, datasets: dict, lats: list[int]) -> str:
 
 def plot(b: Bench, datasets: dict, lats: list[int], out: Path) -> str:
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
+        plt = H.pyplot(install=False)
+    except RuntimeError as exc:
         return f"no plot: {exc}"
     fig, axes = plt.subplots(len(datasets), 2, figsize=(11, 4.2 * len(datasets)), squeeze=False)
     for i, ds in enumerate(datasets):
@@ -750,17 +612,9 @@ def plot(b: Bench, datasets: dict, lats: list[int], out: Path) -> str:
 
 
 def machine() -> dict:
-    cpu = "unknown"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    git = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                           text=True)
-    return {"date": DATE, "run_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "cpu": cpu, "nproc": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version(),
-            "git": git.stdout.strip() + ("-dirty" if dirty.stdout.strip() else ""), "loadavg_start": loadavg()}
+    """The harness's machine description, with this script's older key names (cpu, run_at, loadavg_start)."""
+    m = H.machine_info()
+    return {**m, "cpu": m["cpu_model"], "run_at": m["date"], "loadavg_start": loadavg()}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -769,9 +623,11 @@ def machine() -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="small files, latencies 0,10, one repetition (~2 min)")
-    ap.add_argument("--reps", type=int, default=None, help="runs per measurement (median; default 3, quick 1)")
+    common = H.common_flags(quick="small files, latencies 0,10, one repetition", reps=None,
+                            reps_help="runs per measurement (median; default 3, quick 1)", bin=True, json=None,
+                            json_help="the raw results (default bench/data/io_results.json; --quick: io_results_quick.json)",
+                            plot=None)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], parents=[common])
     ap.add_argument("--latencies", default=None, help="ms per request, comma-separated (default 0,10,50; quick 0,10)")
     ap.add_argument("--slow", type=float, default=20.0, help="a run longer than this is not repeated")
     ap.add_argument("--max-run", type=float, default=90.0,
@@ -787,7 +643,11 @@ def main() -> None:
     if args.serve:
         return serve(*args.serve)
     if args.worker_root:
-        return worker_root(args.worker_root)
+        import _io_root
+
+        return _io_root.worker_root(args.worker_root)
+    global BINARY
+    BINARY = args.bin
 
     if args.from_json:
         return rerender(args)
@@ -889,7 +749,7 @@ def report(args, b: Bench, datasets: dict, lats: list[int], mach: dict, notes: d
     check_lines = [f"- {'PASS' if ok else ('n/a' if ok is None else 'FAIL')}: {name}: {detail}" for name, ok, detail in checks]
     root_http = "; ".join(f"{k[10:]}: {v}" for k, v in notes.items() if k.startswith("root_http_") and v)
     head = (f"## I/O: local cold/warm, HTTP with latency, S3 (`bench/io_bench.py`{' --quick' if args.quick else ''})\n\n"
-            f"{mach['date']}, {mach['cpu']}, {mach['nproc']} vCPUs (Firecracker VM, ~1.1 cores of throughput when both "
+            f"{mach['date'][:10]}, {mach['cpu']}, {mach['nproc']} vCPUs (Firecracker VM, ~1.1 cores of throughput when both "
             f"are busy), commit {mach['git']}; load average at start {mach['loadavg_start']}, at end "
             f"{mach['loadavg_end']}; {total / 60:.1f} min. Median of {args.reps} runs (n < {args.reps}: a run longer than "
             f"{args.slow:.0f} s is not repeated). Seconds: wall time including open and metadata; ours CLI: the process's "
@@ -902,12 +762,13 @@ def report(args, b: Bench, datasets: dict, lats: list[int], mach: dict, notes: d
     md = "\n".join([head, "Summary, seconds (median):\n", pivot, "", "Acceptance checks (issue #16):\n",
                     "\n".join(check_lines), "", "Details:\n", tables])
     log("\n" + md)
-    out_json = DATA / ("io_results_quick.json" if args.quick else "io_results.json")
-    out_json.write_text(json.dumps({"machine": mach, "args": vars(args), "latencies_ms": lats, "datasets": datasets,
+    out_json = args.json or DATA / ("io_results_quick.json" if args.quick else "io_results.json")
+    H.write_json(out_json, {"machine": mach, "args": vars(args), "latencies_ms": lats, "datasets": datasets,
                                     "notes": notes, "checks": [{"name": n, "ok": ok, "detail": d} for n, ok, d in checks],
-                                    "total_seconds": total, "records": b.records}, indent=1))
+                                    "total_seconds": total, "records": b.records})
     log(f"raw results: {out_json}")
-    log(plot(b, datasets, lats, DATA / "io_quick.png" if args.quick else HERE / "io.png"))
+    if not args.no_plot:
+        log(plot(b, datasets, lats, args.plot or (DATA / "io_quick.png" if args.quick else HERE / "io.png")))
     if not args.quick and not args.no_results_md:
         with open(HERE / "RESULTS.md", "a") as f:
             f.write("\n\n" + md.rstrip() + "\n")

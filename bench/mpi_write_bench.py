@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Distributed (MPI) write benchmark: the experiments of Hahnfeld, Blomer, Kollegger, "Aggregating Columnar Data
-on Cluster File Systems" on this machine, in one run (issue 15).
+on Cluster File Systems" on this machine, in one run.
 
-Run it with the project's venv: `.venv/bin/python bench/mpi_write_bench.py [--quick] [--repeat R]`.
-The CLI is $RNTUPLE_BIN or target/release/rntuple (built with `--features mpi`); mpirun is $MPIRUN or `mpirun`.
+Run it with the project's venv: `.venv/bin/python bench/mpi_write_bench.py [--quick] [--reps R]`.
+The CLI is --bin, $RNTUPLE_BIN or target/release/rntuple (built with `--features mpi`); mpirun is $MPIRUN or `mpirun`.
 
 1. Strategies side by side: `mpirun --oversubscribe --allow-run-as-root -np N rntuple bench write-mpi --strategy S
    --entries E --compression C --cluster-size 16777216 --output PATH` for S in send-data, metadata, one-sided,
@@ -13,10 +13,10 @@ The CLI is $RNTUPLE_BIN or target/release/rntuple (built with `--features mpi`);
    /dev/null and into a new file in bench/data/ (ext4 on the local disk, not tmpfs; deleted after each run).
    Variants at 4 ranks into the file: --alignment 1048576 (a Lustre stripe) and --direct-io (O_DIRECT, when the
    file system accepts it); the main runs use the default alignment of 4096. Clusters of ~16 MiB zipped
-   (ROOT's 128 MiB scaled down, so that each rank commits several clusters: 18 at compression 0, 3-4 at 505). The configurations are alternated
-   over --repeat repetitions (default 3; each (compression, target, N) group runs every strategy back to back,
+   (ROOT's 128 MiB scaled down, so that each rank commits several clusters). The configurations are alternated
+   over --reps repetitions (default 3; each (compression, target, N) group runs every strategy back to back,
    another strategy first in each repetition); the median over repetitions is reported.
-2. Per-operation costs: the aggregator round trip in situ (metadata, non-root ranks: wait_seconds / requests)
+2. Per-operation costs (bench/_mpi_micro.py): the aggregator round trip in situ (metadata, non-root ranks: wait_seconds / requests)
    and isolated (mpi4py ping-pong: rank 0 serves 8-byte requests in a thread, blocking receive, or polled like
    aggregator.rs: Iprobe, 64 yields, then 20 us / 100 us sleeps); MPI_Fetch_and_op latency under an exclusive
    lock (Win.Allocate, Lock / Fetch_and_op / Unlock on rank 0's counter); the fcntl lock round trip (lock, read,
@@ -36,16 +36,16 @@ The CLI is $RNTUPLE_BIN or target/release/rntuple (built with `--features mpi`);
                        the lock server (plus a revocation callback to the previous holder), assumed here to be
                        FILE_LOCK_NETWORK_FACTOR (10) times the local one (an assumption, not a measurement)
        separate-files  no serialized resource: N * b (the file system's limits are not modelled)
-   printed beside the paper's figures (16 x 128 ranks, /dev/null): metadata > 290 GB/s, send-data ~5 GB/s.
-4. The acceptance checks of issue 15 (PASS/FAIL lines, never asserted): at 4 ranks into /dev/null, metadata
+   printed beside the paper's figures (PAPER below: 16 x 128 ranks, /dev/null).
+4. The acceptance checks (PASS/FAIL lines, never asserted): at 4 ranks into /dev/null, metadata
    entries/s >= 90% of separate-files (each compression), metadata >= 1.2x send-data (compression 0); at 8 ranks,
    compression 505: the lock/aggregator time < 1% of a rank's wall time (max_wait_fraction, and for metadata also
    aggregator_fraction; metadata, one-sided, file-lock).
 
-This machine has 2 vCPUs (~1.1 cores of throughput when both are busy): 4 and 8 ranks oversubscribe it, so
-rank scaling itself cannot show here and every wait on another rank includes the time until it is scheduled.
+On a machine with fewer cores than ranks, 4 and 8 ranks oversubscribe it: rank scaling itself cannot show, and
+every wait on another rank includes the time until it is scheduled.
 
-Writes bench/data/mpi_write_results.json and bench/mpi_write.png (stored MB/s vs ranks per strategy, one panel
+Writes bench/data/mpi_write_results.json (--json) and bench/mpi_write.png (--plot) (stored MB/s vs ranks per strategy, one panel
 per target and compression, like the paper's figures; matplotlib is pip-installed into the venv when missing),
 and prints a Markdown section for bench/RESULTS.md.
 """
@@ -56,8 +56,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
-import statistics
 import subprocess
 import sys
 import time
@@ -65,19 +63,17 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import read_bench as rb  # noqa: E402  (machine info, formatting)
+import _harness as H  # noqa: E402  (flags, workers, timing, machine, tables)
 
-REPO = HERE.parent
-DATA = HERE / "data"
-RESULT_MARK = "MPI_WRITE_RESULT:"
-MATPLOTLIB_PIN = "matplotlib==3.11.2"
+REPO = H.REPO
+DATA = H.DATA
 STRATEGIES = ("send-data", "metadata", "one-sided", "file-lock", "separate-files")
 SHARED = ("send-data", "metadata", "one-sided", "file-lock")
 RANKS = (1, 2, 4, 8)
 QUICK_RANKS = (1, 4, 8)
 COMPRESSIONS = (0, 505)
 TARGETS = ("/dev/null", "file")
-# entries per rank: compression 0 writes ~36 bytes per entry at ~5 GB/s per rank, 505 compresses ~2 M entries/s
+# entries per rank, fewer at 505 (compression is slower per entry)
 ENTRIES = {0: 8_000_000, 505: 4_000_000}
 QUICK_ENTRIES = {0: 1_000_000, 505: 400_000}
 CLUSTER_BYTES = 16 * 1024 * 1024
@@ -92,190 +88,12 @@ NODES, RANKS_PER_NODE = 16, 128
 MODEL_RANKS = NODES * RANKS_PER_NODE
 ROOT_DEFAULT_CLUSTER = 128 * 1024 * 1024
 FILE_LOCK_NETWORK_FACTOR = 10.0  # assumption: a Lustre/NFS lock round trip vs the local fcntl one
-PAPER = {"metadata": "> 290 GB/s", "send-data": "~5 GB/s"}  # 16 x 128 ranks into /dev/null (issue 15)
-EFFECTIVE_CORES = 1.1
+PAPER = {"metadata": "> 290 GB/s", "send-data": "~5 GB/s"}  # the paper's figures: 16 x 128 ranks into /dev/null
+EFFECTIVE_CORES = 1.1  # of the machine of the recorded runs (bench/RESULTS.md), quoted in the Markdown
 
-log = rb.log
-
-
-def emit_result(obj) -> None:
-    sys.stdout.write(RESULT_MARK + json.dumps(obj) + "\n")
-    sys.stdout.flush()
-
-
-def median(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-# ----------------------------------------------------------------------------------------------
-# mpi4py micro-benchmarks (worker, run under mpirun)
-# ----------------------------------------------------------------------------------------------
-
-
-def worker_micro(opts) -> None:
-    import threading
-
-    import numpy as np
-    from mpi4py import MPI
-
-    comm = MPI.COMM_WORLD
-    rank, size = comm.Get_rank(), comm.Get_size()
-    iters = opts.iters
-    out: dict = {"ranks": size, "thread_level": MPI.Query_thread(), "thread_multiple": MPI.THREAD_MULTIPLE,
-                 "mpi_library": MPI.Get_library_version().replace("\0", "").strip().splitlines()[0]}
-    req_tag, rep_tag = 11, 12
-
-    # aggregator ping-pong: rank 0 serves every other rank's 8-byte requests from a thread
-    def serve(total: int, polled: bool) -> None:
-        buf, st, idle, served = np.zeros(1, np.uint64), MPI.Status(), 0, 0
-        counter = 4096
-        while served < total:
-            if polled:
-                if not comm.Iprobe(MPI.ANY_SOURCE, req_tag, st):
-                    idle += 1
-                    time.sleep(0 if idle < 64 else (20e-6 if idle < 1000 else 100e-6))
-                    continue
-                idle = 0
-                comm.Recv(buf, st.Get_source(), req_tag)
-            else:
-                comm.Recv(buf, MPI.ANY_SOURCE, req_tag, st)
-            at = np.array([counter], np.uint64)
-            counter += int(buf[0])
-            comm.Send(at, st.Get_source(), rep_tag)
-            served += 1
-
-    def pingpong(clients: int, polled: bool, n: int) -> dict:
-        comm.Barrier()
-        res = None
-        if rank == 0:
-            th = threading.Thread(target=serve, args=(clients * n, polled))
-            t0 = time.perf_counter()
-            th.start()
-            th.join()
-            res = time.perf_counter() - t0
-        elif rank <= clients:
-            q, a = np.array([4 << 20], np.uint64), np.zeros(1, np.uint64)
-            t0 = time.perf_counter()
-            for _ in range(n):
-                comm.Send(q, 0, req_tag)
-                comm.Recv(a, 0, rep_tag)
-            res = time.perf_counter() - t0
-        times = comm.gather(res, root=0)
-        if rank != 0:
-            return {}
-        client = [t for t in times[1:clients + 1]]
-        return {"clients": clients, "ops": clients * n, "round_trip_us": 1e6 * statistics.mean(client) / n,
-                "service_us": 1e6 * times[0] / (clients * n)}
-
-    # MPI_Fetch_and_op under an exclusive lock on rank 0's counter
-    def fetch_and_op(active: list[int], n: int) -> dict:
-        win = MPI.Win.Allocate(8 if rank == 0 else 0, 8, comm=comm)
-        if rank == 0:
-            win.Lock(0, MPI.LOCK_EXCLUSIVE)
-            np.frombuffer(win.tomemory(), np.uint64)[0] = 0
-            win.Unlock(0)
-        comm.Barrier()
-        one, old = np.array([1], np.uint64), np.zeros(1, np.uint64)
-        t = None
-        if rank in active:
-            t0 = time.perf_counter()
-            for _ in range(n):
-                win.Lock(0, MPI.LOCK_EXCLUSIVE)
-                win.Fetch_and_op(one, old, 0, 0, MPI.SUM)
-                win.Unlock(0)
-            t = time.perf_counter() - t0
-        times = comm.gather(t, root=0)
-        elapsed_all = comm.allreduce(t or 0.0, op=MPI.MAX)
-        comm.Barrier()
-        final = None
-        if rank == 0:
-            win.Lock(0, MPI.LOCK_EXCLUSIVE)
-            final = int(np.frombuffer(win.tomemory(), np.uint64)[0])
-            win.Unlock(0)
-        win.Free()
-        if rank != 0:
-            return {}
-        ts = [x for x in times if x is not None]
-        return {"active": len(active), "ops": len(active) * n, "latency_us": 1e6 * statistics.mean(ts) / n,
-                "service_us": 1e6 * elapsed_all / (len(active) * n), "counter_ok": final == len(active) * n}
-
-    # fcntl lock round trip: lock, read, write, unlock 8 bytes of a side file
-    def fcntl_rt(active: list[int], n: int) -> dict:
-        import fcntl
-
-        path = Path(opts.side_file)
-        if rank == 0:
-            path.write_bytes((0).to_bytes(8, "little"))
-        comm.Barrier()
-        t = None
-        fd = os.open(path, os.O_RDWR)
-        try:
-            if rank in active:
-                t0 = time.perf_counter()
-                for _ in range(n):
-                    fcntl.lockf(fd, fcntl.LOCK_EX, 8, 0, os.SEEK_SET)
-                    v = int.from_bytes(os.pread(fd, 8, 0), "little")
-                    os.pwrite(fd, (v + 1).to_bytes(8, "little"), 0)
-                    fcntl.lockf(fd, fcntl.LOCK_UN, 8, 0, os.SEEK_SET)
-                t = time.perf_counter() - t0
-        finally:
-            os.close(fd)
-        times = comm.gather(t, root=0)
-        elapsed_all = comm.allreduce(t or 0.0, op=MPI.MAX)
-        comm.Barrier()
-        if rank != 0:
-            return {}
-        final = int.from_bytes(path.read_bytes()[:8], "little")
-        path.unlink()
-        ts = [x for x in times if x is not None]
-        return {"active": len(active), "ops": len(active) * n, "latency_us": 1e6 * statistics.mean(ts) / n,
-                "service_us": 1e6 * elapsed_all / (len(active) * n), "counter_ok": final == len(active) * n}
-
-    # warm-ups (untimed), then the measurements
-    pingpong(1, False, 100)
-    out["pingpong_blocking_alone"] = pingpong(1, False, iters)
-    out["pingpong_polled_alone"] = pingpong(1, True, iters)
-    if size > 2:
-        out["pingpong_blocking_contended"] = pingpong(size - 1, False, iters)
-        out["pingpong_polled_contended"] = pingpong(size - 1, True, iters)
-    fetch_and_op([1], 100)
-    out["fetch_and_op_alone"] = fetch_and_op([1], iters)
-    if size > 2:
-        out["fetch_and_op_contended"] = fetch_and_op(list(range(size)), iters)
-    fcntl_rt([0], 100)
-    out["fcntl_alone"] = fcntl_rt([0], iters)
-    if size > 2:
-        out["fcntl_contended"] = fcntl_rt(list(range(size)), iters)
-
-    # 4 MiB MPI transfers rank 1 -> rank 0 (the send-data aggregator's receive path) and memcpy on rank 0
-    nbytes, reps = 4 << 20, max(20, iters // 50)
-    buf = np.ones(nbytes, np.uint8)
-    for phase in ("warm", "timed"):
-        comm.Barrier()
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            if rank == 0:
-                comm.Recv(buf, 1, 21)
-            elif rank == 1:
-                comm.Send(buf, 0, 21)
-        if rank == 0:
-            comm.Send(np.zeros(1, np.uint8), 1, 22)  # the last message has arrived
-        elif rank == 1:
-            comm.Recv(np.zeros(1, np.uint8), 0, 22)
-        t = time.perf_counter() - t0
-        if rank == 0 and phase == "timed":
-            out["mpi_4MiB_MBps"] = nbytes * reps / t / 1e6
-    if rank == 0:
-        dst = np.empty_like(buf)
-        np.copyto(dst, buf)
-        t0 = time.perf_counter()
-        for _ in range(reps * 4):
-            np.copyto(dst, buf)
-        out["memcpy_4MiB_MBps"] = nbytes * reps * 4 / (time.perf_counter() - t0) / 1e6
-        out["iters"] = iters
-        emit_result(out)
-    comm.Barrier()
+log = H.log
+median = H.median
+last_json = H.last_json
 
 
 # ----------------------------------------------------------------------------------------------
@@ -289,28 +107,10 @@ def mpirun_cmd(np_: int) -> list[str]:
 
 def run_proc(cmd: list[str], timeout: float) -> tuple[int, str, str, float]:
     """Runs cmd in its own process group (killed as a group on a timeout); returns rc, stdout, stderr, wall."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        return -9, out, err + f"\ntimeout after {timeout} s", time.perf_counter() - t0
-    return p.returncode, out, err, time.perf_counter() - t0
-
-
-def last_json(text: str, key: str) -> dict | None:
-    for line in reversed(text.strip().splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                o = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(o, dict) and key in o:
-                return o
-    return None
+    c = H.run_child(cmd, timeout=timeout, new_session=True)
+    if c.timed_out:
+        return -9, c.stdout, c.stderr + f"\ntimeout after {timeout} s", c.wall
+    return c.returncode, c.stdout, c.stderr, c.wall
 
 
 def out_path(strategy: str, comp: int, ranks: int, target: str, variant: str) -> str:
@@ -566,15 +366,9 @@ def print_main_table(rows: dict, ranks, comps) -> None:
 
 def plot(rows: dict, ranks, comps, out: Path) -> str:
     try:
-        import matplotlib
-    except ImportError:
-        p = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", MATPLOTLIB_PIN], capture_output=True,
-                           text=True)
-        if p.returncode != 0:
-            return f"matplotlib unavailable ({p.stderr.strip()[-200:]})"
-        import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+        plt = H.pyplot()
+    except RuntimeError as e:
+        return f"matplotlib unavailable ({e})"
 
     fig, axes = plt.subplots(len(TARGETS), len(comps), figsize=(5.2 * len(comps), 4.0 * len(TARGETS)), squeeze=False)
     styles = {"send-data": "o-", "metadata": "s-", "one-sided": "^-", "file-lock": "v-", "separate-files": "D--"}
@@ -721,21 +515,18 @@ def run_micro(np_: int, iters: int) -> dict:
     rc, out, err, _ = run_proc(cmd, 600)
     if side.exists():
         side.unlink()
-    for line in out.splitlines():
-        if line.startswith(RESULT_MARK):
-            return json.loads(line[len(RESULT_MARK):])
+    result = H.find_result(out)
+    if result is not None:
+        return result
     tail = "\n".join((out + "\n" + err).strip().splitlines()[-10:])
     return {"error": f"exit {rc}: {tail[-500:]}"}
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="a fast smoke run (< 2 min): fewer entries, ranks 1,4,8")
-    ap.add_argument("--repeat", type=int, default=None, help="repetitions (default 3; --quick: 1)")
-    ap.add_argument("--bin", type=Path, default=Path(os.environ.get("RNTUPLE_BIN", REPO / "target/release/rntuple")))
-    ap.add_argument("--output", type=Path, default=DATA / "mpi_write_results.json")
-    ap.add_argument("--plot", type=Path, default=HERE / "mpi_write.png")
-    ap.add_argument("--no-plot", action="store_true")
+    common = H.common_flags(quick="a fast smoke run: fewer entries, ranks 1,4,8", reps=None,
+                            reps_help="repetitions (default 3; --quick: 1)", bin=True,
+                            json=DATA / "mpi_write_results.json", plot=HERE / "mpi_write.png")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], parents=[common])
     ap.add_argument("--date", default=time.strftime("%Y-%m-%d"))
     ap.add_argument("--from-json", type=Path, default=None,
                     help="recompute the tables, checks, model, plot and Markdown from a results JSON (no runs)")
@@ -744,7 +535,9 @@ def main() -> int:
     ap.add_argument("--side-file", default=None, help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker == "micro":
-        worker_micro(opts)
+        import _mpi_micro
+
+        _mpi_micro.worker_micro(opts)
         return 0
 
     if opts.from_json:
@@ -759,11 +552,11 @@ def main() -> int:
     if not shutil.which(os.environ.get("MPIRUN", "mpirun")):
         log("mpirun not found")
         return 1
-    reps = opts.repeat or (1 if opts.quick else 3)
+    reps = opts.reps or (1 if opts.quick else 3)
     ranks = QUICK_RANKS if opts.quick else RANKS
     entries = QUICK_ENTRIES if opts.quick else ENTRIES
     comps = COMPRESSIONS
-    machine = rb.machine_info()
+    machine = H.machine_info()
     mpi_ver = subprocess.run([os.environ.get("MPIRUN", "mpirun"), "--version"], capture_output=True,
                              text=True).stdout.strip().splitlines()[0]
     dio = direct_io_supported()
@@ -804,7 +597,7 @@ def main() -> int:
         for c in comps:  # warm-up (untimed): page cache, binary
             run_write(opts.bin, "metadata", 2, entries[c] // 4, c, "/dev/null", "", [], False)
         for rep in range(reps):
-            la = rb._loadavg()
+            la = H.loadavg()
             settings.setdefault("loadavg_per_repetition", []).append(la)
             log(f"-- repetition {rep + 1}/{reps} ({time.perf_counter() - t_start:.0f} s so far; load average {la})")
             for cfgs in groups.values():
@@ -826,7 +619,7 @@ def main() -> int:
         for p in DATA.glob("mw_*"):
             if p.is_file():
                 p.unlink()
-    settings["loadavg_end"] = rb._loadavg()
+    settings["loadavg_end"] = H.loadavg()
     return report_all(opts, machine, settings, micro, runs, time.perf_counter() - t_start)
 
 
@@ -855,10 +648,9 @@ def report_all(opts, machine: dict, settings: dict, micro: dict, runs: dict, tot
     log("")
     log("== Markdown (bench/RESULTS.md) ==")
     log(report["markdown"])
-    opts.output.parent.mkdir(parents=True, exist_ok=True)
-    opts.output.write_text(json.dumps(report, indent=1) + "\n")
+    H.write_json(opts.json, report)
     log("")
-    log(f"results written to {opts.output.relative_to(REPO) if opts.output.is_relative_to(REPO) else opts.output}"
+    log(f"results written to {opts.json.relative_to(REPO) if opts.json.is_relative_to(REPO) else opts.json}"
         f"  (whole run {total_seconds:.0f} s)")
     return 0
 

@@ -26,19 +26,19 @@ after each run):
     Timed: model + Recreate .. fill .. writer destruction; ROOT does not fsync, so its fsync is timed right
     after and added for the file target (equal work; also shown apart).
 
-Best of --repeat (default 3) runs, the repetitions interleaved over all configurations (ours: for each
+Best of --reps (default 3) runs, the repetitions interleaved over all configurations (ours: for each
 compression, target and T, every series back to back, another series first in each repetition), after one
 untimed warm-up per compression. In a separate, untimed run per mode (T=16, N/5 entries per thread, /dev/null),
 `strace -f -c -e trace=futex` counts futex system calls, as the paper does. `fio` measures the sequential
 write bandwidth of the same file system in the same run (1 job, rw=write, bs=1M, ioengine=psync,
 end_fsync=1, size = our largest uncompressed file; installed with apt-get when missing, else skipped).
 
-Prints the machine (os.cpu_count(): 2 vCPUs here, which deliver ~1.1 cores of throughput when both are
-busy, so thread scaling itself cannot show on this box), tables with ratios, PASS/FAIL lines for the
-targets (a)-(f) of issue #4 (never asserted), a Markdown table for the README; writes
-bench/data/parallel_write_results.json and the plot bench/parallel_write.png (bandwidth vs threads, one
-panel per target and compression, like the paper's Fig. 3/4; matplotlib is pip-installed into the venv
-when missing).
+Prints the machine (os.cpu_count(), and the cores of throughput they deliver when all are busy: where that
+is about one, thread scaling itself cannot show), tables with ratios, PASS/FAIL lines for the targets (a)-(f)
+(never asserted), a Markdown table for the README; writes bench/data/parallel_write_results.json (--json) and
+the plot bench/parallel_write.png (--plot; bandwidth vs threads, one panel per target and compression, like
+the paper's Fig. 3/4; matplotlib is pip-installed into the venv when missing). The table, plot and targets
+are drawn by bench/_parallel_write_report.py.
 """
 
 from __future__ import annotations
@@ -55,56 +55,44 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import read_bench as rb  # noqa: E402  (machine info, ROOT import, formatting)
+import _harness as H  # noqa: E402  (flags, workers, timing, machine, tables)
+from _parallel_write_report import (  # noqa: E402
+    EFFECTIVE_CORES,
+    SERIES,
+    TARGETS,
+    build_rows,
+    ctx_lock_fraction,
+    evaluate,
+    markdown,
+    plot,
+    print_pivot,
+)
 
-REPO = HERE.parent
-DATA = HERE / "data"
+REPO = H.REPO
+DATA = H.DATA
 NTUPLE = "Events"
 DEFAULT_ENTRIES = 1_000_000
 QUICK_ENTRIES = 100_000
 THREADS = (1, 2, 4, 8, 16)
 COMPRESSIONS = (0, 505)
-TARGETS = ("/dev/null", "file")
 PAGE_SIZE = 128 * 1024
-# ROOT's default cluster (128 MiB zipped) scaled down, so that with 1M entries per thread (17 MB at 505, 36 MB
-# uncompressed) every thread commits several clusters, as in the paper's longer runs
+# ROOT's default cluster (128 MiB zipped) scaled down, so that with 1M entries per thread every thread commits
+# several clusters, as in the paper's longer runs
 DEFAULT_CLUSTER_BYTES = 4 * 1024 * 1024
-RESULT_MARK = "PARALLEL_WRITE_RESULT:"
-MATPLOTLIB_PIN = "matplotlib==3.11.2"
-EFFECTIVE_CORES = 1.1  # this machine: 2 vCPUs, two CPU-bound processes each run ~1.8x slower than one alone
 
-# series: name -> (implementation, CLI args / ROOT mode, targets)
-SERIES = {
-    "buffered": ("ours", ["--mode", "buffered"], TARGETS),
-    "unbuffered": ("ours", ["--mode", "unbuffered"], TARGETS),
-    "separate-files": ("ours", ["--mode", "separate-files"], TARGETS),
-    "buffered+prealloc": ("ours", ["--mode", "buffered", "--preallocate"], ("file",)),
-    "unbuffered+prealloc": ("ours", ["--mode", "unbuffered", "--preallocate"], ("file",)),
-    "buffered+inside-lock": ("ours", ["--mode", "buffered", "--write-inside-lock"], ("file",)),
-    "buffered+direct-io": ("ours", ["--mode", "buffered", "--direct-io"], ("file",)),
-    "ROOT parallel": ("root", "parallel", TARGETS),
-    "ROOT separate": ("root", "separate-files", TARGETS),
-}
 STRACE_SERIES = ("buffered", "unbuffered", "separate-files", "buffered+inside-lock", "ROOT parallel", "ROOT separate")
 
 # --seccomp-bpf: only the traced calls stop the process (strace >= 5.3), so the other calls run at full speed
 STRACE_OPTS = ["-f", "--seccomp-bpf", "-c", "-e", "trace=futex"]
 
-TARGET_VALUES = {"a": 0.95, "b": 0.01, "c": 0.90, "e505": 1.3, "e0": 3.0, "f": 0.90}
-
-log = rb.log
-fmt_rate = rb.fmt_rate
-fmt_ratio = rb.fmt_ratio
+log = H.log
+fmt_ratio = H.fmt_ratio
+emit_result = H.emit_result
 
 
 # ----------------------------------------------------------------------------------------------
 # helpers
 # ----------------------------------------------------------------------------------------------
-
-
-def emit_result(obj) -> None:
-    sys.stdout.write(RESULT_MARK + json.dumps(obj) + "\n")
-    sys.stdout.flush()
 
 
 def out_path(series: str, comp: int, threads: int, target: str) -> str:
@@ -142,30 +130,8 @@ def cluster_flag(help_text: str) -> str | None:
     return m[0] if m else None
 
 
-def load_macro(ROOT, name: str) -> str:
-    src = HERE / name
-    build = DATA / "aclic"
-    build.mkdir(parents=True, exist_ok=True)
-    if shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++"):
-        ROOT.gSystem.SetBuildDir(str(build), True)
-        if ROOT.gSystem.CompileMacro(str(src), "kO") == 1:
-            return f"ACLiC ({ROOT.gSystem.GetFlagsOpt().strip()})"
-    if not ROOT.gInterpreter.Declare("#pragma cling optimize(3)\n" + src.read_text()):
-        raise RuntimeError(f"could neither compile nor declare bench/{name}")
-    return "cling JIT (#pragma cling optimize(3)); ACLiC unavailable"
-
-
 def run_worker(args: list[str], timeout: float | None = None, prefix: list[str] | None = None) -> dict:
-    cmd = [*(prefix or []), sys.executable, str(Path(__file__).resolve()), *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    result = None
-    for line in proc.stdout.splitlines():
-        if line.startswith(RESULT_MARK):
-            result = json.loads(line[len(RESULT_MARK):])
-    if result is None:
-        tail = "\n".join((proc.stdout + "\n" + proc.stderr).strip().splitlines()[-30:])
-        raise RuntimeError(f"worker {args[:2]} failed (exit {proc.returncode}):\n{tail}")
-    return result
+    return H.run_worker(__file__, args, timeout, prefix, what=f"worker {args[:2]}", need_success=False)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -174,10 +140,10 @@ def run_worker(args: list[str], timeout: float | None = None, prefix: list[str] 
 
 
 def worker_root(opts) -> None:
-    ROOT = rb.quiet_import_root()
+    ROOT = H.quiet_import_root()
     ROOT.gErrorIgnoreLevel = ROOT.kError
     ROOT.DisableImplicitMT()
-    out = {"root_version": str(ROOT.gROOT.GetVersion()), "compiled_with": load_macro(ROOT, "root_parallel_write.C")}
+    out = {"root_version": str(ROOT.gROOT.GetVersion()), "compiled_with": H.load_macro(ROOT, "root_parallel_write.C")}
     out["pool"] = json.loads(str(ROOT.rpw_prepare()))
     jobs = json.loads(Path(opts.jobs).read_text())
     if opts.wait:  # strace attaches now: only the writing is traced, not Python's and ROOT's start-up
@@ -225,8 +191,8 @@ def strace_root_run(strace: str, job: dict, out_file: Path) -> dict:
         proc.stdin.flush()
         result = None
         for line in proc.stdout:
-            if line.startswith(RESULT_MARK):
-                result = json.loads(line[len(RESULT_MARK):])
+            if line.startswith(H.RESULT_MARK):
+                result = json.loads(line[len(H.RESULT_MARK):])
                 break
         st.send_signal(signal.SIGINT)
         st.wait(timeout=60)
@@ -256,32 +222,18 @@ def run_ours(binary: Path, series_args: list[str], threads: int, entries: int, c
     cmd = [str(binary), "bench", "write", "--threads", str(threads), "--entries", str(entries), "--compression",
            str(comp), *series_args, *extra, "--output", path]
     remove_outputs(path)
-    cpu0 = rb._children_cpu()
-    w0 = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    except subprocess.TimeoutExpired:
+    proc = H.run_child(cmd, timeout=900)
+    if proc.timed_out:
         remove_outputs(path)
         return {"error": "timeout after 900 s"}
-    wall = time.perf_counter() - w0
-    cpu = rb._children_cpu() - cpu0
-    obj = None
-    for line in reversed(proc.stdout.strip().splitlines()):
-        try:
-            o = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(o, dict) and "seconds" in o:
-            obj = o
-            break
+    obj = H.last_json(proc.stdout, "seconds")
     files = written_files(path)
     file_bytes = sum(p.stat().st_size for p in files if p.is_file()) if files else None
     remove_outputs(path)
     if proc.returncode != 0 or obj is None:
-        why = (proc.stderr.strip() or proc.stdout.strip() or "no output").splitlines()
-        return {"error": f"exit {proc.returncode}: {(why[-1] if why else '')[:300]}"}
-    obj["process_wall"] = wall
-    obj["cpu_seconds"] = cpu
+        return {"error": f"exit {proc.returncode}: {proc.why()}"}
+    obj["process_wall"] = proc.wall
+    obj["cpu_seconds"] = proc.cpu
     obj["file_bytes"] = file_bytes
     return obj
 
@@ -432,378 +384,18 @@ def run_fio_one_file(threads: list[int], bytes_per_job: int, reps: int) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------
-# report
-# ----------------------------------------------------------------------------------------------
-
-
-def ctx_lock_fraction(r: dict) -> float | None:
-    """max over contexts of (wait+hold)/wall, from the run's report (ours) or ROOT's critical section."""
-    lock = r.get("lock")
-    if isinstance(lock, dict) and lock.get("max_lock_fraction") is not None:
-        return float(lock["max_lock_fraction"])
-    ctxs = r.get("contexts") or []
-    fr = []
-    for c in ctxs:
-        wall = c.get("wall_seconds") or 0
-        if wall <= 0:
-            continue
-        if "wait_seconds" in c:
-            fr.append((c.get("wait_seconds", 0) + c.get("hold_seconds", 0)) / wall)
-        elif c.get("critical_section_seconds", -1) >= 0:
-            fr.append(c["critical_section_seconds"] / wall)
-    return max(fr) if fr else None
-
-
-def build_rows(best: dict, settings: dict) -> list[dict]:
-    """One row per (target, compression, series, threads) with the best run and the derived numbers."""
-    rows = []
-    N = settings["entries"]
-    for target in TARGETS:
-        for comp in settings["compressions"]:
-            for series, (impl, _, tg) in SERIES.items():
-                if target not in tg:
-                    continue
-                for t in settings["threads"]:
-                    key = f"{series}|{target}|{comp}|{t}"
-                    r = best.get(key)
-                    if r is None:
-                        continue
-                    row = {"series": series, "impl": impl, "target": target, "compression": comp, "threads": t,
-                           "key": key}
-                    if "error" in r:
-                        row["error"] = r["error"]
-                        rows.append(row)
-                        continue
-                    sec = float(r["seconds"])
-                    fsync = 0.0
-                    if impl == "root" and target == "file" and r.get("fsync_seconds", -1) > 0:
-                        fsync = float(r["fsync_seconds"])
-                    total_sec = sec + fsync
-                    entries = int(r.get("entries") or t * N)
-                    stored = r.get("stored_bytes")
-                    if stored is None or int(stored) < 0:  # into /dev/null: the same data's size into a file
-                        f = best.get(f"{series}|file|{comp}|{t}") or {}
-                        stored = f.get("stored_bytes") if f and "error" not in f else None
-                    if impl == "root" and (stored is None or int(stored) < 0):
-                        stored = None
-                    raw = None
-                    if r.get("uncompressed_mb_per_second") is not None:
-                        raw = float(r["uncompressed_mb_per_second"]) * float(r["seconds"]) * 1e6
-                    lock = r.get("lock") or {}
-                    clusters = r.get("clusters")
-                    row.update({
-                        "seconds": total_sec, "timed_seconds": sec, "fsync_seconds": fsync if impl == "root" else None,
-                        "entries": entries, "entries_per_s": entries / total_sec,
-                        "stored_bytes": int(stored) if stored is not None else None,
-                        "stored_MBps": int(stored) / total_sec / 1e6 if stored is not None else None,
-                        "uncompressed_MBps": raw / total_sec / 1e6 if raw else None,
-                        "clusters": clusters,
-                        "lock_acquisitions": lock.get("acquisitions"),
-                        "lock_wait_seconds": lock.get("wait_seconds"),
-                        "lock_hold_seconds": lock.get("hold_seconds"),
-                        "max_lock_fraction": ctx_lock_fraction(r),
-                        "acq_per_cluster": (lock["acquisitions"] / clusters) if lock.get("acquisitions") is not None
-                        and clusters else None,
-                        "times": r.get("times"),
-                        "cpu_seconds": r.get("cpu_seconds"),
-                    })
-                    rows.append(row)
-    by = {r["key"]: r for r in rows}
-    for r in rows:
-        if "error" in r:
-            continue
-        base = by.get(f"separate-files|{r['target']}|{r['compression']}|{r['threads']}")
-        if base and "error" not in base and r["series"] != "separate-files":
-            r["vs_separate"] = r["entries_per_s"] / base["entries_per_s"]
-        rootp = by.get(f"ROOT parallel|{r['target']}|{r['compression']}|{r['threads']}")
-        if rootp and "error" not in rootp and r["impl"] == "ours":
-            r["vs_root"] = r["entries_per_s"] / rootp["entries_per_s"]
-        one = by.get(f"{r['series']}|{r['target']}|{r['compression']}|1")
-        if one and "error" not in one and one.get("stored_MBps") and r.get("stored_MBps"):
-            r["vs_1thread"] = r["stored_MBps"] / one["stored_MBps"]
-    return rows
-
-
-def print_pivot(rows: list[dict], settings: dict, what: str, fmt) -> None:
-    threads = settings["threads"]
-    for target in TARGETS:
-        for comp in settings["compressions"]:
-            sel = [r for r in rows if r["target"] == target and r["compression"] == comp]
-            if not sel:
-                continue
-            log(f"  [{target}, compression {comp}]")
-            hdr = ["series"] + [f"T={t}" for t in threads]
-            lines = [hdr]
-            for series in SERIES:
-                rs = {r["threads"]: r for r in sel if r["series"] == series}
-                if not rs:
-                    continue
-                cells = [series]
-                for t in threads:
-                    r = rs.get(t)
-                    cells.append("n/a" if r is None or "error" in r else fmt(r))
-                lines.append(cells)
-            widths = [max(len(str(line[i])) for line in lines) for i in range(len(hdr))]
-            for j, line in enumerate(lines):
-                log("    " + "  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i])
-                                       for i, c in enumerate(line)))
-                if j == 0:
-                    log("    " + "  ".join("-" * w for w in widths))
-
-
-def markdown(rows: list[dict], settings: dict, machine: dict, fio: dict) -> str:
-    threads = settings["threads"]
-    out = [
-        f"Parallel write benchmark (bench/parallel_write_bench.py), {settings['entries']:,} entries per thread "
-        f"(eventId + vector<float> particles), {machine['cpu_model']}, {machine['nproc']} vCPUs (~{EFFECTIVE_CORES} "
-        f"cores of throughput), {machine['date'][:10]}; best of {settings['repeat']}. Stored MB/s (total over "
-        "threads; ours incl. the final fsync, ROOT's fsync added for the file target), in parentheses ours / "
-        "separate-files for ours and ours buffered / this for ROOT."
-        + (f" fio sequential write on the same file system: {fio['best_MBps']:.0f} MB/s." if fio and "best_MBps" in fio else ""),
-        "",
-        "| Target | Compr. | Series | " + " | ".join(f"T={t}" for t in threads) + " |",
-        "|---|---:|---|" + "---:|" * len(threads),
-    ]
-    by = {r["key"]: r for r in rows}
-    for target in TARGETS:
-        for comp in settings["compressions"]:
-            for series, (impl, _, tg) in SERIES.items():
-                if target not in tg:
-                    continue
-                cells = []
-                any_ok = False
-                for t in threads:
-                    r = by.get(f"{series}|{target}|{comp}|{t}")
-                    if r is None or "error" in r or r.get("stored_MBps") is None:
-                        cells.append("n/a")
-                        continue
-                    any_ok = True
-                    extra = ""
-                    if impl == "ours" and r.get("vs_separate"):
-                        extra = f" ({r['vs_separate']:.2f})"
-                    elif impl == "root":
-                        ob = by.get(f"buffered|{target}|{comp}|{t}")
-                        if ob and "error" not in ob and series == "ROOT parallel":
-                            extra = f" ({ob['entries_per_s'] / r['entries_per_s']:.2f}x)"
-                    cells.append(f"{r['stored_MBps']:.0f}{extra}")
-                if any_ok:
-                    out.append(f"| {target} | {comp} | {series} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
-
-
-def evaluate(rows: list[dict], settings: dict, fio: dict, strace: dict) -> list[dict]:
-    by = {r["key"]: r for r in rows}
-    comps, threads = settings["compressions"], settings["threads"]
-    res = []
-
-    def ok(r):
-        return r is not None and "error" not in r
-
-    def add(name, status, detail):
-        res.append({"target": name, "status": status, "detail": detail})
-        log(f"{status}: ({name}) {detail}")
-
-    # (a)
-    ratios = []
-    for target in TARGETS:
-        for comp in comps:
-            for t in threads:
-                r = by.get(f"buffered|{target}|{comp}|{t}")
-                if ok(r) and r.get("vs_separate") is not None:
-                    ratios.append((r["vs_separate"], f"{target} c{comp} T={t}"))
-    if ratios:
-        worst = min(ratios)
-        st = "PASS" if worst[0] >= TARGET_VALUES["a"] else "FAIL"
-        of = (fio or {}).get("one_file") or {}
-        kernel = ""
-        if of.get("per_threads"):
-            kernel = ("; the file system's own one-file ratio (fio, T jobs into one file vs T files, uncompressed): "
-                      + ", ".join(f"T={t}: {v['ratio']:.2f}" for t, v in of["per_threads"].items()))
-        add("a", st, f"buffered parallel vs separate-files at equal T (entries/s): worst {worst[0]:.3f} at {worst[1]} "
-                     f"(target >= {TARGET_VALUES['a']}); all: " + ", ".join(f"{x:.2f}" for x, _ in ratios) + kernel)
-    else:
-        add("a", "FAIL", "no buffered/separate-files pair measured")
-    # (b)
-    def fractions(series, t):
-        out = []
-        for target in TARGETS:
-            for comp in comps:
-                r = by.get(f"{series}|{target}|{comp}|{t}")
-                if ok(r) and r.get("max_lock_fraction") is not None:
-                    out.append((r["max_lock_fraction"], f"{target} c{comp}"))
-        return out
-
-    fr = fractions("buffered", 16)
-    if fr:
-        worst = max(fr)
-        bound = (1.0 / worst[0]) if worst[0] > 0 else float("inf")
-        serial = []
-        for target in TARGETS:
-            for comp in comps:
-                r1 = by.get(f"buffered|{target}|{comp}|1")
-                if ok(r1) and r1.get("lock_hold_seconds") is not None and r1.get("timed_seconds"):
-                    serial.append(r1["lock_hold_seconds"] / r1["timed_seconds"])
-        s1 = max(serial) if serial else None
-        st = "PASS" if worst[0] < TARGET_VALUES["b"] else "FAIL"
-        ol = fractions("buffered+inside-lock", 16)
-        add("b", st, f"lock wait+hold per context at T=16 (buffered), worst context: {100 * worst[0]:.3f}% of its wall "
-                     f"time at {worst[1]} (target < 1%); Amdahl bound 1/f = {bound:,.0f}x with f = that fraction"
-                     + (f"; from the uncontended 1-thread run (hold / wall) f1 = {100 * s1:.4f}% -> 1/f1 = "
-                        f"{(1 / s1 if s1 else float('inf')):,.0f}x" if s1 is not None else "")
-                     + "; all buffered: " + ", ".join(f"{100 * x:.2f}% {w}" for x, w in fr)
-                     + ("; with --write-inside-lock (ROOT's way): " + ", ".join(f"{100 * x:.3f}% {w}" for x, w in ol) if ol else ""))
-    else:
-        add("b", "FAIL", "no lock figures at T=16 (buffered)")
-    # (c)
-    cs = []
-    for target in TARGETS:
-        for comp in comps:
-            r = by.get(f"buffered|{target}|{comp}|16")
-            if ok(r) and r.get("vs_1thread") is not None:
-                cs.append((r["vs_1thread"], f"{target} c{comp}"))
-    if cs:
-        worst = min(cs)
-        st = "PASS" if worst[0] >= TARGET_VALUES["c"] else "FAIL"
-        add("c", st, f"16 threads / 1 thread total stored bandwidth (buffered): worst {worst[0]:.3f} at {worst[1]} "
-                     f"(target >= {TARGET_VALUES['c']}); all: " + ", ".join(f"{x:.2f} {w}" for x, w in cs))
-    else:
-        add("c", "FAIL", "no buffered T=1/T=16 pair")
-    # (d)
-    per = []
-    unb = []
-    for target in TARGETS:
-        for comp in comps:
-            for t in threads:
-                r = by.get(f"buffered|{target}|{comp}|{t}")
-                if ok(r) and r.get("acq_per_cluster") is not None:
-                    per.append((r["acq_per_cluster"], f"{target} c{comp} T={t}"))
-                u = by.get(f"unbuffered|{target}|{comp}|{t}")
-                if ok(u) and u.get("acq_per_cluster") is not None:
-                    unb.append((u["acq_per_cluster"], f"{target} c{comp} T={t}"))
-    if per:
-        worst = max(per)
-        flat = worst[0] <= 3.0
-        st = "PASS" if flat else "FAIL"
-        add("d", st, f"lock acquisitions per committed cluster, buffered: max {worst[0]:.2f} at {worst[1]} "
-                     f"(O(1): <= 3 at every T; range {min(per)[0]:.2f}..{worst[0]:.2f}); unbuffered beside it: "
-                     + (f"{min(unb)[0]:.1f}..{max(unb)[0]:.1f} per cluster" if unb else "n/a"))
-    else:
-        add("d", "FAIL", "no lock acquisition counts")
-    # (e)
-    for comp, tv in ((505, TARGET_VALUES["e505"]), (0, TARGET_VALUES["e0"])):
-        if comp not in comps:
-            continue
-        es = []
-        for target in TARGETS:
-            for t in threads:
-                r = by.get(f"buffered|{target}|{comp}|{t}")
-                if ok(r) and r.get("vs_root") is not None:
-                    es.append((r["vs_root"], f"{target} T={t}"))
-        if es:
-            worst = min(es)
-            st = "PASS" if worst[0] >= tv else "FAIL"
-            add(f"e{comp}", st, f"ours buffered / ROOT RNTupleParallelWriter entries/s at compression {comp}: worst "
-                                f"{worst[0]:.2f}x at {worst[1]} (target >= {tv}x); all: "
-                                + ", ".join(f"{x:.2f}" for x, _ in es))
-        else:
-            add(f"e{comp}", "FAIL", f"no ours/ROOT pair at compression {comp}")
-    # (f)
-    if fio and "best_MBps" in fio and 0 in comps:
-        fs = []
-        for t in threads:
-            r = by.get(f"buffered|file|0|{t}")
-            if ok(r) and r.get("stored_MBps"):
-                fs.append((r["stored_MBps"] / fio["best_MBps"], t, r["stored_MBps"]))
-        if fs:
-            best = max(fs)
-            st = "PASS" if best[0] >= TARGET_VALUES["f"] else "FAIL"
-            add("f", st, f"uncompressed into a file, buffered: best {best[2]:.0f} MB/s at T={best[1]} = "
-                         f"{100 * best[0]:.0f}% of fio's {fio['best_MBps']:.0f} MB/s (target >= 90%); per T: "
-                         + ", ".join(f"T={t}: {100 * x:.0f}%" for x, t, _ in sorted(fs, key=lambda z: z[1])))
-        else:
-            add("f", "FAIL", "no uncompressed file run")
-    else:
-        add("f", "SKIP" if not fio or "error" in fio else "FAIL",
-            f"fio not measured: {fio.get('error') if fio else 'skipped'}")
-    return res
-
-
-def plot(rows: list[dict], settings: dict, fio: dict, path: Path) -> str:
-    try:
-        import matplotlib
-    except ImportError:
-        log(f"matplotlib missing: installing {MATPLOTLIB_PIN} into {sys.prefix} ...")
-        p = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", MATPLOTLIB_PIN], capture_output=True,
-                           text=True)
-        if p.returncode != 0:
-            return f"no plot: matplotlib could not be installed ({p.stderr.strip()[-200:]})"
-        import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    comps, threads = settings["compressions"], settings["threads"]
-    fig, axes = plt.subplots(len(TARGETS), len(comps), figsize=(10, 7.2), squeeze=False)
-    styles = {
-        "buffered": ("tab:blue", "o", "-"), "unbuffered": ("tab:orange", "s", "-"),
-        "separate-files": ("tab:green", "^", "-"), "buffered+prealloc": ("tab:blue", "o", "--"),
-        "unbuffered+prealloc": ("tab:orange", "s", "--"), "buffered+inside-lock": ("tab:purple", "D", ":"),
-        "buffered+direct-io": ("tab:brown", "v", ":"), "ROOT parallel": ("tab:red", "x", "-"),
-        "ROOT separate": ("tab:red", "+", "--"),
-    }
-    for i, target in enumerate(TARGETS):
-        for j, comp in enumerate(comps):
-            ax = axes[i][j]
-            for series in SERIES:
-                pts = [(r["threads"], r["stored_MBps"]) for r in rows
-                       if r["series"] == series and r["target"] == target and r["compression"] == comp
-                       and "error" not in r and r.get("stored_MBps")]
-                if not pts:
-                    continue
-                pts.sort()
-                c, m, ls = styles[series]
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], color=c, marker=m, linestyle=ls, label=series,
-                        markersize=4, linewidth=1.2)
-            if target == "file" and comp == 0 and fio and "best_MBps" in fio:
-                ax.axhline(fio["best_MBps"], color="gray", linestyle="-.", linewidth=1, label="fio seq. write")
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(threads)
-            ax.set_xticklabels([str(t) for t in threads])
-            ax.set_ylim(bottom=0)
-            ax.set_title(f"{'/dev/null' if target == '/dev/null' else 'file (' + DATA.relative_to(REPO).as_posix() + ')'}"
-                         f", compression {comp}", fontsize=9)
-            ax.set_xlabel("threads", fontsize=8)
-            ax.set_ylabel("stored MB/s (total)", fontsize=8)
-            ax.tick_params(labelsize=7)
-            ax.grid(alpha=0.3)
-    labels = {}
-    for ax in axes.flat:
-        for h, label in zip(*ax.get_legend_handles_labels()):
-            labels.setdefault(label, h)
-    fig.legend(list(labels.values()), list(labels.keys()), loc="lower center", ncol=5, fontsize=7, frameon=False)
-    loads = [la[0] for la in settings.get("loadavg_per_repetition") or [] if la]
-    busy = f"\nmachine busy during the run (load average up to {max(loads):.0f} on 2 vCPUs): noisy" \
-        if loads and max(loads) > 1.5 else ""
-    fig.suptitle(f"Parallel writing, {settings['entries']:,} entries per thread, best of {settings['repeat']}, "
-                 f"{os.cpu_count()} vCPUs (~{EFFECTIVE_CORES} cores): ours vs ROOT 6.40 RNTupleParallelWriter{busy}",
-                 fontsize=10)
-    fig.tight_layout(rect=(0, 0.07, 1, 0.96))
-    fig.savefig(path, dpi=72)
-    plt.close(fig)
-    shown = path.relative_to(REPO) if path.resolve().is_relative_to(REPO) else path
-    return f"{shown} ({path.stat().st_size / 1024:.0f} KiB)"
-
-
-# ----------------------------------------------------------------------------------------------
 # main
 # ----------------------------------------------------------------------------------------------
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--entries", type=int, default=None, help=f"entries per thread (default {DEFAULT_ENTRIES:,})")
-    ap.add_argument("--quick", action="store_true", help=f"{QUICK_ENTRIES:,} entries per thread, --repeat 1")
-    ap.add_argument("--repeat", type=int, default=None, help="timed runs per configuration, best kept (default 3)")
-    ap.add_argument("--threads", default=",".join(map(str, THREADS)), help="thread counts")
+    common = H.common_flags(entries=None, entries_help=f"entries per thread (default {DEFAULT_ENTRIES:,})",
+                            quick=f"{QUICK_ENTRIES:,} entries per thread, --reps 1", reps=None,
+                            reps_help="timed runs per configuration, best kept (default 3)",
+                            threads=",".join(map(str, THREADS)), threads_help="thread counts", bin=True,
+                            json=DATA / "parallel_write_results.json", plot=HERE / "parallel_write.png")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 parents=[common])
     ap.add_argument("--compressions", default=",".join(map(str, COMPRESSIONS)))
     ap.add_argument("--series", default=",".join(SERIES), help="comma-separated subset of the series")
     ap.add_argument("--cluster-bytes", type=int, default=DEFAULT_CLUSTER_BYTES,
@@ -814,10 +406,6 @@ def main() -> int:
                     help="leave our implicit MT on (default: --no-implicit-mt, as ROOT's parallel writer)")
     ap.add_argument("--no-strace", action="store_true")
     ap.add_argument("--no-fio", action="store_true")
-    ap.add_argument("--no-plot", action="store_true")
-    ap.add_argument("--bin", type=Path, default=REPO / "target" / "release" / "rntuple")
-    ap.add_argument("--output", type=Path, default=DATA / "parallel_write_results.json")
-    ap.add_argument("--plot", type=Path, default=HERE / "parallel_write.png")
     ap.add_argument("--worker", choices=["root"], help=argparse.SUPPRESS)
     ap.add_argument("--jobs", help=argparse.SUPPRESS)
     ap.add_argument("--wait", action="store_true", help=argparse.SUPPRESS)
@@ -829,11 +417,11 @@ def main() -> int:
         return 0
     if opts.replot:  # the plot again from a saved results file
         rep = json.loads(opts.replot.read_text())
-        log(plot(rep["rows"], rep["settings"], rep.get("fio") or {}, opts.plot))
+        log(plot(rep["rows"], rep["settings"], rep.get("fio") or {}, opts.plot or HERE / "parallel_write.png"))
         return 0
 
     N = opts.entries or (QUICK_ENTRIES if opts.quick else DEFAULT_ENTRIES)
-    reps = opts.repeat or (1 if opts.quick else 3)
+    reps = opts.reps or (1 if opts.quick else 3)
     threads = [int(x) for x in opts.threads.split(",") if x.strip()]
     comps = [int(x) for x in opts.compressions.split(",") if x.strip()]
     series_sel = [s.strip() for s in opts.series.split(",") if s.strip()]
@@ -842,8 +430,7 @@ def main() -> int:
         ap.error(f"unknown --series {sorted(unknown)}; known: {', '.join(SERIES)}")
     DATA.mkdir(parents=True, exist_ok=True)
 
-    machine = rb.machine_info()
-    machine["os_cpu_count"] = os.cpu_count()
+    machine = H.machine_info()
     log("== rntuple parallel write benchmark (paper Fig. 3/4) ==")
     log(f"machine: {machine['cpu_model']}, os.cpu_count() = {os.cpu_count()}, memory {machine['memory']}, "
         f"kernel {machine['kernel']}")
@@ -920,7 +507,7 @@ def main() -> int:
                 run_ours(opts.bin, ["--mode", "buffered"], 1, min(N, 200_000), comp, "/dev/null", extra)
         root_series = [s for s in series_sel if SERIES[s][0] == "root"]
         for rep in range(reps):
-            la = rb._loadavg()
+            la = H.loadavg()
             settings.setdefault("loadavg_per_repetition", []).append(la)
             log(f"-- repetition {rep + 1}/{reps} ({time.perf_counter() - t_start:.0f} s so far; load average {la})")
             if la and la[0] > 1.5:
@@ -1085,13 +672,12 @@ def main() -> int:
     log("")
     log("== Markdown (README) ==")
     log(md)
-    machine["loadavg_end"] = rb._loadavg()
+    machine["loadavg_end"] = H.loadavg()
     report = {"machine": machine, "settings": settings, "root": root_info, "best": best, "rows": rows, "fio": fio,
               "strace": strace, "targets": targets, "markdown": md, "total_seconds": total_seconds}
-    opts.output.parent.mkdir(parents=True, exist_ok=True)
-    opts.output.write_text(json.dumps(report, indent=1) + "\n")
+    H.write_json(opts.json, report)
     log("")
-    log(f"results written to {opts.output.relative_to(REPO) if opts.output.is_relative_to(REPO) else opts.output}"
+    log(f"results written to {opts.json.relative_to(REPO) if opts.json.is_relative_to(REPO) else opts.json}"
         f"  (whole run {total_seconds:.0f} s)")
     return 0
 
