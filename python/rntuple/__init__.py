@@ -33,14 +33,20 @@ of its subclasses by kind: :class:`NotFoundError` (also a ``KeyError``: a missin
 :class:`InternalError` (a bug) and :class:`RNTupleIOError` (also an ``OSError``).
 """
 
-from ._attributes import AttributeSet, AttributeSetWriter
+from ._attributes_read import AttributeSet
+from ._attributes_write import AttributeSetWriter
+from ._chunks import parse_size
 from ._classes import Class, Enum
 from ._convert_files import convert as convert
 from ._dask import dask as dask
 from ._dask import to_rntuple as to_rntuple
+from ._data import infer_schema
 from ._dataset import concatenate, iterate
+from ._field import Field
+from ._file import File, open
 from ._file_writer import FileWriter
-from ._reading import Field, File, RNTuple, open, parse_size
+from ._merge import merge
+from ._ntuple import RNTuple
 from ._rntuple import (
     CorruptFileError,
     InternalError,
@@ -52,9 +58,9 @@ from ._rntuple import (
     default_write_options,
     normalize_type,
 )
-from ._rntuple import merge as _merge
+from ._schema import root_type_of_arrow, root_type_of_form
 from ._skim import skim
-from ._writing import FillContext, ParallelWriter, Writer, infer_schema, root_type_of_arrow, root_type_of_form, write
+from ._writers import FillContext, ParallelWriter, Writer, write
 
 __version__ = "0.1.0"
 
@@ -92,39 +98,3 @@ __all__ = [
     "to_rntuple",
     "write",
 ]
-
-# The default compression of merge and skim: the write options' default (ROOT's).
-_DEFAULT_COMPRESSION = default_write_options()["compression"]
-
-
-def merge(output, inputs, ntuple=None, compression=_DEFAULT_COMPRESSION, mode="strict") -> dict:
-    """Merges the RNTuple ``ntuple`` of every file in ``inputs`` (all of one schema) into the new file ``output`` by
-    copying their compressed pages: nothing is decompressed, each input cluster becomes an output cluster, in order.
-    ``ntuple`` may be omitted when the first input holds exactly one RNTuple. ``compression`` applies to the output's
-    metadata (pages keep theirs). ``mode="filter"`` (ROOT's ``rntuple.MergingMode=Filter``): the output has the first
-    input's fields, found by name in the others, which may order them differently and have more (dropped); the
-    default ``"strict"`` wants the same schema everywhere. Returns a dict: entries, clusters, pages, page_bytes,
-    file_bytes.
-
-    >>> rntuple.merge("all.root", ["part1.root", "part2.root"], "Events")  # doctest: +SKIP
-    {'entries': 2000, 'clusters': 2, 'pages': 8, 'page_bytes': 10520, 'file_bytes': 12034}
-    """
-    inputs = [str(p) for p in inputs]
-    if not inputs:
-        raise ValueError("merge: no input files")
-    if isinstance(compression, str):
-        from ._writing import compression_setting
-
-        compression = compression_setting(compression)
-    ntuple = _only_ntuple(inputs[0], ntuple, "merge")
-    return _merge(str(output), inputs, ntuple, compression, mode)
-
-
-def _only_ntuple(path, ntuple, what):
-    if ntuple is not None:
-        return ntuple
-    with open(path) as f:
-        names = f.keys()
-    if len(names) != 1:
-        raise ValueError(f"{what}: {path} holds {len(names)} RNTuples ({', '.join(names)}); pass ntuple=")
-    return names[0]

@@ -23,7 +23,7 @@ def _format(path: str) -> str:
 
 
 def _rntuples(path: str) -> list[str]:
-    from ._reading import open as open_file
+    from ._file import open as open_file
 
     with open_file(path) as f:
         return list(f.keys())

@@ -42,7 +42,7 @@ def _field_name(branch_name: str) -> str:
 
 
 def _member_type(form, path: str):
-    from ._writing import root_type_of_form
+    from ._schema import root_type_of_form
 
     return root_type_of_form(form, path)
 
@@ -108,7 +108,7 @@ def convert_tree(input, output, tree: str | None = None, ntuple: str | None = No
     import awkward as ak
     import uproot
 
-    from ._writing import Writer
+    from ._writers import Writer
 
     with uproot.open(os.fspath(input)) as f:
         name = _pick_tree(f, tree)

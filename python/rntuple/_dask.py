@@ -18,10 +18,12 @@ from typing import Any, Sequence
 
 import awkward as ak
 
+from ._data import infer_schema
 from ._dataset import _check_fields, _open_all
-from ._reading import File, _is_url
+from ._file import File, _is_url
+from ._merge import merge
 from ._rntuple import NotFoundError
-from ._writing import ParallelWriter, Writer, infer_schema
+from ._writers import ParallelWriter, Writer
 
 # What the read function of ``rntuple.dask`` read in this process, newest last: one dict per partition read
 # (path, ntuple, fields, entry_start, entry_stop, bytes: bytes the file's source returned). Diagnostics (and the
@@ -461,8 +463,6 @@ def _default_option(name: str) -> Any:
 
 
 def _write_merged(dask_, parts, path, ntuple, schema, options, token, compute_kw) -> dict:
-    from . import merge
-
     folder = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.parts-{token[:12]}")
     os.makedirs(folder)
     try:

@@ -8,7 +8,9 @@ import os
 from typing import Iterator, Sequence
 
 from . import _uproot_compat as _compat
-from ._reading import File, RNTuple, _is_url, _legacy_step, _progress_bar
+from ._chunks import _legacy_step, _progress_bar
+from ._file import File, _is_url
+from ._ntuple import RNTuple
 from ._rntuple import NotFoundError
 
 _GLOB_CHARS = "*?["

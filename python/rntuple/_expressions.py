@@ -1,4 +1,6 @@
-"""uproot-style expressions for ``arrays``/``iterate``: ``expressions``, ``cut`` and ``aliases``.
+"""uproot-style expressions for ``arrays``/``iterate``: ``expressions`` and ``aliases`` (uproot's
+``python_language``, evaluated here on awkward arrays). The ``cut`` is a selection of the core's language, in
+uproot's spelling (``_selection``).
 
 An expression is one Python expression over field names, as uproot's ``python_language`` evaluates them: names
 of fields (a nested field by its dotted path, ``mu.pt``; any name with ``get("name")``), aliases, uproot's
@@ -248,15 +250,3 @@ class _Resolve(ast.NodeTransformer):
     def _is_field(self, name):
         top = name.split(".")[0]
         return top in self.ev._arrays
-
-
-def as_mask(value, expression: str, length: int):
-    """A cut's value as one bool per entry."""
-    if isinstance(value, (bool, np.bool_)):
-        return np.full(length, bool(value))
-    arr = ak.Array(value) if not isinstance(value, ak.Array) else value
-    if arr.ndim != 1:
-        raise ValueError(
-            f"the cut {expression!r} gives {ak.type(arr)}, not one boolean per entry (reduce collections with ak.any/ak.all/ak.sum or count with ak.num)"
-        )
-    return ak.to_numpy(ak.fill_none(arr, False)).astype(bool)

@@ -6,7 +6,9 @@ import os
 import threading
 
 from . import _rntuple
-from ._writing import ParallelWriter, Writer, _options, _with_column_options
+from ._options import _options
+from ._schema import _with_column_options
+from ._writers import ParallelWriter, Writer
 
 InvalidArgumentError = _rntuple.InvalidArgumentError
 

@@ -9,8 +9,15 @@ import threading
 
 import numpy as np
 
+from . import _rntuple
+from ._chunks import _progress_bar
+from ._dataset import _expand
+from ._file import File
+from ._merge import _only_ntuple
+from ._options import compression_setting
 from ._rntuple import apply_selection_masks, default_write_options, selection_masks, skim_selected
 from ._rntuple import skim as _skim_one
+from ._selection import to_core
 
 _DEFAULT_COMPRESSION = default_write_options()["compression"]
 
@@ -24,7 +31,8 @@ def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, th
 
     ``where``: an expression string (``"nMuon >= 1 && count(Jet_pt > 25) >= 4"``: fields by name, ``Jet.pt``
     for a member of a collection of records, arithmetic, comparisons, ``&&`` ``||`` ``!``, and ``count``,
-    ``sum``, ``any``, ``all``, ``max``, ``min`` over collections, ``abs``, ``sqrt``, ``exp``, ``log``), or a
+    ``sum``, ``any``, ``all``, ``max``, ``min`` over collections, ``abs``, ``sqrt``, ``exp``, ``log``; or the same
+    in uproot's spelling, as ``cut=`` takes it: ``"(nMuon >= 1) & (ak.sum(Jet_pt > 25, axis=1) >= 4)"``), or a
     callable taking an awkward array of the entries (all fields of the input) and returning one boolean per
     entry. ``filters``: ``{collection: expression or callable}``; a callable returns a jagged boolean array, one
     per element of the collection. A collection is a list field ``Jet`` and/or the list fields ``Jet_*``
@@ -43,8 +51,6 @@ def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, th
     {'method': 're-encoded', 'inputs': 2, 'entries_read': 2000, 'entries': 131, ...}
     """
     if isinstance(compression, str):
-        from ._writing import compression_setting
-
         compression = compression_setting(compression)
     filters = dict(filters or {})
     for c in filters:
@@ -56,8 +62,6 @@ def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, th
         fields = [str(f) for f in fields]
     single = isinstance(sources, (str, os.PathLike)) and not any(ch in os.fspath(sources) for ch in "*?[")
     if single and where is None and not filters and threads is None:
-        from . import _only_ntuple
-
         path = os.fspath(sources)
         name = _only_ntuple(path, ntuple, "skim")
         for label, v in (("entry_start", entry_start), ("entry_stop", entry_stop)):
@@ -69,8 +73,10 @@ def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, th
     for what, v in [("where", where)] + [(f"filters[{c!r}]", f) for c, f in filters.items()]:
         if v is not None and not isinstance(v, str) and not callable(v):
             raise TypeError(f"skim: {what} must be an expression string or a callable, not {type(v).__name__}")
-    from ._dataset import _expand
-
+    # Expression strings in either spelling of the selection language (uproot's translated, see _selection).
+    if isinstance(where, str):
+        where = to_core(where, what="where")[0]
+    filters = {c: to_core(f, what=f"filters[{c!r}]")[0] if isinstance(f, str) else f for c, f in filters.items()}
     pairs = _expand(sources, ntuple)
     names = {n for _, n in pairs if n is not None}
     if len(names) > 1:
@@ -110,9 +116,6 @@ def _element_mask(result, collection: str) -> bytes:
 def _skim_with_callables(inputs, output, ntuple, fields, where, filters, threads, compression, progress):
     """The skim in Python: per cluster, callables on the awkward chunk and expressions in the core give masks,
     which the core applies; fill contexts of one parallel writer on ``threads`` threads."""
-    from . import _rntuple
-    from ._reading import File, _progress_bar
-
     opened = []
     for path in inputs:
         f = File(path)

@@ -38,7 +38,10 @@ import weakref
 from typing import Any, Mapping
 
 from . import _rntuple
-from ._writing import FillContext, _Data, _options, _with_column_options, normalize_schema
+from ._data import _Data
+from ._options import _options
+from ._schema import _with_column_options, normalize_schema
+from ._writers import FillContext
 
 if not hasattr(_rntuple, "NativeMpiWriter"):
     raise ImportError(

@@ -16,8 +16,8 @@ import pytest
 import uproot
 
 import rntuple
-from rntuple import _reading as reading
-from rntuple._writing import compression_setting
+from rntuple import _chunks as chunks
+from rntuple._options import compression_setting
 
 N = 40
 
@@ -230,7 +230,7 @@ def test_progress_bar_is_tqdm_auto(files, monkeypatch):
     assert sum(len(c) for c in rntuple.open(files[0])["Events"].iterate(step_size=10, progress=True)) == N
     assert made and made[0]["total"] == N and made[0]["done"] == N
     # progress=None: on in Jupyter (standard error is no terminal there)
-    monkeypatch.setattr(reading, "_in_jupyter", lambda: True)
+    monkeypatch.setattr(chunks, "_in_jupyter", lambda: True)
     assert sum(len(c) for c in rntuple.open(files[0])["Events"].iterate(step_size=25)) == N
     assert len(made) == 2 and made[1]["done"] == N
 

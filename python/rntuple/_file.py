@@ -1,0 +1,190 @@
+"""Opening files: ``rntuple.open`` -> :class:`File` (paths, URLs, bytes, file objects), a mapping from names to
+:class:`RNTuple` readers."""
+
+from __future__ import annotations
+
+import builtins
+import os
+from typing import Iterator
+
+from . import _rntuple
+from . import _uproot_compat as _compat
+from ._ntuple import RNTuple
+from ._rntuple import NotFoundError
+
+
+def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
+    """Opens a ROOT file holding RNTuples.
+
+    ``path`` is a path (``str`` or ``os.PathLike``); the file's content (``bytes``, ``bytearray`` or
+    ``memoryview`` beginning with ROOT's magic ``b"root"``); a URL (``https://``, ``http://`` or
+    ``s3://bucket/key``, read natively with range requests, several in flight, the coming clusters loaded ahead
+    of decoding; S3 takes its credentials and endpoint from the ``AWS_*`` environment variables, e.g.
+    ``AWS_ENDPOINT_URL``); or a binary file object. A seekable file
+    object (an open file, ``io.BytesIO``, an fsspec file over HTTP, XRootD or S3) is read range by range:
+    only the metadata and the pages of the fields you read are requested. A file object that cannot seek
+    is read whole into memory first.
+
+    >>> with rntuple.open("events.root") as f:
+    ...     arrays = f["Events"].arrays(["nMuon", "Muon_pt"])
+    >>> muon_pt = rntuple.open("s3://bucket/events.root")["Events"].arrays(["Muon_pt"])
+    >>> with fsspec.open("root://eospublic.cern.ch//eos/events.root", "rb") as remote:
+    ...     muon_pt = rntuple.open(remote)["Events"].arrays(["Muon_pt"])   # transfers Muon_pt's pages
+
+    Raises ``FileNotFoundError`` for a missing file and :class:`RNTupleError` for a file that is not a ROOT
+    file or is damaged (the message says what is wrong and where): :class:`CorruptFileError` for damaged
+    bytes, :class:`UnsupportedError` for a format version or feature this implementation does not read.
+
+    As ``uproot.open``, ``"file.root:Events"`` (a path that does not exist as written, with the object after
+    its last colon) opens the file and returns that RNTuple.
+    """
+    if isinstance(path, str) and ":" in path and not os.path.exists(path):
+        file_path, _, name = path.rpartition(":")
+        # A URL's port ("http://host:8080/f.root") is no object path: a URL is split only after its path.
+        url_file = _is_url(file_path) and "/" in file_path.split("://", 1)[-1] and not name[:1].isdigit()
+        if file_path and name and not name.startswith("//") and (os.path.exists(file_path) or url_file):
+            return File(file_path)[name]
+    return File(path)
+
+
+_URL_SCHEMES = ("http://", "https://", "s3://")
+
+
+def _is_url(path: str) -> bool:
+    """Whether `path` is a URL read natively (HTTP(S) range requests, S3)."""
+    return isinstance(path, str) and path[:8].lower().startswith(_URL_SCHEMES)
+
+
+def _is_file_object(source) -> bool:
+    return callable(getattr(source, "read", None)) and not isinstance(source, (str, bytes, os.PathLike))
+
+
+def _seekable(source) -> bool:
+    try:
+        return bool(source.seekable()) if callable(getattr(source, "seekable", None)) else callable(getattr(source, "seek", None))
+    except Exception:  # noqa: BLE001 - a file object that cannot say is treated as a stream
+        return False
+
+
+def _contents(source):
+    """The bytes of an in-memory ROOT file or of a non-seekable binary stream, or None when `source` is a
+    path or a seekable file object."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        # bytes are also a valid path type; every ROOT file starts with b"root"
+        return data if data[:4] == b"root" else None
+    if _is_file_object(source) and not _seekable(source):
+        data = source.read()
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"rntuple.open: {type(source).__name__}.read() returned {type(data).__name__}, not bytes (open the file in binary mode)")
+        return bytes(data)
+    return None
+
+
+class File:
+    """An open ROOT file: a mapping from RNTuple names to :class:`RNTuple` readers; a context manager."""
+
+    def __init__(self, path):
+        if _is_file_object(path) and _seekable(path):
+            name = getattr(path, "name", None)
+            self._path = str(name) if name is not None else f"<{type(path).__name__}>"
+            probe = path.read(0) if callable(getattr(path, "read", None)) else b""
+            if not isinstance(probe, (bytes, bytearray, memoryview)):
+                raise TypeError(f"rntuple.open: {type(path).__name__}.read() returned {type(probe).__name__}, not bytes (open the file in binary mode)")
+            self._native = _not_root_hint(lambda: _rntuple.NativeFile.from_file_object(path), self._path, None)
+            return
+        data = _contents(path)
+        if data is not None:
+            self._path = getattr(path, "name", None) if not isinstance(path, (bytes, bytearray, memoryview)) else None
+            self._path = str(self._path) if self._path is not None else "<memory>"
+            self._native = _not_root_hint(lambda: _rntuple.NativeFile.from_bytes(data), self._path, data[:16])
+            return
+        path = os.fspath(path)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if _is_url(path):
+            self._path = path
+            self._native = _rntuple.NativeFile(path)
+            return
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"no such file: {path!r}")
+        self._path = path
+        self._native = _not_root_hint(lambda: _rntuple.NativeFile(path), path, None)
+
+    @property
+    def file_path(self) -> str:
+        """The path the file was opened with."""
+        return self._path
+
+    def io_stats(self) -> dict:
+        """The read requests this file's source served so far and the bytes they returned:
+        ``{"requests": n, "bytes": n}`` (a ``pread`` of a local file or a range request over HTTP or S3 is one
+        request; a file object's ``read`` calls, or its filesystem's ``cat_ranges`` ranges, count one each).
+
+        >>> f = rntuple.open("https://example.org/events.root")
+        >>> _ = f["Events"].arrays()
+        >>> f.io_stats()   # e.g. one request per cluster plus the metadata
+        {'requests': 24, 'bytes': 169179412}
+        """
+        requests, nbytes = self._native.io_counts()
+        return {"requests": requests, "bytes": nbytes}
+
+    def keys(self) -> list[str]:
+        """Names of the RNTuples in the file (with their directory, ``dir/name``, when not at the top)."""
+        return list(self._native.names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and name.split(";")[0] in self.keys()
+
+    def __getitem__(self, name: str) -> "RNTuple":
+        """The RNTuple ``name`` (a trailing ROOT cycle such as ``;1`` is ignored)."""
+        if not isinstance(name, str):
+            raise TypeError(f"RNTuple names are strings, got {type(name).__name__}")
+        name = name.split(";")[0]
+        if name not in self.keys():
+            raise NotFoundError(_compat.missing_ntuple_message(self._path, name, self.keys()))
+        return RNTuple(self._native.reader(name), self._path)
+
+    def close(self) -> None:
+        """Releases the file (readers already made stay usable)."""
+        self._native = _Closed(self._path)
+
+    def __enter__(self) -> "File":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<rntuple.File {self._path!r}>"
+
+
+def _not_root_hint(make, path, head):
+    """``make()``, a native file; "not a ROOT file" errors say which file and what it begins with."""
+    try:
+        return make()
+    except _rntuple.CorruptFileError as e:
+        if "not a ROOT file" not in str(e):
+            raise
+        if head is None and os.path.isfile(path):
+            with builtins.open(path, "rb") as f:
+                head = f.read(16)
+        begins = "does not begin" if head is None else f"begins with {bytes(head)!r}, not"
+        raise _rntuple.CorruptFileError(
+            f"{path!r} is not a ROOT file: it {begins} with ROOT's magic b'root' (is it the right file? a Parquet, "
+            "HDF5, text or pickle file cannot be opened with rntuple.open)"
+        ) from None
+
+
+class _Closed:
+    def __init__(self, path):
+        self._path = path
+
+    def __getattr__(self, name):
+        raise ValueError(f"the file {self._path!r} is closed")

@@ -1,0 +1,440 @@
+"""Reading one RNTuple: :class:`RNTuple` -> awkward arrays (uproot's layout), numpy, pandas or pyarrow; its
+fields as uproot lists them, its attribute sets, entries in chunks."""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+import pyarrow as pa
+
+from . import _query
+from . import _uproot_compat as _compat
+from ._attributes_read import AttributeSet
+from ._chunks import _legacy_step, _progress_bar, parse_size
+from ._field import Field
+from ._fields import FieldTree
+from ._rntuple import NotFoundError, UnsupportedError
+
+
+class RNTuple:
+    """Reads one RNTuple. Obtained as ``rntuple.open(path)[name]``."""
+
+    def __init__(self, native, path: str):
+        self._native = native
+        self._path = path
+        self._top = [(name, typ, fid) for name, typ, fid in native.top_fields()]
+        self._tree = FieldTree(native.field_records(), [fid for _, _, fid in self._top])
+
+    @property
+    def name(self) -> str:
+        """The RNTuple's name."""
+        return self._native.name
+
+    @property
+    def num_entries(self) -> int:
+        """Number of entries."""
+        return self._native.num_entries
+
+    def __len__(self) -> int:
+        return self.num_entries
+
+    @property
+    def attributes(self) -> dict:
+        """The attribute sets linked from this RNTuple (ROOT 6.38+'s experimental attributes): name ->
+        :class:`rntuple.AttributeSet`."""
+        return {n: AttributeSet(n, RNTuple(self._native.attribute_set(n), self._path)) for n in self._native.attribute_set_names()}
+
+    @property
+    def schema(self) -> dict[str, str]:
+        """Top-level field name -> ROOT type name (``std::vector<float>``; untyped records and collections as
+        ``(untyped record)`` / ``(untyped collection)``), for the readable fields, in schema order."""
+        return {name: typ for name, typ, _ in self._top}
+
+    @property
+    def fields(self) -> list[str]:
+        """Names of the readable top-level fields, in schema order."""
+        return [name for name, _, _ in self._top]
+
+    @property
+    def _uproot_tree(self) -> FieldTree:
+        """The field tree (its keys are found on first use)."""
+        return self._tree
+
+    def _field(self, fid) -> "Field":
+        return Field(self, self._uproot_tree.path_of[fid])
+
+    def keys(
+        self, *, filter_name=None, filter_typename=None, filter_field=None, recursive=True, full_paths=True, ignore_duplicates=False, **_tree_only
+    ) -> list[str]:
+        """The fields' keys, as uproot 5 lists them: top-level names and, with ``recursive=True`` (the default,
+        as uproot), nested ones as dotted paths (``"jets.pt"``; a collection's item and a variant's alternatives
+        are anonymous). ``filter_name``: a name, a glob (``"Muon_*"``), a regex (``"/^Muon_(pt|eta)$/i"``), a
+        callable or a list of those, tried on the name and the path; ``filter_typename`` likewise on the ROOT type
+        name; ``filter_field`` a callable of a :class:`Field`. The readable top-level names alone are
+        :attr:`fields` (``keys(recursive=False)``)."""
+        return [
+            k
+            for k, _ in self._uproot_tree.items(
+                None,
+                filter_name=filter_name,
+                filter_typename=filter_typename,
+                filter_field=filter_field,
+                recursive=recursive,
+                full_paths=full_paths,
+                ignore_duplicates=ignore_duplicates,
+                make_field=self._field,
+            )
+        ]
+
+    def typenames(self, *, filter_name=None, filter_typename=None, filter_field=None, recursive=True, full_paths=True, **_tree_only) -> dict[str, str]:
+        """Key -> ROOT type name for the keys :meth:`keys` lists with the same filters (untyped records and
+        collections have the empty type name, as in uproot)."""
+        t = self._uproot_tree
+        return {
+            k: t.typename(fid)
+            for k, fid in t.items(
+                None,
+                filter_name=filter_name,
+                filter_typename=filter_typename,
+                filter_field=filter_field,
+                recursive=recursive,
+                full_paths=full_paths,
+                make_field=self._field,
+            )
+        }
+
+    def values(self, *, filter_name=None, filter_typename=None, filter_field=None, recursive=True, **_tree_only) -> list["Field"]:
+        """The :class:`Field` objects of :meth:`keys`."""
+        return [
+            self._field(fid)
+            for _, fid in self._uproot_tree.items(
+                None, filter_name=filter_name, filter_typename=filter_typename, filter_field=filter_field, recursive=recursive, make_field=self._field
+            )
+        ]
+
+    def items(self, *, filter_name=None, filter_typename=None, filter_field=None, recursive=True, full_paths=True, **_tree_only) -> list[tuple[str, "Field"]]:
+        """(key, :class:`Field`) pairs of :meth:`keys`."""
+        return [
+            (k, self._field(fid))
+            for k, fid in self._uproot_tree.items(
+                None,
+                filter_name=filter_name,
+                filter_typename=filter_typename,
+                filter_field=filter_field,
+                recursive=recursive,
+                full_paths=full_paths,
+                make_field=self._field,
+            )
+        ]
+
+    def show(self, *, filter_name=None, filter_typename=None, filter_field=None, recursive=True, max_width=80, stream=None, **_tree_only) -> None:
+        """Prints the field tree as uproot's ``show()`` does (to ``stream``, default standard output)::
+
+        Events (ROOT::RNTuple)
+        ├─ run (std::int32_t)
+        └─ jets ()
+           ├─ pt (double)
+           └─ eta (double)
+        """
+        self._uproot_tree.show(
+            self.name,
+            "ROOT::RNTuple",
+            None,
+            stream or _compat.stdout(),
+            filter_name=filter_name,
+            filter_typename=filter_typename,
+            filter_field=filter_field,
+            recursive=recursive,
+            max_width=max_width,
+            make_field=self._field,
+            root_description=self.description,
+        )
+
+    @property
+    def description(self) -> str:
+        """The RNTuple's description."""
+        return self._native.description or ""
+
+    @property
+    def skipped_fields(self) -> dict[str, str]:
+        """Top-level fields that cannot be read, with the reason."""
+        return dict(self._native.skipped_fields())
+
+    @property
+    def field_records(self) -> list[dict]:
+        """Every field record (nested ones too): id, name, type, role, parent, children, columns..."""
+        return self._native.field_records()
+
+    @property
+    def writer(self) -> str:
+        """The writer identification stored in the header."""
+        return self._native.writer
+
+    @property
+    def cluster_boundaries(self) -> list[int]:
+        """Entry boundaries of the clusters: ``[0, end of cluster 0, ...]``."""
+        return list(self._native.cluster_boundaries())
+
+    def storage_stats(self, fields: Sequence[str] | None = None) -> dict:
+        """Clusters, pages, stored and uncompressed bytes of the chosen fields' columns."""
+        c, p, s, u = self._native.storage_stats(None if fields is None else list(_names(fields)))
+        return {"clusters": c, "pages": p, "stored_bytes": s, "uncompressed_bytes": u}
+
+    def __getitem__(self, field) -> "Field":
+        """A field, read TTree-style: ``events["Muon_pt"].array()``; a nested one by its dotted path
+        (``events["jets.pt"]``, also ``"jets/pt"``) or from its parent (``events["jets"]["pt"]``); a name that
+        is no top-level field and no path is looked for in the whole tree, as uproot does (a leading ``.``
+        forbids that); an int is the n-th top-level field."""
+        if isinstance(field, int) and not isinstance(field, bool):
+            return Field(self, self.fields[field])
+        if not isinstance(field, str):
+            raise TypeError(f"a field is named by a string (or an int position), not {field!r}")
+        if field in self.schema:
+            return Field(self, field)
+        where = field.replace("/", ".").replace("\\", ".")
+        recursive = not where.startswith(".")
+        where = where.lstrip(".")
+        t = self._uproot_tree
+        if where in t.id_of:
+            return Field(self, where)
+        if recursive and "." not in where:
+            for key, fid in t.items(None):
+                if t.name(fid) == where:
+                    return Field(self, key)
+        skipped = self.skipped_fields
+        if where.split(".")[0] in skipped:
+            raise UnsupportedError(f"field '{where}' cannot be read: {skipped[where.split('.')[0]]}")
+        raise NotFoundError(f"no field {field!r} in RNTuple {self.name!r} (keys: {', '.join(self.keys())})")
+
+    def __contains__(self, field) -> bool:
+        return field in self.schema or (isinstance(field, str) and field.replace("/", ".") in self._uproot_tree.id_of)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fields)
+
+    def check(self) -> dict:
+        """Reads every page of every field, cluster by cluster (checksums, decompression, decoding), as
+        ``rntuple check`` does; returns ``{"ok", "entries", "clusters", "fields", "pages", "stored_bytes",
+        "uncompressed_bytes", "skipped_fields", "problems"}``, each problem a dict (field, cluster,
+        first_entry, end_entry, error). Damage is reported, not raised, so that one bad page does not hide the
+        state of the rest.
+
+        >>> report = rntuple.open("events.root")["Events"].check()
+        >>> report["ok"], len(report["problems"])
+        (True, 0)
+        """
+        return self._native.check()
+
+    def _range(self, entry_start, entry_stop) -> tuple[int, int]:
+        n = self.num_entries
+        start = 0 if entry_start is None else int(entry_start)
+        stop = n if entry_stop is None else int(entry_stop)
+        if start < 0:
+            start += n
+        if stop < 0:
+            stop += n
+        start = min(max(start, 0), n)
+        stop = min(max(stop, start), n)
+        return start, stop
+
+    def _ids(self, fields):
+        if fields is None:
+            return None, [fid for _, _, fid in self._top]
+        names = list(_names(fields))
+        ids = []
+        by_name = {name: fid for name, _, fid in self._top}
+        for n in names:
+            if n not in by_name:
+                skipped = self.skipped_fields
+                if n in skipped:
+                    raise UnsupportedError(f"field '{n}' cannot be read: {skipped[n]}")
+                raise NotFoundError(f"no field {n!r} in RNTuple {self.name!r} of {self._path!r} (fields: {', '.join(by_name)})")
+            ids.append(by_name[n])
+        return names, ids
+
+    def _read_batch(self, names, start, stop) -> pa.RecordBatch:
+        return self._native.read(names, start, stop)
+
+    def arrays(
+        self,
+        expressions=None,
+        cut=None,
+        *legacy,
+        filter_name=None,
+        filter_typename=None,
+        filter_field=None,
+        aliases=None,
+        language=None,
+        entry_start: int | None = None,
+        entry_stop: int | None = None,
+        library="ak",
+        how=None,
+        fields: Sequence[str] | str | None = None,
+        **uproot_only,
+    ):
+        """Reads entries ``entry_start:entry_stop`` into an awkward array of records (``library="ak"``), with the
+        same layout and types as uproot 5; a dict of numpy arrays (``"np"``: a jagged field as an object array of
+        numpy arrays, as uproot); a pandas DataFrame indexed by entry number (``"pd"``, columns as ``"np"``); or a
+        pyarrow table (``"pa"``). The GIL is released while reading. uproot 5's signature::
+
+            arrays(expressions=None, cut=None, *, filter_name=..., filter_typename=..., filter_field=...,
+                   aliases=None, entry_start=None, entry_stop=None, library="ak", how=None)
+
+        ``expressions``: a field name or a list of them (a nested field by its dotted path: ``"jets.pt"``), alias
+        names, or Python expressions of fields (``"sqrt(px**2 + py**2)"``, ``"ak.num(jets)"``: uproot's
+        numpy functions, ``np``, ``ak``; ``get("name")`` for any name), each evaluated on awkward arrays; a glob
+        such as ``"Muon_*"`` selects fields by name. ``None``: every field ``filter_name`` (glob, ``/regex/``,
+        callable, list), ``filter_typename`` and ``filter_field`` keep; a nested key keeps its top-level field with
+        only that member (``filter_name="mu.pt"`` -> ``{mu: {pt}}``). ``cut``: a selection giving one boolean
+        per entry, in uproot's spelling (``"(nMuon >= 2) & (ak.sum(Jet_pt > 25, axis=1) > 0)"``, translated) or the
+        core's (``skim(where=)``'s), evaluated by the compiled core; the entries where it is false are dropped
+        (``_selection`` says what it translates). ``aliases``: ``{name: expression}`` usable in both.
+        Only the fields these name are read. ``fields=`` (a list of top-level names) is the older spelling of
+        ``expressions``. uproot's other options (``decompression_executor``, ``array_cache``, ``ak_add_doc``...)
+        are accepted and ignored.
+
+        >>> t.arrays(["Muon_pt", "nMuon"], cut="nMuon >= 2", entry_stop=1000)
+        >>> t.arrays(filter_name="Muon_*", library="pd")
+        """
+        if legacy or (isinstance(cut, int) and not isinstance(cut, bool)):
+            # the older positional form arrays(fields, entry_start, entry_stop)
+            if len(legacy) > 1 or entry_start is not None or entry_stop is not None:
+                raise TypeError("arrays(expressions, cut, *, entry_start=..., entry_stop=...): pass the entry range by keyword")
+            entry_start, entry_stop, cut = cut, (legacy[0] if legacy else None), None
+        library = _compat.regularize_library(library)
+        plan = self._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields)
+        start, stop = self._range(entry_start, entry_stop)
+        return self._compute(plan, start, stop, library, how)
+
+    def _plan(self, expressions, cut, filter_name, filter_typename, filter_field, aliases, fields) -> "_query._Plan":
+        """What to read and to compute (see :func:`_query.plan`)."""
+        return _query.plan(self, expressions, cut, filter_name, filter_typename, filter_field, aliases, fields)
+
+    def _compute(self, plan: "_query._Plan", start: int, stop: int, library: str, how=None, index_offset: int = 0):
+        """The result of ``plan`` for entries ``start:stop`` (see :func:`_query.compute`)."""
+        return _query.compute(self, plan, start, stop, library, how, index_offset)
+
+    def to_arrow(self, fields: Sequence[str] | str | None = None, entry_start: int | None = None, entry_stop: int | None = None) -> pa.Table:
+        """Reads into a ``pyarrow.Table`` (Arrow's own types: large lists, large strings, fixed-size lists,
+        structs, maps, dense unions; no copies on the way from Rust)."""
+        names, _ = self._ids(fields)
+        start, stop = self._range(entry_start, entry_stop)
+        return pa.Table.from_batches([self._read_batch(names, start, stop)])
+
+    def to_rows(self, fields: Sequence[str] | str | None = None, entry_start: int | None = None, entry_stop: int | None = None) -> list[dict]:
+        """Reads entries as Python dicts in the JSON form of ``rntuple dump`` (slow; for inspection)."""
+        names, _ = self._ids(fields)
+        start, stop = self._range(entry_start, entry_stop)
+        return self._native.read_rows(names, start, stop)
+
+    def step_entries(self, step_size, fields=None) -> int:
+        """Entries per step for ``step_size`` (an int number of entries, or a size string such as ``"100 MB"``
+        of uncompressed data of the chosen fields)."""
+        if isinstance(step_size, str):
+            nbytes = parse_size(step_size)
+            n = self.num_entries
+            if n == 0:
+                return 1
+            per_entry = self.storage_stats(fields)["uncompressed_bytes"] / n
+            return max(1, int(nbytes / per_entry)) if per_entry > 0 else n
+        step = int(step_size)
+        if step <= 0:
+            raise ValueError(f"step_size must be positive, got {step_size!r}")
+        return step
+
+    def iterate(
+        self,
+        expressions=None,
+        cut=None,
+        *legacy,
+        filter_name=None,
+        filter_typename=None,
+        filter_field=None,
+        aliases=None,
+        language=None,
+        entry_start: int | None = None,
+        entry_stop: int | None = None,
+        step_size="100 MB",
+        library="ak",
+        how=None,
+        report: bool = False,
+        fields: Sequence[str] | str | None = None,
+        progress: bool | None = None,
+        **uproot_only,
+    ) -> Iterator:
+        """Yields consecutive chunks of entries, each as :meth:`arrays` gives them (``library`` "ak", "np", "pd"
+        or "pa"; ``expressions``, ``cut``, filters and ``aliases`` as there). uproot 5's signature::
+
+            iterate(expressions=None, cut=None, *, filter_name=..., aliases=None, entry_start=None,
+                    entry_stop=None, step_size="100 MB", library="ak", how=None, report=False)
+
+        ``step_size`` is a number of entries or a size string such as ``"100 MB"`` (uncompressed bytes of the
+        fields read); with a cut a chunk may hold fewer entries. ``report=True`` yields ``(chunk, report)`` pairs,
+        the report's ``tree_entry_start``/``tree_entry_stop`` giving the chunk's entries. ``progress``: a tqdm
+        progress bar (``tqdm.auto``: a widget in Jupyter) on standard error; ``None`` shows it when standard
+        error is a terminal (and tqdm is installed).
+
+        Backward compatibility: the older order ``iterate(step_size, fields)`` still works: a first positional
+        argument that is an int or a size string (``100``, ``"100 MB"``) is the step size, and a second one is
+        then the fields.
+        """
+        step_size, expressions, cut = _legacy_step(step_size, expressions, cut, legacy, self._is_key)
+        library = _compat.regularize_library(library)
+        plan = self._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields)
+        start, stop = self._range(entry_start, entry_stop)
+        step = self.step_entries(step_size, plan.names)
+        bar = _progress_bar(progress, stop - start, f"{self.name}")
+        try:
+            pos = start
+            while pos < stop:
+                end = min(stop, pos + step)
+                out = self._compute(plan, pos, end, library, how)
+                if report:
+                    yield out, _compat.Report(self, pos, end)
+                else:
+                    yield out
+                if bar is not None:
+                    bar.update(end - pos)
+                pos = end
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _is_key(self, name) -> bool:
+        return isinstance(name, str) and (name in self.schema or name in self._uproot_tree.id_of)
+
+    def num_entries_for(
+        self,
+        memory_size,
+        expressions=None,
+        cut=None,
+        *,
+        filter_name=None,
+        filter_typename=None,
+        filter_field=None,
+        aliases=None,
+        entry_start=None,
+        entry_stop=None,
+        **uproot_only,
+    ) -> int:
+        """Entries that fit ``memory_size`` (bytes or ``"100 MB"``) of the fields read (uproot's method)."""
+        plan = self._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, None)
+        size = memory_size if isinstance(memory_size, str) else int(memory_size)
+        start, stop = self._range(entry_start, entry_stop)
+        return min(stop - start, self.step_entries(size if isinstance(size, str) else f"{size} B", plan.names))
+
+    def __enter__(self) -> "RNTuple":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"<rntuple.RNTuple {self.name!r} in {self._path!r}: {self.num_entries} entries, {len(self._top)} fields>"
+
+
+
+def _names(fields):
+    if isinstance(fields, str):
+        return [fields]
+    return list(fields)
