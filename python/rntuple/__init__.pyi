@@ -225,7 +225,8 @@ class RNTuple:
                fields: _Fields = None, **uproot_only: Any) -> Any:
         """Reads into an awkward array laid out as uproot 5 does (``library="ak"``), a dict of numpy arrays
         (``"np"``), a pandas DataFrame (``"pd"``) or a pyarrow table (``"pa"``); uproot 5's signature, with
-        expressions, ``cut`` and ``aliases`` evaluated on awkward arrays of the fields they name."""
+        expressions and ``aliases`` evaluated on awkward arrays of the fields they name, and ``cut`` a selection
+        (uproot's spelling or the core's, as ``skim(where=)``) evaluated by the core."""
     def to_arrow(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> pa.Table:
         """Reads into a pyarrow.Table."""
     def to_rows(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> list[dict[str, Any]]:
