@@ -1,18 +1,32 @@
 # The whole set-up on a fresh Debian machine with the Rust and Python toolchains installed.
-#   make demo  -- release build, `rntuple info` and a short `rntuple dump` of a bundled CMS file, then a
+#   make demo  -- release build, `rntuple info` and a short `rntuple dump` of the shared CMS file (or, in a clone
+#                 without ../shared/testdata, of a small muon file it writes itself), then a
 #                 synthetic dataset written with all cores into one file and read back, with a summary
 #   make test  -- installs the test environment (.venv), runs `make lint`, builds, runs cargo tests, the fuzz
 #                 smoke run, the cross-implementation pytest suite (ROOT 6.40, uproot) and the Python package's tests
 #   make lint  -- rustfmt (--check) and clippy (-D warnings) on the workspace and on python/, ruff on the Python
-#                 code (python, tests, bench); changes nothing (`cargo fmt --all` and `cd python && cargo fmt` apply)
+#                 code (python, tests, bench), the layout checker and its tests, the public API list (nightly
+#                 rustdoc JSON); changes nothing (`cargo fmt --all`, `cd python && cargo fmt` and
+#                 `python3 .ci/public_api.py` apply)
 
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
-RNTUPLE_TESTDATA ?= $(abspath ../shared/testdata)
+# The shared test files: RNTUPLE_TESTDATA when given, else ../shared/testdata when it is there. A set
+# RNTUPLE_TESTDATA (or CI=true) makes missing files a failure; without it the tests on them skip loudly.
+ifeq ($(origin RNTUPLE_TESTDATA),undefined)
+ifneq ($(wildcard ../shared/testdata/rntuple),)
+RNTUPLE_TESTDATA := $(abspath ../shared/testdata)
+endif
+endif
+ifdef RNTUPLE_TESTDATA
 export RNTUPLE_TESTDATA
+endif
 BIN := target/release/rntuple
-CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
+SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root
+# Without the shared files, the demo writes a small muon RNTuple of its own (bench/demo_muons.py).
+DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
+CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
 .PHONY: bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
 
@@ -41,6 +55,10 @@ DEMO_FILE ?= /tmp/rntuple-demo-synthetic.root
 DEMO_ENTRIES ?= 2000000
 
 demo: build
+	@if [ "$(CMS)" = "$(DEMO_MUONS)" ]; then \
+		echo "== no shared test data (../shared/testdata): writing a small muon RNTuple of our own, $(DEMO_MUONS) =="; \
+		python3 bench/demo_muons.py | $(BIN) import-json $(DEMO_MUONS) --ntuple Events --schema "$$(python3 bench/demo_muons.py --schema)"; \
+	fi
 	$(BIN) info $(CMS)
 	$(BIN) dump $(CMS) --ntuple Events --entries 0:3
 	@echo "== parallel write: $$(nproc) threads x $(DEMO_ENTRIES) synthetic entries into one file, then read back =="
@@ -109,8 +127,10 @@ lint: venv
 	cargo clippy $(WORKSPACE) --all-targets --release -- -D warnings
 	cd python && cargo fmt --check
 	cd python && CARGO_TARGET_DIR=$(abspath python/target) cargo clippy --all-targets --release $(PY_FEATURES) -- -D warnings
-	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/ruff check python tests bench .ci
 	$(PY) .ci/check_layout.py
+	$(PY) -m pytest -q .ci/test_check_layout.py
+	$(PY) .ci/public_api.py --check
 
 test: mpi-deps venv lint build cargo-test fuzz-smoke pytest
 

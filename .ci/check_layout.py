@@ -20,14 +20,17 @@ import sys
 
 MAX_LINES = 800
 
-# crates/rntuple's layers, lowest first. A module's layer is that of the longest entry prefixing its
-# path; `lib.rs` (the crate root: re-exports only) is above every layer.
+# crates/rntuple's layers, lowest first (README "Layers"): the pure format codecs; storage (I/O, the
+# ROOT file container, which reads anchors and compresses its records with the format's codecs);
+# column encodings; fields and types; then reading and writing (apart), and what sits on both. A
+# module's layer is that of the longest entry prefixing its path; `lib.rs` (the crate root:
+# re-exports only) is above every layer.
 LAYERS = [
     ["error"],
     ["format"],
+    ["storage"],
     ["primitives"],
     ["logical"],
-    ["storage"],
     ["value", "read", "write", "expr"],
     ["ops", "convert"],
     ["forge"],

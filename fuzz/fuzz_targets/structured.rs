@@ -2,7 +2,7 @@
 //! field tree (roles, type names, repetition counts, schema-extension fields), columns (types, bit
 //! widths, deferred first elements), clusters (entry counts, column element offsets, compression),
 //! pages (element counts, stored bytes, compressed or not, with or without checksums) and cluster
-//! groups; `rntuple::forge` serializes them with valid envelopes, checksums, anchor and keys, so
+//! groups; `rntuple_testkit` serializes them with valid envelopes, checksums, anchor and keys, so
 //! every input reaches the descriptor checks and the readers behind them (the classes of hostile
 //! files of issue 14: lying element counts, offsets, entry counts, deferred columns, huge fixed-size
 //! types, cross products). Each file is then opened and read: every RNTuple, values and Arrow
@@ -11,7 +11,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rntuple::forge::{column_range, compress, push_column, push_field, FileForge, NTupleOptions, TOP};
+use rntuple_testkit::{column_range, compress, push_column, push_field, FileForge, NTupleOptions, TOP};
 use rntuple::format::descriptor::*;
 use rntuple::primitives::column_type::ColumnType;
 use rntuple::RNTupleFile;

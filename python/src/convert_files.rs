@@ -21,6 +21,7 @@ fn convert_files<'py>(
     compression: u32,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let compression = rntuple::write::Compression::from_settings(compression).or_raise(py)?;
     let opts = rntuple::convert::ConvertOptions { ntuple, compression };
     let s = unblocked(py, || {
         rntuple::convert::convert_with_progress(&input, &output, &opts, &mut |done, total| {

@@ -12,12 +12,12 @@ use std::path::PathBuf;
 use crate::errors::{unblocked, OrRaise};
 
 /// The default options with the compression asked for (the library's default when `None`).
-fn with_compression(compression: Option<u32>) -> WriteOptions {
+fn with_compression(py: Python<'_>, compression: Option<u32>) -> PyResult<WriteOptions> {
     let mut opts = WriteOptions::default();
     if let Some(c) = compression {
-        opts.compression = c;
+        opts.compression = rntuple::write::Compression::from_settings(c).or_raise(py)?;
     }
-    opts
+    Ok(opts)
 }
 
 /// Merges the RNTuple `ntuple` of `inputs` (same schema) into a new file `output` by copying
@@ -25,7 +25,7 @@ fn with_compression(compression: Option<u32>) -> WriteOptions {
 #[pyfunction]
 #[pyo3(signature = (output, inputs, ntuple, compression = None, mode = "strict"))]
 fn merge<'py>(py: Python<'py>, output: PathBuf, inputs: Vec<PathBuf>, ntuple: String, compression: Option<u32>, mode: &str) -> PyResult<Bound<'py, PyDict>> {
-    let opts = with_compression(compression);
+    let opts = with_compression(py, compression)?;
     let mode: MergeMode = mode.parse().or_raise(py)?;
     let stats = unblocked(py, || rntuple::ops::merge::merge_with_mode(&inputs, &ntuple, &output, mode, opts, |_, _| {})).or_raise(py)?;
     let d = PyDict::new(py);
@@ -53,7 +53,7 @@ fn skim<'py>(
     compression: Option<u32>,
     reencode: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let opts = with_compression(compression);
+    let opts = with_compression(py, compression)?;
     let entries = match (entry_start, entry_stop) {
         (None, None) => None,
         (a, b) => Some((a.unwrap_or(0), b.unwrap_or(u64::MAX))),

@@ -5,7 +5,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rntuple::write::options::{ColumnOptions, FloatRepr, OptionInfo, OptionKind, OptionValue};
+use rntuple::write::{ColumnOptions, FloatRepr, OptionInfo, OptionKind, OptionValue};
 use rntuple::write::WriteOptions;
 
 use crate::errors::OrRaise;
@@ -118,8 +118,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// The `projections` option: `{name: "collection.member"}` (an `RVec` of the member of the
 /// collection's records) or `{name: "collection"}` (its sizes, `RNTupleCardinality`).
-fn projections(v: &Bound<'_, PyAny>) -> PyResult<Vec<rntuple::write::projections::Projection>> {
-    use rntuple::write::projections::Projection;
+fn projections(v: &Bound<'_, PyAny>) -> PyResult<Vec<rntuple::write::Projection>> {
+    use rntuple::write::Projection;
     let d = v
         .downcast::<PyDict>()
         .map_err(|_| PyTypeError::new_err("write option 'projections' must be a dict {name: \"collection.member\" or \"collection\"}"))?;

@@ -4,7 +4,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rntuple::write::parallel::{FillContext, ParallelWriter};
+use rntuple::write::{FillContext, ParallelWriter};
 use rntuple::Error;
 use std::sync::Mutex;
 

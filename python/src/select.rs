@@ -3,6 +3,7 @@
 //! for skims whose selections are partly Python callables.
 
 use pyo3::prelude::*;
+use rntuple::write::Compression;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rntuple::expr::{apply_masks, Masks, Selection};
 use rntuple::ops::select::{output_schema, skim_many, SkimMany};
@@ -33,7 +34,7 @@ fn skim_selected<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut opts = WriteOptions::default();
     if let Some(c) = compression {
-        opts.compression = c;
+        opts.compression = Compression::from_settings(c).or_raise(py)?;
     }
     let what = SkimMany { inputs, ntuple, fields, where_, filters, threads };
     let s = unblocked(py, || skim_many(&what, &output, opts, &|_, _| {})).or_raise(py)?;
@@ -97,11 +98,11 @@ fn skim_writer(
 ) -> PyResult<(NativeParallelWriter, Vec<String>)> {
     let mut opts = WriteOptions::default();
     if let Some(c) = compression {
-        opts.compression = c;
+        opts.compression = Compression::from_settings(c).or_raise(py)?;
     }
     let (w, names) = unblocked(py, || -> rntuple::Result<_> {
         if !rntuple::RNTupleFile::is_url(&input) {
-            rntuple::storage::output::refuse_same_file(&output, &[std::path::Path::new(&input)], "skim")?;
+            rntuple::storage::refuse_same_file(&output, &[std::path::Path::new(&input)], "skim")?;
         }
         let r = rntuple::RNTupleFile::open(&input)?.reader(&ntuple)?;
         let (schema, names) = output_schema(&r, fields.as_deref())?;

@@ -4,7 +4,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rntuple::write::writer::Writer;
+use rntuple::write::Writer;
 use rntuple::write::AttributeSetWriter;
 use rntuple::Error;
 use std::path::PathBuf;

@@ -9,6 +9,7 @@ mod synthetic;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::{Parser, Subcommand};
+use rntuple::write::Compression;
 use cmd::bench_write::WriteBench;
 use cmd::precision::Precision;
 use cmd::select::Select;
@@ -71,8 +72,8 @@ enum Cmd {
         #[arg(long, default_value = "-")]
         input: String,
         /// Compression settings (algorithm*100+level).
-        #[arg(long, default_value_t = 505)]
-        compression: u32,
+        #[arg(long, default_value = "505", value_parser = parse_compression)]
+        compression: Compression,
         /// Fields of the schema that join by late model extension at entry `--late-at`
         /// (comma-separated); earlier entries read them as default values.
         #[arg(long)]
@@ -100,8 +101,8 @@ enum Cmd {
         #[arg(long)]
         ntuple: Option<String>,
         /// Compression of the output's header, footer and page list (pages keep theirs).
-        #[arg(long, default_value_t = 505)]
-        compression: u32,
+        #[arg(long, default_value = "505", value_parser = parse_compression)]
+        compression: Compression,
         /// strict: every input has the same schema; filter: the first input's fields, found by
         /// name in the others (which may order them differently and have more, dropped).
         #[arg(long, default_value = "strict", value_parser = ["strict", "filter"])]
@@ -137,8 +138,8 @@ enum Cmd {
         threads: Option<usize>,
         /// Compression of the output's envelopes, and of its pages when re-encoded (copied pages
         /// keep theirs).
-        #[arg(long, default_value_t = 505)]
-        compression: u32,
+        #[arg(long, default_value = "505", value_parser = parse_compression)]
+        compression: Compression,
         /// Re-encode even when the pages could be copied (to recompress them, say).
         #[arg(long)]
         reencode: bool,
@@ -165,8 +166,8 @@ enum Cmd {
         #[arg(long)]
         tree: Option<String>,
         /// Compression (algorithm*100+level); for Parquet/Arrow outputs the nearest codec they have.
-        #[arg(long, default_value_t = 505)]
-        compression: u32,
+        #[arg(long, default_value = "505", value_parser = parse_compression)]
+        compression: Compression,
     },
     /// Benchmarks.
     Bench {
@@ -189,8 +190,8 @@ enum BenchCmd {
         #[arg(long, default_value_t = 1_000_000)]
         entries: u64,
         /// Compression settings (algorithm*100+level).
-        #[arg(long, default_value_t = 505)]
-        compression: u32,
+        #[arg(long, default_value = "505", value_parser = parse_compression)]
+        compression: Compression,
         /// buffered: the parallel writer, one write per cluster; unbuffered: one write (and lock)
         /// per page; separate-files: each thread its own sequential writer and file PATH.t<i>;
         /// sequential: one sequential writer (threads must be 1; implicit MT as ROOT's RNTupleWriter).
@@ -273,6 +274,12 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// every few milliseconds; each round trip through the kernel costs page faults and zeroing
 /// (skim of bench/agc_skim_bench.py: ~250 k page faults -> ~25 k, ~5 % of the time; see
 /// bench/RESULTS.md). Memory still goes back once idle, and `MIMALLOC_PURGE_DELAY` overrides.
+/// `--compression`: ROOT's settings integer (`algorithm * 100 + level`), checked once here.
+fn parse_compression(s: &str) -> Result<Compression, String> {
+    let n: u32 = s.parse().map_err(|_| format!("'{s}' is not a compression setting (algorithm * 100 + level, e.g. 505)"))?;
+    Compression::from_settings(n).map_err(|e| e.to_string())
+}
+
 fn keep_freed_memory() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets an allocator option (a plain integer mimalloc reads when it purges);

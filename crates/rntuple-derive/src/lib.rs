@@ -178,7 +178,7 @@ fn expand(input: TokenStream) -> Result<String, String> {
             let (n, t) = (&f.name, &f.ty);
             let key = format!("{k:?}");
             format!(
-                "{n}: <{t} as ::rntuple::read::FromValue>::from_value(::rntuple::read::typed::member(v, {key}, path)?, &::rntuple::read::typed::member_path(path, {key}))?, "
+                "{n}: <{t} as ::rntuple::read::FromValue>::from_value(::rntuple::__private::member(v, {key}, path)?, &::rntuple::__private::member_path(path, {key}))?, "
             )
         })
         .collect();

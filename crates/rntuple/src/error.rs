@@ -74,18 +74,6 @@ impl Error {
     }
 }
 
-/// [`Error::context`] on results.
-pub trait ResultExt<T> {
-    /// Wraps an error with what was being done (computed only on error).
-    fn context_with(self, f: impl FnOnce() -> String) -> Result<T>;
-}
-
-impl<T> ResultExt<T> for Result<T> {
-    fn context_with(self, f: impl FnOnce() -> String) -> Result<T> {
-        self.map_err(|e| e.context(f()))
-    }
-}
-
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -39,28 +39,32 @@ pub(crate) use unstable_mod;
 
 #[cfg(feature = "convert")]
 pub mod convert;
-pub mod error;
+mod error;
 pub mod expr;
-unstable_mod!(forge);
 pub mod format;
 pub mod logical;
 pub mod ops;
-pub mod primitives;
+unstable_mod!(primitives);
 pub mod read;
 pub mod storage;
-pub mod value;
+mod value;
 pub mod write;
 
 pub use error::{Error, Result};
 pub use read::file::RNTupleFile;
 pub use read::reader::Reader;
-pub use read::ReadAhead;
 /// `#[derive(Record)]` on a struct with named fields implements [`write::Entry`] (its members are
 /// an entry's top-level fields) and [`write::FieldValue`] (an untyped record with those members)
 /// for writing, and [`read::FromEntry`] and [`read::FromValue`] (members matched by name) for
 /// reading.
 pub use rntuple_derive::Record;
 pub use value::Value;
+
+/// What the code `#[derive(Record)]` generates calls; not an API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::read::typed::{member, member_path};
+}
 
 /// Re-exports of the Arrow crates used in the public API.
 pub mod arrow {

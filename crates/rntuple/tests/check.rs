@@ -1,7 +1,7 @@
 //! `Reader::check`: a file with one damaged page reports exactly that field and cluster, and
 //! reads everything else; an undamaged file reports nothing.
 
-use rntuple::write::writer::{WriteOptions, Writer};
+use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Value};
 
 #[test]

@@ -3,7 +3,7 @@
 //! values: never a panic, an abort, a hang, or an allocation the file's size cannot justify. The last
 //! test changes declared sizes and counts (page element counts and sizes, offsets inside pages,
 //! cluster entry counts, column element offsets, deferred columns, repetition counts, envelope and
-//! anchor lengths) and re-forges the file with valid checksums (`rntuple::forge`).
+//! anchor lengths) and re-forges the file with valid checksums (`rntuple_testkit`).
 
 mod common;
 
@@ -302,8 +302,8 @@ fn writer_file() -> Vec<u8> {
 type Declared = (String, Option<(u16, u64)>, Option<(usize, u64)>);
 
 /// A declared size or count of the descriptor or the envelopes changed, the file re-forged with
-/// every checksum valid (`rntuple::forge`), so that the lie reaches the reader.
-fn declare(parts: &mut [rntuple::forge::NTupleParts], rng: &mut Rng) -> Declared {
+/// every checksum valid (`rntuple_testkit`), so that the lie reaches the reader.
+fn declare(parts: &mut [rntuple_testkit::NTupleParts], rng: &mut Rng) -> Declared {
     use rntuple::primitives::column_type::ColumnType;
     use rntuple::primitives::decode::ColumnCodec;
     let extreme = |rng: &mut Rng, near: u64| -> u64 {
@@ -370,7 +370,7 @@ fn declare(parts: &mut [rntuple::forge::NTupleParts], rng: &mut Rng) -> Declared
             let w = rng.below(raw.len() - 7);
             let v = extreme(rng, 0);
             raw[w..w + 8].copy_from_slice(&v.to_le_bytes());
-            let z = rntuple::forge::compress(&raw, if r.compression == 0 { 0 } else { 505 }).unwrap();
+            let z = rntuple_testkit::compress(&raw, if r.compression == 0 { 0 } else { 505 }).unwrap();
             *bytes = z;
             (format!("cluster {cluster} column {col} page {k}: word at {w} := {v:#x}"), None, None)
         }
@@ -382,7 +382,7 @@ fn declare(parts: &mut [rntuple::forge::NTupleParts], rng: &mut Rng) -> Declared
             let per = ColumnType::from_u16(c.column_type).and_then(|t| t.fixed_bits()).unwrap_or(32).max(1) as u64;
             let n = ((1u64 << 32) / per).min(i32::MAX as u64) as u32;
             let want = ((n as u64 * per / 8) >> 17) as usize + 64;
-            let block = rntuple::forge::compress(&vec![0u8; 0xFF_FFFF], 505).unwrap();
+            let block = rntuple_testkit::compress(&vec![0u8; 0xFF_FFFF], 505).unwrap();
             let stored: Vec<u8> = block.iter().copied().cycle().take(want.div_ceil(block.len()) * block.len()).collect();
             r.pages[k].n_elements = n;
             let at = r.pages[k].locator.offset;
@@ -455,9 +455,9 @@ fn declared_sizes_and_counts_with_valid_checksums() {
     let mut rng = Rng(0x0D0C_51E5);
     let (mut total, mut read_ok) = (0, 0);
     for (name, orig) in inputs {
-        let parts = rntuple::forge::disassemble(&orig).unwrap();
+        let parts = rntuple_testkit::disassemble(&orig).unwrap();
         // Re-forged unchanged, the file reads as the original does.
-        let again = rntuple::forge::reassemble(&parts).unwrap();
+        let again = rntuple_testkit::reassemble(&parts).unwrap();
         LARGEST.store(0, Ordering::Relaxed);
         assert_eq!(exercise(again.clone()), exercise(orig.clone()), "{name}: re-forged file reads differently");
         assert_eq!(skim_both(again, &out), skim_both(orig.clone(), &out), "{name}: re-forged file skims differently");
@@ -466,7 +466,7 @@ fn declared_sizes_and_counts_with_valid_checksums() {
         for i in 0..300 {
             let mut p = parts.clone();
             let (desc, env, anchor) = declare(&mut p, &mut rng);
-            let bytes = rntuple::forge::reassemble_with(
+            let bytes = rntuple_testkit::reassemble_with(
                 &p,
                 &mut |ty, b| {
                     if let Some((t, v)) = env

@@ -3,7 +3,7 @@
 //! sources give errors instead of hangs or wrong data.
 
 use rntuple::storage::source::{MemSource, RangeSink, ReadAt, SourceCounters};
-use rntuple::write::writer::{WriteOptions, Writer};
+use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, ReadAhead, Value};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -2,7 +2,7 @@
 //! 4) and random values, written with each compression algorithm, with small pages and clusters
 //! so that page and cluster boundaries fall everywhere, read back by our reader identical.
 
-use rntuple::write::writer::{WriteOptions, Writer};
+use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Value};
 
 struct Rng(u64);

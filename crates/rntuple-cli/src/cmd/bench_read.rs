@@ -6,7 +6,8 @@ use super::{pick_ntuple, Res};
 use rntuple::arrow::array::cast::AsArray;
 use rntuple::arrow::array::{Array, RecordBatch};
 use rntuple::arrow::datatypes::{DataType, Float32Type, UInt64Type};
-use rntuple::{RNTupleFile, ReadAhead};
+use rntuple::read::ReadAhead;
+use rntuple::RNTupleFile;
 use std::time::Instant;
 
 /// `read_ahead`: clusters loaded ahead (0: off) and the bytes they may hold, when not the defaults.

@@ -9,7 +9,7 @@ use std::time::Instant;
 pub(crate) struct WriteBench {
     pub(crate) threads: usize,
     pub(crate) entries: u64,
-    pub(crate) compression: u32,
+    pub(crate) compression: rntuple::write::Compression,
     pub(crate) mode: String,
     pub(crate) preallocate: bool,
     pub(crate) write_outside_lock: bool,
@@ -138,7 +138,7 @@ pub(crate) fn bench_write(cfg: &WriteBench) -> Res {
     println!(
         "{}",
         serde_json::json!({
-            "threads": t_n, "mode": cfg.mode, "implicit_mt": cfg.implicit_mt && cfg.mode == "sequential", "compression": cfg.compression,
+            "threads": t_n, "mode": cfg.mode, "implicit_mt": cfg.implicit_mt && cfg.mode == "sequential", "compression": cfg.compression.settings(),
             "entries": entries, "seconds": secs, "entries_per_second": entries as f64 / secs, "stored_bytes": bytes,
             "stored_mb_per_second": bytes as f64 / 1e6 / secs, "uncompressed_mb_per_second": raw as f64 / 1e6 / secs,
             "clusters": clusters, "preallocate": cfg.preallocate, "write_outside_lock": cfg.write_outside_lock, "direct_io": cfg.direct_io, "stream_uncompressed_pages": !cfg.buffer_uncompressed && cfg.mode == "sequential",

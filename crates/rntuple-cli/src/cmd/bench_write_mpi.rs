@@ -19,8 +19,8 @@ pub(crate) struct MpiBench {
     #[arg(long, default_value_t = 1)]
     pub(crate) threads: usize,
     /// Compression settings (algorithm*100+level).
-    #[arg(long, default_value_t = 505)]
-    pub(crate) compression: u32,
+    #[arg(long, default_value = "505", value_parser = crate::parse_compression)]
+    pub(crate) compression: rntuple::write::Compression,
     /// Clusters start at multiples of this many bytes (a power of two; 1 MiB for a Lustre
     /// stripe).
     #[arg(long, default_value_t = 4096)]
@@ -145,7 +145,7 @@ pub(crate) fn bench_write_mpi(cfg: &MpiBench) -> Res {
         "{}",
         serde_json::json!({
             "strategy": strategy.name(), "ranks": size, "threads": t_n, "entries_per_rank_thread": n, "entries": entries,
-            "compression": cfg.compression, "alignment": cfg.alignment, "direct_io": cfg.direct_io, "write_block": cfg.write_block,
+            "compression": cfg.compression.settings(), "alignment": cfg.alignment, "direct_io": cfg.direct_io, "write_block": cfg.write_block,
             "output": cfg.output, "files": report.files, "seconds": secs, "entries_per_second": entries as f64 / secs,
             "stored_bytes": report.file_size, "stored_mb_per_second": report.file_size as f64 / 1e6 / secs,
             "uncompressed_mb_per_second": raw as f64 / 1e6 / secs,

@@ -14,7 +14,7 @@ fn python() -> String {
     std::env::var("RNTUPLE_PYTHON").ok().filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".into())
 }
 
-pub(crate) fn convert(input: &str, output: &str, ntuple: Option<&str>, tree: Option<&str>, compression: u32, progress: bool) -> Res {
+pub(crate) fn convert(input: &str, output: &str, ntuple: Option<&str>, tree: Option<&str>, compression: rntuple::write::Compression, progress: bool) -> Res {
     let (from, to) = (Format::of_path(Path::new(input))?, Format::of_path(Path::new(output))?);
     if tree.is_some() || (from == Format::Root && to == Format::Root) {
         if to != Format::Root || from != Format::Root {
@@ -52,7 +52,7 @@ pub(crate) fn convert(input: &str, output: &str, ntuple: Option<&str>, tree: Opt
 }
 
 /// Runs `python3 -m rntuple._convert_tree`, which prints the JSON summary itself.
-fn convert_tree(input: &str, output: &str, ntuple: Option<&str>, tree: Option<&str>, compression: u32, progress: bool) -> Res {
+fn convert_tree(input: &str, output: &str, ntuple: Option<&str>, tree: Option<&str>, compression: rntuple::write::Compression, progress: bool) -> Res {
     let py = python();
     let missing = || {
         format!("converting a TTree needs Python with the rntuple and uproot packages (`pip install rntuple uproot`; the interpreter is `{py}`, or $RNTUPLE_PYTHON)")

@@ -9,11 +9,11 @@ pub(crate) fn import_json(
     ntuple: &str,
     schema: &str,
     input: &str,
-    compression: u32,
+    compression: rntuple::write::Compression,
     late: Option<&str>,
     late_at: usize,
     checkpoint_clusters: u64,
-    columns: rntuple::write::options::ColumnOptions,
+    columns: rntuple::write::ColumnOptions,
 ) -> Res {
     use rntuple::write::{WriteOptions, Writer};
     let schema: serde_json::Map<String, serde_json::Value> =

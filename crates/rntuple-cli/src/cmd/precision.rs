@@ -1,7 +1,7 @@
 //! `--half`, `--truncate` and `--quantize`: reduced-precision float fields for the commands that
 //! write (`import-json`, `skim`), as ROOT's `SetHalfPrecision`, `SetTruncated`, `SetQuantized`.
 
-use rntuple::write::options::{ColumnOptions, FloatRepr};
+use rntuple::write::{ColumnOptions, FloatRepr};
 
 /// The reduced-precision options of a command that writes.
 #[derive(clap::Args, Debug, Default)]

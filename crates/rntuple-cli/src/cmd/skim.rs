@@ -15,12 +15,12 @@ pub(crate) struct SkimArgs {
     pub(crate) where_: Option<String>,
     pub(crate) filters: Vec<String>,
     pub(crate) threads: Option<usize>,
-    pub(crate) compression: u32,
+    pub(crate) compression: rntuple::write::Compression,
     pub(crate) reencode: bool,
     pub(crate) checkpoint_clusters: u64,
 }
 
-pub(crate) fn skim(a: &SkimArgs, columns: rntuple::write::options::ColumnOptions, progress: bool) -> Res {
+pub(crate) fn skim(a: &SkimArgs, columns: rntuple::write::ColumnOptions, progress: bool) -> Res {
     let Some((output, inputs)) = a.paths.split_last() else { return Err("skim: give the input file(s) and the output file".into()) };
     let opts = rntuple::write::WriteOptions { compression: a.compression, checkpoint_clusters: a.checkpoint_clusters, columns, ..Default::default() };
     let selection = a.where_.is_some() || !a.filters.is_empty();

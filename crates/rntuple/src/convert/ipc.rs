@@ -1,5 +1,6 @@
 //! Arrow IPC file format (Feather v2) ↔ RNTuple: a record batch per cluster.
 
+use crate::format::compression::{Algorithm, Compression as RootCompression};
 use super::arrow_types::{may_hold_nulls, rntuple_schema, NullTree};
 use super::from_rntuple::Source;
 use super::{commit_or_abort, io_err, publish_or_remove, ConvertSummary};
@@ -23,7 +24,7 @@ fn open_reader(path: &Path, projection: Option<Vec<usize>>) -> Result<FileReader
 
 /// Converts an Arrow IPC file into an RNTuple `name` in a new ROOT file, one cluster per
 /// record batch.
-pub(crate) fn ipc_to_rntuple(input: &Path, output: &Path, name: &str, compression: u32, progress: &mut dyn FnMut(u64, u64)) -> Result<ConvertSummary> {
+pub(crate) fn ipc_to_rntuple(input: &Path, output: &Path, name: &str, compression: RootCompression, progress: &mut dyn FnMut(u64, u64)) -> Result<ConvertSummary> {
     let schema = open_reader(input, None)?.schema();
     // A first pass over the columns that may hold nulls (by their type) finds where they do;
     // it also counts the rows, for the progress.
@@ -64,12 +65,12 @@ pub(crate) fn ipc_to_rntuple(input: &Path, output: &Path, name: &str, compressio
 }
 
 /// Converts an RNTuple into an Arrow IPC file, one record batch per cluster.
-pub(crate) fn rntuple_to_ipc(input: &Path, output: &Path, name: Option<&str>, compression: u32, progress: &mut dyn FnMut(u64, u64)) -> Result<ConvertSummary> {
+pub(crate) fn rntuple_to_ipc(input: &Path, output: &Path, name: Option<&str>, compression: RootCompression, progress: &mut dyn FnMut(u64, u64)) -> Result<ConvertSummary> {
     let src = Source::open(input, name)?;
-    let codec = match compression / 100 {
-        0 => None,
-        4 => Some(CompressionType::LZ4_FRAME),
-        _ => Some(CompressionType::ZSTD),
+    let codec = match compression.algorithm() {
+        Algorithm::None => None,
+        Algorithm::Lz4 => Some(CompressionType::LZ4_FRAME),
+        Algorithm::Zlib | Algorithm::Lzma | Algorithm::Zstd => Some(CompressionType::ZSTD),
     };
     let ipc_opts = IpcWriteOptions::default().try_with_compression(codec).map_err(|e| ipc_err(output, e))?;
     let tmp = output.with_extension("arrow.part");

@@ -22,7 +22,9 @@
 //! # Ok::<(), rntuple::Error>(())
 //! ```
 
-pub mod arrow_types;
+crate::unstable_mod! {
+    arrow_types
+}
 mod from_rntuple;
 mod ipc;
 mod parquet;
@@ -64,15 +66,15 @@ pub struct ConvertOptions {
     /// The RNTuple: which one to read from a `.root` input (may be omitted when it holds only
     /// one), the name to give it in a `.root` output (default `Events`).
     pub ntuple: Option<String>,
-    /// Compression as ROOT spells it (`100 * algorithm + level`; 505 is zstd level 5, ROOT's
-    /// default). For a Parquet or Arrow IPC output the same algorithm is used where the format
+    /// Compression (ROOT's `100 * algorithm + level` through `Compression::from_settings`; zstd
+    /// level 5, ROOT's default). For a Parquet or Arrow IPC output the same algorithm is used where the format
     /// has it (zlib → gzip, lz4 → LZ4, zstd and lzma → zstd; Arrow IPC: lz4 or zstd), 0 for none.
-    pub compression: u32,
+    pub compression: crate::format::compression::Compression,
 }
 
 impl Default for ConvertOptions {
     fn default() -> Self {
-        ConvertOptions { ntuple: None, compression: 505 }
+        ConvertOptions { ntuple: None, compression: crate::format::compression::Compression::default() }
     }
 }
 

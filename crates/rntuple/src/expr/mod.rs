@@ -3,16 +3,16 @@
 //!
 //! The text is parsed by the [`evalexpr`] crate (a maintained expression parser with the usual
 //! precedence, `&&`/`||`/`!`, comparisons, arithmetic and function calls); its operator tree is
-//! turned into an [`Expr`] ([`parse`]) and evaluated here column-wise over Arrow record batches
-//! ([`Evaluator`]), because a skim needs vectorized evaluation over collections, which evalexpr's
+//! turned into an `Expr` (`parse`) and evaluated here column-wise over Arrow record batches
+//! (`Evaluator`), because a skim needs vectorized evaluation over collections, which evalexpr's
 //! own scalar evaluator does not do.
 //!
 //! Names are fields of the input: a top-level field (`nMuon`, `MET_pt`), a list field's elements
 //! (`Jet_pt` of a `std::vector<float>`), or a member of a record field or of the records of a list
 //! (`Jet.pt` of a `std::vector<Jet>`). Numbers are compared as `f64`. Values of the elements of a
 //! collection combine with per-entry values (broadcast), and reduce to per-entry values with the
-//! functions in [`FUNCTIONS`] (`count(Jet_pt > 25) >= 4`, `any(abs(Muon_eta) < 2.4)`). Missing
-//! values of optional fields are NaN (every comparison with them is false).
+//! functions (`count(Jet_pt > 25) >= 4`, `any(abs(Muon_eta) < 2.4)`): `count`, `sum`, `any`, `all`, `max`, `min`, `abs`, `sqrt`, `exp`, `log`.
+//! Missing values of optional fields are NaN (every comparison with them is false).
 //!
 //! ```
 //! use rntuple::expr::Selection;
@@ -39,7 +39,20 @@ mod parse;
 mod select;
 mod values;
 
-pub use eval::{Evaluator, FUNCTIONS};
-pub use parse::{parse, BinOp, Expr};
-pub use select::{apply_masks, collection_of, Filter, Masks, Selection};
-pub use values::{Collection, Values};
+pub use select::{apply_masks, Filter, Masks, Selection};
+// The parser and evaluator behind a selection: public with the `unstable` feature only.
+#[cfg(feature = "unstable")]
+pub use {
+    eval::{Evaluator, FUNCTIONS},
+    parse::{parse, BinOp, Expr},
+    select::collection_of,
+    values::{Collection, Values},
+};
+#[cfg(not(feature = "unstable"))]
+#[allow(unused_imports)]
+pub(crate) use {
+    eval::{Evaluator, FUNCTIONS},
+    parse::{parse, BinOp, Expr},
+    select::collection_of,
+    values::{Collection, Values},
+};

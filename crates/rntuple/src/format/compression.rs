@@ -22,21 +22,100 @@ pub enum Algorithm {
     Zstd,
 }
 
-impl Algorithm {
-    /// Algorithm and level of a ROOT compression settings integer.
-    pub fn from_settings(settings: u32) -> Result<(Algorithm, u32)> {
+/// A compression setting: an algorithm and a level, as ROOT's settings integer
+/// (`algorithm * 100 + level`, e.g. 505 = zstd level 5) names them. Parsed once, where a setting
+/// enters (an option, a command line, a file header), so that compressing a page checks nothing.
+///
+/// ```
+/// use rntuple::format::compression::{Algorithm, Compression};
+/// let c = Compression::from_settings(404)?;
+/// assert_eq!((c.algorithm(), c.level(), c.settings()), (Algorithm::Lz4, 4, 404));
+/// assert_eq!(Compression::default(), Compression::zstd(5));
+/// assert!(Compression::from_settings(0)?.is_none());
+/// assert!(Compression::from_settings(303).is_err()); // algorithm 3 (old LZMA) is not supported
+/// # Ok::<(), rntuple::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compression {
+    algorithm: Algorithm,
+    level: u32,
+    /// The settings integer as given (algorithm 0 and 1 both mean zlib; a level-0 setting keeps
+    /// its algorithm digit, as ROOT records it in a file header).
+    settings: u32,
+}
+
+impl Compression {
+    /// No compression (settings 0): data is stored raw.
+    pub const NONE: Compression = Compression { algorithm: Algorithm::None, level: 0, settings: 0 };
+
+    const fn of(algorithm: Algorithm, code: u32, level: u32) -> Compression {
+        let level = if level > 99 { 99 } else { level };
+        if level == 0 {
+            return Compression { algorithm: Algorithm::None, level: 0, settings: code * 100 };
+        }
+        Compression { algorithm, level, settings: code * 100 + level }
+    }
+    /// zstd at `level` (1-99; ROOT's default is zstd 5; 0 stores raw).
+    pub const fn zstd(level: u32) -> Compression {
+        Compression::of(Algorithm::Zstd, 5, level)
+    }
+    /// zlib at `level` (1-9).
+    pub const fn zlib(level: u32) -> Compression {
+        Compression::of(Algorithm::Zlib, 1, level)
+    }
+    /// lzma (xz) at `level` (1-9).
+    pub const fn lzma(level: u32) -> Compression {
+        Compression::of(Algorithm::Lzma, 2, level)
+    }
+    /// lz4 at `level`.
+    pub const fn lz4(level: u32) -> Compression {
+        Compression::of(Algorithm::Lz4, 4, level)
+    }
+
+    /// The setting of a ROOT compression settings integer; an unknown algorithm is an error.
+    pub fn from_settings(settings: u32) -> Result<Compression> {
         let level = settings % 100;
         if level == 0 {
-            return Ok((Algorithm::None, 0));
+            return Ok(Compression { algorithm: Algorithm::None, level: 0, settings });
         }
-        let alg = match settings / 100 {
+        let algorithm = match settings / 100 {
             0 | 1 => Algorithm::Zlib,
             2 => Algorithm::Lzma,
             4 => Algorithm::Lz4,
             5 => Algorithm::Zstd,
-            a => return Err(Error::Unsupported(format!("compression algorithm {a} (settings {settings})"))),
+            a => return Err(Error::Unsupported(format!("compression algorithm {a} (settings {settings}; known: 1 zlib, 2 lzma, 4 lz4, 5 zstd)"))),
         };
-        Ok((alg, level))
+        Ok(Compression { algorithm, level, settings })
+    }
+
+    /// The algorithm ([`Algorithm::None`] when the level is 0).
+    pub fn algorithm(self) -> Algorithm {
+        self.algorithm
+    }
+    /// The level (0: stored raw).
+    pub fn level(self) -> u32 {
+        self.level
+    }
+    /// ROOT's settings integer (`algorithm * 100 + level`).
+    pub fn settings(self) -> u32 {
+        self.settings
+    }
+    /// Whether data is stored raw (level 0).
+    pub fn is_none(self) -> bool {
+        self.algorithm == Algorithm::None
+    }
+}
+
+impl Default for Compression {
+    /// ROOT's default: zstd level 5 (505).
+    fn default() -> Self {
+        Compression::zstd(5)
+    }
+}
+
+impl std::fmt::Display for Compression {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.settings)
     }
 }
 
@@ -246,20 +325,19 @@ fn zstd_into(src: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
     })
 }
 
-/// Compresses `src` with ROOT's settings integer (`algorithm * 100 + level`) and block framing,
-/// appending to `out`. As ROOT does, the data is stored raw when the level is 0 or when any block
+/// Compresses `src` with the setting `c` and ROOT's block framing, appending to `out`. As ROOT does, the data is stored raw when the level is 0 or when any block
 /// would not shrink; the caller recognises raw data by its length being unchanged.
 ///
 /// ```
-/// use rntuple::format::compression::{compress, decompress};
+/// use rntuple::format::compression::{compress, decompress, Compression};
 /// let data = vec![7u8; 100_000];
 /// let mut z = Vec::new();
-/// compress(&data, 505, &mut z).unwrap();
+/// compress(&data, Compression::zstd(5), &mut z).unwrap();
 /// assert!(z.len() < data.len());
 /// assert_eq!(decompress(&z, data.len(), "example", 0).unwrap(), data);
 /// ```
-pub fn compress(src: &[u8], settings: u32, out: &mut Vec<u8>) -> Result<()> {
-    let (alg, level) = Algorithm::from_settings(settings)?;
+pub fn compress(src: &[u8], c: Compression, out: &mut Vec<u8>) -> Result<()> {
+    let (alg, level) = (c.algorithm, c.level);
     let start = out.len();
     if alg == Algorithm::None || src.is_empty() {
         out.extend_from_slice(src);
@@ -316,7 +394,7 @@ mod tests {
         let data: Vec<u8> = (0..200_000u32).map(|i| ((i / 3) % 17) as u8).collect();
         for settings in [0, 101, 109, 207, 404, 505, 509] {
             let mut z = Vec::new();
-            compress(&data, settings, &mut z).unwrap();
+            compress(&data, Compression::from_settings(settings).unwrap(), &mut z).unwrap();
             if settings == 0 {
                 assert_eq!(z, data);
             } else {
@@ -327,7 +405,7 @@ mod tests {
         // Incompressible data is stored raw.
         let noise: Vec<u8> = (0..4096u64).map(|i| (xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes()) >> 56) as u8).collect();
         let mut z = Vec::new();
-        compress(&noise, 505, &mut z).unwrap();
+        compress(&noise, Compression::zstd(5), &mut z).unwrap();
         assert_eq!(z, noise);
     }
 
@@ -335,7 +413,7 @@ mod tests {
     fn data_above_16_mib_spans_several_blocks() {
         let data: Vec<u8> = (0..(MAX_BLOCK + 1000) as u32).map(|i| (i % 251) as u8).collect();
         let mut z = Vec::new();
-        compress(&data, 505, &mut z).unwrap();
+        compress(&data, Compression::zstd(5), &mut z).unwrap();
         assert_eq!(decompress(&z, data.len(), "t", 0).unwrap(), data);
     }
 
@@ -343,7 +421,7 @@ mod tests {
     fn declared_lengths_must_match_the_block_headers() {
         let data = vec![7u8; 100_000];
         let mut z = Vec::new();
-        compress(&data, 505, &mut z).unwrap();
+        compress(&data, Compression::zstd(5), &mut z).unwrap();
         check_blocks(&z, data.len() as u64, "t", 0).unwrap();
         // A length the blocks do not hold is refused before anything is allocated, however
         // plausible the ratio (2^28 doubles from a few hundred bytes).

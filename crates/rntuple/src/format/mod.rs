@@ -1,9 +1,22 @@
 //! Format layer: pure (de)serialization of the RNTuple envelopes, frames and locators, and ROOT's
 //! compression framing. Bytes in, descriptors out, and back; no I/O.
+//!
+//! Public: [`descriptor`], what a [`crate::Reader`] describes an RNTuple with; the rest is
+//! internal (public with the `unstable` feature).
 
-pub mod anchor;
 pub mod descriptor;
-pub mod names;
+crate::unstable_mod! {
+    /// The `ROOT::RNTuple` anchor object (internal).
+    anchor
+}
+crate::unstable_mod! {
+    /// Field and type name rules (internal).
+    names
+}
+crate::unstable_mod! {
+    /// Building descriptors by hand, for tests and forged files (internal).
+    build
+}
 crate::unstable_mod! {
     /// XXH3 checksums of envelopes and pages (internal).
     checksum

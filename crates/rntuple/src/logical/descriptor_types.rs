@@ -71,7 +71,7 @@ pub(crate) fn field_type(d: &Descriptor, id: u32, depth: usize) -> Result<TypeEx
     })
 }
 
-/// The classes of the class fields of `d` (outermost ones: [`crate::storage::streamer_info`]
+/// The classes of the class fields of `d` (outermost ones: [`crate::logical::class_streamers`]
 /// adds the classes they use), each name once; fields whose type cannot be rebuilt are left out.
 pub(crate) fn descriptor_classes(d: &Descriptor) -> Vec<ClassDef> {
     fn walk(t: TypeExpr, out: &mut Vec<ClassDef>) {

@@ -54,8 +54,8 @@ use crate::ops::skim::{batch_end, read_columns, subset, top_ancestors, uncopyabl
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
 use crate::storage::output::refuse_same_file;
-use crate::write::parallel::ParallelWriter;
-use crate::write::writer::WriteOptions;
+use crate::write::ParallelWriter;
+use crate::write::WriteOptions;
 use arrow_array::RecordBatch;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

@@ -4,7 +4,7 @@
 //! manager runs on a file before trusting it (`rntuple check`).
 //!
 //! ```
-//! use rntuple::write::writer::{Writer, WriteOptions};
+//! use rntuple::write::{Writer, WriteOptions};
 //! use rntuple::Value;
 //! let path = std::env::temp_dir().join("rntuple-doc-check.root");
 //! let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;

@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 /// How far a reader reads ahead of decoding.
 ///
 /// ```
-/// use rntuple::ReadAhead;
+/// use rntuple::read::ReadAhead;
 /// let ra = ReadAhead { clusters: 4, ..ReadAhead::default() };
 /// assert_eq!(ra.bytes, 256 << 20);
 /// assert!(ReadAhead::off().clusters == 0 && !ReadAhead::off().enabled);

@@ -3,7 +3,8 @@
 use crate::error::Result;
 use crate::format::anchor::AnchorStatus;
 use crate::read::reader::Reader;
-use crate::storage::source::{is_url, open_location, MemSource, ReadAt};
+use crate::storage::location::{is_url, open_location};
+use crate::storage::source::{MemSource, ReadAt};
 use crate::storage::tfile::RootFile;
 use std::path::Path;
 use std::sync::Arc;
@@ -49,7 +50,7 @@ impl RNTupleFile {
     /// ```
     /// use std::sync::Arc;
     /// use rntuple::storage::source::{MemSource, ReadAt};
-    /// use rntuple::write::writer::{Writer, WriteOptions};
+    /// use rntuple::write::{Writer, WriteOptions};
     /// let path = std::env::temp_dir().join("rntuple-doc-from-source.root");
     /// let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
     /// w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::F32(1.5))]))?;

@@ -5,7 +5,7 @@
 //! lists) are read once when the file is opened, so that opening takes few round trips.
 
 #[cfg(test)]
-use super::source::is_url;
+use super::location::is_url;
 use super::source::{RangeSink, ReadAt, SourceCounters};
 use crate::error::{Error, Result};
 use futures::StreamExt;

@@ -1,5 +1,5 @@
 //! Byte sources: where the reader gets its bytes from (a local file or memory; HTTP and S3 in
-//! `remote`), and what they count.
+//! `remote`; a path or URL is dispatched to one of them by `location`), and what they count.
 
 use crate::error::{Error, Result};
 use std::fs::File;
@@ -101,38 +101,6 @@ pub trait ReadAt: Send + Sync {
     fn counters(&self) -> Option<&SourceCounters> {
         None
     }
-}
-
-/// Whether `location` is a URL read remotely (`http://`, `https://`, `s3://`) rather than a
-/// path.
-///
-/// ```
-/// use rntuple::storage::source::is_url;
-/// assert!(is_url("https://host/f.root") && is_url("s3://bucket/f.root"));
-/// assert!(!is_url("/data/f.root") && !is_url("http://"));
-/// ```
-pub fn is_url(location: &str) -> bool {
-    ["http://", "https://", "s3://"].iter().any(|p| location.len() > p.len() && location.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p)))
-}
-
-/// Opens a path or a URL (`http://`, `https://`, `s3://bucket/key`; see
-/// `storage::remote::RemoteSource`) as a byte source.
-pub fn open_location(location: impl AsRef<Path>) -> Result<Arc<dyn ReadAt>> {
-    let p = location.as_ref();
-    match p.to_str() {
-        Some(s) if is_url(s) => open_url(s),
-        _ => Ok(Arc::new(FileSource::open(p)?)),
-    }
-}
-
-#[cfg(feature = "remote")]
-fn open_url(url: &str) -> Result<Arc<dyn ReadAt>> {
-    Ok(Arc::new(super::remote::RemoteSource::open(url)?))
-}
-
-#[cfg(not(feature = "remote"))]
-fn open_url(url: &str) -> Result<Arc<dyn ReadAt>> {
-    Err(Error::Unsupported(format!("{url}: this build of rntuple reads local files only (the `remote` feature is off)")))
 }
 
 /// A local file read with `pread`.

@@ -6,12 +6,10 @@
 //! for later uses, offsets counted from the start of the key).
 //!
 //! [`streamer_info_list`] adds, as ROOT does for an RNTuple with class fields, one
-//! `TStreamerInfo` per class the RNTuple's fields use (their bases and nested classes included):
-//! see [`classes`].
+//! `TStreamerInfo` per class the RNTuple's fields use (their bases and nested classes included),
+//! given as [`StreamerInfo`] records: the logical layer makes them from the classes
+//! (`logical::class_streamers`), so that this file knows bytes, not types.
 
-use crate::logical::typename::ClassDef;
-
-pub mod classes;
 
 /// Big-endian buffer with ROOT byte counts.
 struct Buf {
@@ -69,6 +67,23 @@ impl Buf {
     }
 }
 
+/// The `TStreamerInfo` record of one class, as the file's StreamerInfo key lists it: built from
+/// a class description by the logical layer (`logical::class_streamers`).
+#[derive(Clone, Debug)]
+pub struct StreamerInfo {
+    /// The class name.
+    pub name: String,
+    /// The class checksum.
+    pub checksum: u32,
+    /// The class version.
+    pub version: u32,
+    /// Base classes, then data members.
+    pub elements: Vec<StreamerElement>,
+}
+
+/// `TStreamerSTLstring`'s STL type and content type code.
+const K_STL_STRING: u32 = 365;
+
 /// ROOT basic type codes.
 const K_USHORT: u32 = 12;
 const K_ULONG: u32 = 14;
@@ -80,10 +95,15 @@ pub fn rntuple_streamer_info(key_len: usize) -> Vec<u8> {
 }
 
 /// The (uncompressed) payload of the StreamerInfo key for a key header of `key_len` bytes:
-/// `ROOT::RNTuple`'s streamer info, then those of `classes` and of the classes they use (bases,
-/// member classes), each once, in that order (depth first).
-pub fn streamer_info_list(key_len: usize, classes: &[ClassDef]) -> Vec<u8> {
-    let infos = classes::with_dependencies(classes);
+/// `ROOT::RNTuple`'s streamer info, then `infos`, each (name, version) once, in their order.
+pub fn streamer_info_list(key_len: usize, infos: &[StreamerInfo]) -> Vec<u8> {
+    let mut unique: Vec<&StreamerInfo> = Vec::with_capacity(infos.len());
+    for i in infos {
+        if !unique.iter().any(|u| u.name == i.name && u.version == i.version) {
+            unique.push(i);
+        }
+    }
+    let infos = unique;
     let mut w = Buf { b: Vec::with_capacity(1300), displacement: key_len };
     let mut seen = Vec::new();
     // TList
@@ -147,11 +167,134 @@ pub fn streamer_info_list(key_len: usize, classes: &[ClassDef]) -> Vec<u8> {
     w.close(obj);
     w.tstring(""); // the list's option string for the object
     for c in infos {
-        classes::write_info(&mut w, &mut seen, c);
+        write_info(&mut w, &mut seen, c);
         w.tstring("");
     }
     w.close(list);
     w.b
+}
+
+/// Writes the `TStreamerInfo` `c` (as an object of a list: class tag and body).
+fn write_info(w: &mut Buf, seen: &mut Vec<(String, usize)>, c: &StreamerInfo) {
+    let obj = w.open();
+    w.class_tag("TStreamerInfo", seen);
+    let si = w.open();
+    w.u16(10);
+    w.tnamed(&c.name, "", 0x0001_0000);
+    w.u32(c.checksum);
+    w.u32(c.version);
+    let elements = &c.elements;
+    let arr_obj = w.open();
+    w.class_tag("TObjArray", seen);
+    let arr = w.open();
+    w.u16(3);
+    w.tobject(0);
+    w.tstring("");
+    w.u32(elements.len() as u32);
+    w.u32(0); // lower bound
+    for e in elements {
+        e.write(w, seen);
+    }
+    w.close(arr);
+    w.close(arr_obj);
+    w.close(si);
+    w.close(obj);
+}
+
+/// Which `TStreamerElement` subclass an element is, with what that subclass adds.
+#[derive(Clone, Copy, Debug)]
+pub enum ElementKind {
+    /// `TStreamerBasicType`: a fundamental type, an enum, an array of them.
+    Basic,
+    /// `TStreamerBase`: a base class, with its class version (-1 without a `ClassDef`).
+    Base {
+        /// The base class's version.
+        version: i32,
+    },
+    /// `TStreamerSTL`: a collection, with its `ROOT::ESTLType` and content type code.
+    Stl {
+        /// `ROOT::ESTLType`.
+        stl: u32,
+        /// `fCtype`: the items' basic type code, or `kObject`.
+        ctype: u32,
+    },
+    /// `TStreamerSTLstring`: a `std::string`.
+    StlString,
+    /// `TStreamerObjectAny`: a class, pair, tuple, variant or atomic by value.
+    Any,
+    /// `TStreamerObjectAnyPointer`: a pointer to a class.
+    AnyPointer,
+}
+
+/// One element of a `TStreamerInfo`: a base class or a data member.
+#[derive(Clone, Debug)]
+pub struct StreamerElement {
+    /// The element's subclass.
+    pub kind: ElementKind,
+    /// The member's (or base class's) name.
+    pub name: String,
+    /// `TVirtualStreamerInfo::EReadWrite` type code.
+    pub ty: u32,
+    /// In-memory size in bytes.
+    pub size: u32,
+    /// Array dimensions (a `std::array`'s, outermost first).
+    pub dims: Vec<u32>,
+    /// The fifth `fMaxIndex` slot holds a base class's checksum.
+    pub base_checksum: u32,
+    /// The type name ROOT records (`BASE` for a base class).
+    pub type_name: String,
+}
+
+impl StreamerElement {
+    fn write(&self, w: &mut Buf, seen: &mut Vec<(String, usize)>) {
+        let (class, version) = match self.kind {
+            ElementKind::Basic => ("TStreamerBasicType", 2),
+            ElementKind::Base { .. } => ("TStreamerBase", 3),
+            ElementKind::Stl { .. } => ("TStreamerSTL", 3),
+            ElementKind::StlString => ("TStreamerSTLstring", 2),
+            ElementKind::Any => ("TStreamerObjectAny", 2),
+            ElementKind::AnyPointer => ("TStreamerObjectAnyPointer", 1),
+        };
+        let obj = w.open();
+        w.class_tag(class, seen);
+        let outer = w.open();
+        w.u16(version);
+        // A TStreamerSTLstring is a TStreamerSTL.
+        let stl = matches!(self.kind, ElementKind::StlString).then(|| {
+            let at = w.open();
+            w.u16(3);
+            at
+        });
+        let el = w.open();
+        w.u16(4);
+        w.tnamed(&self.name, "", 0);
+        w.u32(self.ty);
+        w.u32(self.size);
+        w.u32(self.dims.iter().product::<u32>() * u32::from(!self.dims.is_empty()));
+        w.u32(self.dims.len() as u32);
+        for i in 0..5 {
+            w.u32(if i == 1 && self.base_checksum != 0 { self.base_checksum } else { self.dims.get(i).copied().unwrap_or(0) });
+        }
+        w.tstring(&self.type_name);
+        w.close(el);
+        match self.kind {
+            ElementKind::Base { version } => w.u32(version as u32),
+            ElementKind::Stl { stl, ctype } => {
+                w.u32(stl);
+                w.u32(ctype);
+            }
+            ElementKind::StlString => {
+                w.u32(K_STL_STRING);
+                w.u32(K_STL_STRING);
+            }
+            ElementKind::Basic | ElementKind::Any | ElementKind::AnyPointer => {}
+        }
+        if let Some(at) = stl {
+            w.close(at);
+        }
+        w.close(outer);
+        w.close(obj);
+    }
 }
 
 #[cfg(test)]

@@ -5,8 +5,10 @@
 
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
+use crate::format::compression::Compression;
 use crate::storage::key_plan::{KeyPlan, Piece};
 use crate::storage::output::{OutputFile, OutputMode};
+use crate::storage::streamer_info::{streamer_info_list, StreamerInfo};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -16,7 +18,7 @@ const BEGIN: u64 = 100;
 pub const ROOT_VERSION: u32 = 64000;
 
 /// Appends a ROOT TString: a length byte (255 and a u32 for 255 bytes or more), then the bytes.
-pub(crate) fn tstring(out: &mut Vec<u8>, s: &str) {
+pub fn tstring(out: &mut Vec<u8>, s: &str) {
     if s.len() < 255 {
         out.push(s.len() as u8);
     } else {
@@ -27,7 +29,7 @@ pub(crate) fn tstring(out: &mut Vec<u8>, s: &str) {
 }
 
 /// The stored length of [`tstring`]'s output for `s`.
-pub(crate) fn tstring_len(s: &str) -> usize {
+pub fn tstring_len(s: &str) -> usize {
     if s.len() < 255 {
         1 + s.len()
     } else {
@@ -60,7 +62,7 @@ fn key_header(nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &
 /// A TKey header (version 1004, 64-bit seeks) with the TDatime `datime` (forged files use a
 /// fixed one, so that they are reproducible).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn key_header_at(datime: u32, nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &str, name: &str, title: &str) -> Vec<u8> {
+pub fn key_header_at(datime: u32, nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &str, name: &str, title: &str) -> Vec<u8> {
     let key_len = 34 + tstring_len(class) + tstring_len(name) + tstring_len(title);
     let mut h = Vec::with_capacity(key_len);
     h.extend_from_slice(&nbytes.to_be_bytes());
@@ -133,7 +135,7 @@ pub struct RootFileWriter {
     path: String,
     file_name: String,
     end: u64,
-    compression: u32,
+    compression: Compression,
     /// (key header bytes) of top-level keys, for the keys list.
     top_keys: Vec<Vec<u8>>,
     /// Index in `top_keys` of the anchor key written by this writer, per RNTuple name (a
@@ -152,20 +154,20 @@ pub struct RootFileWriter {
     publish_at_checkpoint: bool,
     /// Set when keys are added to an existing file: the (class name, name) of the keys it had.
     existing_keys: Option<Vec<(String, String)>>,
-    /// Classes of the RNTuples' class fields, described in the StreamerInfo record.
-    classes: Vec<crate::logical::typename::ClassDef>,
+    /// The `TStreamerInfo` records of the RNTuples' class fields, in the StreamerInfo record.
+    classes: Vec<StreamerInfo>,
 }
 
 impl RootFileWriter {
     /// Creates a ROOT file atomically: under a temporary name beside `path`, renamed over it by
     /// [`RootFileWriter::finish`] (see [`crate::storage::output`]).
-    pub fn create(path: impl AsRef<Path>, compression: u32) -> Result<Self> {
+    pub fn create(path: impl AsRef<Path>, compression: Compression) -> Result<Self> {
         Self::create_with(path, compression, OutputMode::Atomic)
     }
 
     /// Creates a ROOT file, atomically or for checkpoints (then the first
     /// [`RootFileWriter::checkpoint`] renames it over `path`: see [`OutputMode`]).
-    pub fn create_with(path: impl AsRef<Path>, compression: u32, mode: OutputMode) -> Result<Self> {
+    pub fn create_with(path: impl AsRef<Path>, compression: Compression, mode: OutputMode) -> Result<Self> {
         let p = path.as_ref();
         let out = OutputFile::create(p, mode)?;
         let file_name = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -184,7 +186,7 @@ impl RootFileWriter {
             nbytes_name: 0,
             tfile_prefix: Vec::new(),
             info: None,
-            file_compression: compression,
+            file_compression: compression.settings(),
             uuid,
             ctime: datime(),
             existing_keys: None,
@@ -205,7 +207,7 @@ impl RootFileWriter {
     /// keys and the new), a free-segments record and the directory record and file header that
     /// point at them. Everything already in the file stays where it is, its StreamerInfo record
     /// included. Until `finish` the file reads as it was (its header and keys list are untouched).
-    pub fn open_update(path: impl AsRef<Path>, compression: u32) -> Result<Self> {
+    pub fn open_update(path: impl AsRef<Path>, compression: Compression) -> Result<Self> {
         let p = path.as_ref();
         let file = std::fs::OpenOptions::new().read(true).write(true).open(p).map_err(|e| Error::io(format!("opening {} for update", p.display()), e))?;
         let dup = file.try_clone().map_err(|e| Error::io(format!("duplicating the handle of {}", p.display()), e))?;
@@ -398,11 +400,11 @@ impl RootFileWriter {
         Ok((key, at))
     }
 
-    /// Adds classes of class fields to describe in the StreamerInfo record (a new file's: an
-    /// updated file keeps its record); one not described yet makes the next checkpoint or commit
-    /// write the record anew.
-    pub fn add_classes(&mut self, classes: &[crate::logical::typename::ClassDef]) {
-        for c in classes {
+    /// Adds the `TStreamerInfo` records of classes of class fields to the StreamerInfo record (a
+    /// new file's: an updated file keeps its record); one not there yet makes the next
+    /// checkpoint or commit write the record anew.
+    pub fn add_streamer_infos(&mut self, infos: &[StreamerInfo]) {
+        for c in infos {
             if self.existing_keys.is_none() && !self.classes.iter().any(|o| o.name == c.name && o.version == c.version) {
                 self.classes.push(c.clone());
                 self.info = None;
@@ -415,7 +417,7 @@ impl RootFileWriter {
     fn write_streamer_info(&mut self) -> Result<(u64, u32)> {
         let seek_info = self.end;
         let si_key_len = 34 + tstring_len("TList") + tstring_len("StreamerInfo") + tstring_len("Doubly linked list");
-        let si = crate::storage::streamer_info::streamer_info_list(si_key_len, &self.classes);
+        let si = streamer_info_list(si_key_len, &self.classes);
         let mut si_z = Vec::new();
         crate::format::compression::compress(&si, self.compression, &mut si_z)?;
         let nbytes_info = (si_key_len + si_z.len()) as u32;

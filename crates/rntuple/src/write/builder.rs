@@ -6,7 +6,6 @@
 //! Rust values (`fill_typed.rs`).
 
 use crate::error::{Error, Result};
-use crate::format::compression;
 use crate::format::descriptor::Descriptor;
 use crate::logical::typename::{parse, TypeExpr};
 use crate::write::columns::{Column, Columns};
@@ -39,8 +38,7 @@ pub(crate) struct ClusterBuilder<O: ClusterOut> {
 impl<O: ClusterOut> ClusterBuilder<O> {
     /// A builder for `schema`, whose fields and columns are appended to `desc`.
     pub fn new(desc: &mut Descriptor, schema: &[(String, TypeExpr)], opts: WriteOptions, out: O) -> Result<Self> {
-        compression::Algorithm::from_settings(opts.compression)?;
-        let compressed = !opts.compression.is_multiple_of(100);
+        let compressed = !opts.compression.is_none();
         let (first_field, first_column) = (desc.fields.len(), desc.columns.len());
         let (plans, mut cols, n_counters) = plan_schema(desc, schema, compressed)?;
         crate::write::reduced::apply_column_options(desc, &mut cols, first_field, first_column, &opts.columns)?;
@@ -96,7 +94,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             return Err(Error::Invalid(format!("field '{name}' exists already")));
         }
         let te = parse(type_name).map_err(|e| Error::Invalid(format!("field '{name}': {e}")))?;
-        let compressed = !self.opts.compression.is_multiple_of(100);
+        let compressed = !self.opts.compression.is_none();
         let mut n_counters = self.counts.len();
         // Elements already in the current cluster are implicit too: the new columns' pages in this
         // cluster start after them.
@@ -131,7 +129,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     pub(super) fn cluster_fill(&self) -> f64 {
         // Uncompressed data has a ratio of 1 (as in ROOT, whose first uncompressed cluster closes at
         // the target size); otherwise 0.5 until pages were compressed, then the average so far.
-        let ratio = if self.opts.compression.is_multiple_of(100) {
+        let ratio = if self.opts.compression.is_none() {
             1.0
         } else if self.cols.unzipped_total > 0 {
             self.cols.zipped_total as f64 / self.cols.unzipped_total as f64
@@ -150,7 +148,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         }
         let (columns, chunks) = self.cols.take_cluster(&mut self.out)?;
         let mut sealed =
-            SealedCluster { n_entries: self.entries, chunks, columns, compression: self.opts.compression, checksums: self.opts.enable_page_checksums };
+            SealedCluster { n_entries: self.entries, chunks, columns, compression: self.opts.compression.settings(), checksums: self.opts.enable_page_checksums };
         self.entries = 0;
         self.counts.iter_mut().for_each(|c| *c = 0);
         self.clusters += 1;

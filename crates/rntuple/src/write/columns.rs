@@ -5,7 +5,7 @@
 //! or files: the output of a page written on its own is passed in as a [`ClusterOut`].
 
 use crate::error::{Error, Result};
-use crate::format::compression;
+use crate::format::compression::{self, Compression};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::element::{BufElement, ColumnBuf};
 use crate::primitives::encode::encode_page;
@@ -59,7 +59,7 @@ pub(crate) struct Columns {
     pub cols: Vec<Column>,
     /// Whether full pages stay in memory until their cluster is written (see [`Columns::new`]).
     buffered: bool,
-    compression: u32,
+    compression: Compression,
     checksums: bool,
     implicit_mt: bool,
     imt_threads: usize,
@@ -96,13 +96,13 @@ impl Columns {
             let n = (opts.initial_unzipped_page_size.min(opts.max_unzipped_page_size) * 8 / c.bits()).max(1);
             c.buf.reserve(n as usize);
         }
-        let sealed_as_filled = opts.compression.is_multiple_of(100) || !opts.use_implicit_mt;
+        let sealed_as_filled = opts.compression.is_none() || !opts.use_implicit_mt;
         let stream = opts.stream_uncompressed_pages && sealed_as_filled && !opts.use_direct_io && pages_as_they_fill;
         // The page buffer budget in bytes: encoded pages awaiting compression beyond it are
         // compressed at once, largest first (0 = auto: twice the target cluster size when
         // compressing, once when not, as ROOT).
         let budget = match opts.page_buffer_budget {
-            0 if opts.compression.is_multiple_of(100) => opts.approx_zipped_cluster_size,
+            0 if opts.compression.is_none() => opts.approx_zipped_cluster_size,
             0 => 2 * opts.approx_zipped_cluster_size,
             b => b,
         };
@@ -381,8 +381,8 @@ fn held(z: Vec<u8>) -> (Vec<u8>, Vec<u8>) {
 
 /// Compresses an encoded page (into `spare`) and appends its XXH3 checksum when asked; returns
 /// the sealed page and the buffer left over. Uncompressed pages are sealed in place.
-fn seal(raw: Vec<u8>, spare: Vec<u8>, settings: u32, checksum: bool) -> Result<(Vec<u8>, Vec<u8>)> {
-    let (mut z, left) = if settings.is_multiple_of(100) {
+fn seal(raw: Vec<u8>, spare: Vec<u8>, settings: Compression, checksum: bool) -> Result<(Vec<u8>, Vec<u8>)> {
+    let (mut z, left) = if settings.is_none() {
         (raw, spare)
     } else {
         let mut z = spare;
@@ -438,7 +438,7 @@ mod tests {
     #[test]
     fn pages_are_cut_at_the_maximum_size_and_sealed_with_checksums() {
         for (compression, implicit_mt) in [(0, false), (505, false), (505, true), (101, true)] {
-            let opts = WriteOptions { compression, use_implicit_mt: implicit_mt, imt_threads: 2, max_unzipped_page_size: 400, ..WriteOptions::default() };
+            let opts = WriteOptions { compression: Compression::from_settings(compression).unwrap(), use_implicit_mt: implicit_mt, imt_threads: 2, max_unzipped_page_size: 400, ..WriteOptions::default() };
             let mut c = columns(&opts);
             let vals: Vec<f32> = (0..250).map(|i| i as f32 * 0.5).collect();
             let mut out = Pages::default();

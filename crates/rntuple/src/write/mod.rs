@@ -2,28 +2,28 @@
 //! write one RNTuple into one file, each through its own [`FillContext`]; [`FileWriter`] writes
 //! several RNTuples (each through such a writer) into one file at once.
 
-pub mod attributes;
+mod attributes;
 pub(crate) mod builder;
 pub(crate) mod columns;
 pub mod distributed;
-mod file_sink;
-pub mod file_writer;
+mod file_writer;
 mod fill_arrow;
 mod fill_typed;
 mod fill_value;
-pub mod options;
-pub mod parallel;
+mod options;
+mod parallel;
 pub(crate) mod plan;
-mod positioned;
-pub mod projections;
+mod projections;
 mod reduced;
 pub(crate) mod sealed;
 pub(crate) mod sink;
-pub mod typed;
-pub mod writer;
+mod typed;
+mod writer;
+pub use crate::format::compression::{Algorithm, Compression};
 pub use attributes::AttributeSetWriter;
 pub use file_writer::FileWriter;
-pub use options::WriteOptions;
+pub use options::{ColumnOptions, FloatRepr, OptionInfo, OptionKind, OptionValue, WriteOptions};
 pub use parallel::{ContextMetrics, FillContext, ParallelWriter};
+pub use projections::Projection;
 pub use typed::{Entry, FieldValue, FieldWriter, RecordWriter, ScalarSlice};
 pub use writer::Writer;

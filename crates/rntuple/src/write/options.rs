@@ -4,6 +4,8 @@
 //! its defaults dict use are all generated from that one list.
 
 use crate::error::{Error, Result};
+use crate::format::compression::Compression;
+use crate::storage::file_sink::FileOptions;
 pub use crate::primitives::reduced_float::FloatRepr;
 
 /// Per-field column options: which `float`/`double` fields are stored with reduced precision
@@ -16,7 +18,7 @@ pub use crate::primitives::reduced_float::FloatRepr;
 /// or double field of the schema, else creating the writer fails naming it.
 ///
 /// ```
-/// use rntuple::write::options::{ColumnOptions, FloatRepr};
+/// use rntuple::write::{ColumnOptions, FloatRepr};
 /// use rntuple::write::WriteOptions;
 /// let mut opts = WriteOptions::default();
 /// opts.columns = ColumnOptions::new()
@@ -133,6 +135,17 @@ macro_rules! uint_option {
 }
 uint_option!(u32, u64, usize);
 
+impl OptionType for Compression {
+    const KIND: OptionKind = OptionKind::UInt;
+    fn to_value(&self) -> OptionValue {
+        OptionValue::UInt(u64::from(self.settings()))
+    }
+    fn from_value(name: &str, v: OptionValue) -> Result<Self> {
+        let settings = u32::from_value(name, v)?;
+        Compression::from_settings(settings).map_err(|e| Error::Invalid(format!("write option '{name}': {e}")))
+    }
+}
+
 macro_rules! write_options {
     ($($(#[doc = $doc:literal])* $name:ident : $ty:ty = $default:expr;)*) => {
     /// Write options, named and defaulted like ROOT's `RNTupleWriteOptions`.
@@ -166,7 +179,7 @@ macro_rules! write_options {
             /// use rntuple::write::{options::OptionValue, WriteOptions};
             /// let mut o = WriteOptions::default();
             /// o.set("compression", OptionValue::UInt(0))?;
-            /// assert_eq!(o.compression, 0);
+            /// assert!(o.compression.is_none());
             /// assert!(o.set("compresion", OptionValue::UInt(0)).is_err());
             /// # Ok::<(), rntuple::Error>(())
             /// ```
@@ -190,8 +203,9 @@ macro_rules! write_options {
 }
 
 write_options! {
-    /// Compression settings (`algorithm * 100 + level`); ROOT's default 505.
-    compression: u32 = 505;
+    /// Compression (ROOT's settings `algorithm * 100 + level` by name: `Compression::from_settings`);
+    /// ROOT's default zstd 5 (505).
+    compression: Compression = Compression::zstd(5);
     /// Target compressed cluster size (128 MiB).
     approx_zipped_cluster_size: u64 = 128 << 20;
     /// Hard limit of a cluster's uncompressed size (1280 MiB).
@@ -259,6 +273,18 @@ write_options! {
 }
 
 impl WriteOptions {
+    /// The file-level options: how the file is created (for update, checkpointed or atomic),
+    /// the compression of its own records, direct I/O and preallocation.
+    pub(crate) fn file_options(&self) -> FileOptions {
+        FileOptions {
+            update_existing_file: self.update_existing_file,
+            checkpointed: self.checkpoint_clusters > 0,
+            compression: self.compression,
+            use_direct_io: self.use_direct_io,
+            preallocate: self.preallocate,
+        }
+    }
+
     /// Checks the options as ROOT's `RNTupleWriteOptions` does; the error names the option.
     ///
     /// ```

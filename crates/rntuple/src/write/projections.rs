@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use rntuple::logical::typename::{parse, TypeExpr};
-//! use rntuple::write::projections::Projection;
+//! use rntuple::write::Projection;
 //! use rntuple::write::{WriteOptions, Writer};
 //! use rntuple::Value;
 //! let path = std::env::temp_dir().join("rntuple-doc-projections.root");

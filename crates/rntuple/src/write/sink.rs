@@ -20,9 +20,9 @@ use crate::format::cursor::Locator;
 use crate::format::descriptor::*;
 use crate::format::serialize;
 use crate::storage::key_plan::KeyPlan;
-use crate::write::file_sink::{FileRef, FileSink, NtupleState, SharedFile};
+use crate::storage::file_sink::{FileRef, FileSink, NtupleState, SharedFile};
 use crate::write::options::WriteOptions;
-pub(crate) use crate::write::positioned::{write_placement, Placement, WriteTarget};
+pub(crate) use crate::storage::positioned::{write_placement, Placement, WriteTarget};
 use crate::write::sealed::{ClusterOut, SealedCluster};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -73,7 +73,7 @@ impl Dataset {
     pub fn create(path: impl AsRef<Path>, desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
         opts.validate()?;
         crate::format::names::check_name(&desc.name, "RNTuple")?;
-        let file = FileSink::create(path.as_ref(), &opts)?;
+        let file = FileSink::create(path.as_ref(), &opts.file_options())?;
         let key = desc.name.clone();
         Dataset::open(FileRef::Own(Box::new(file)), desc, opts, key, false)
     }
@@ -299,10 +299,10 @@ impl Dataset {
         let (major, minor, patch) = if self.hidden || !self.desc.attribute_sets.is_empty() { ATTRIBUTE_VERSION } else { PLAIN_VERSION };
         let (name, hidden) = (&self.name, self.hidden);
         // ROOT's files describe the classes of class fields in their StreamerInfo record.
-        let classes = crate::logical::descriptor_types::descriptor_classes(&self.desc);
+        let classes = crate::logical::class_streamers::streamer_infos(&crate::logical::descriptor_types::descriptor_classes(&self.desc));
         let file = self.file.as_mut().ok_or_else(|| Error::Invalid(format!("the RNTuple '{name}' was committed already")))?;
         let at = file.with(|f| {
-            f.add_classes(&classes);
+            f.add_streamer_infos(&classes);
             let foff = f.write_envelope(&z, fb.len() as u64, max_key)?;
             let anchor = Anchor {
                 epoch: 1,

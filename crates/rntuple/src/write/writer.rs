@@ -8,7 +8,7 @@ use crate::format::descriptor::Descriptor;
 use crate::logical::typename::TypeExpr;
 use crate::value::Value;
 use crate::write::builder::ClusterBuilder;
-pub use crate::write::options::WriteOptions;
+use crate::write::options::WriteOptions;
 use crate::write::plan::parse_field_types;
 use crate::write::sink::Dataset;
 use arrow_array::RecordBatch;
@@ -17,7 +17,7 @@ use std::path::Path;
 /// The sequential writer.
 ///
 /// ```
-/// use rntuple::write::writer::{Writer, WriteOptions};
+/// use rntuple::write::{Writer, WriteOptions};
 /// use rntuple::Value;
 /// let path = std::env::temp_dir().join("rntuple-doc-writer.root");
 /// let mut w = Writer::create(&path, "Events", &[("x", "float"), ("v", "std::vector<std::int32_t>")], WriteOptions::default())?;
@@ -70,7 +70,7 @@ impl Writer {
     ///
     /// ```
     /// use rntuple::logical::typename::{parse, TypeExpr};
-    /// use rntuple::write::writer::{Writer, WriteOptions};
+    /// use rntuple::write::{Writer, WriteOptions};
     /// use rntuple::Value;
     /// let path = std::env::temp_dir().join("rntuple-doc-untyped.root");
     /// let muon = TypeExpr::Record(vec![("pt".into(), parse("float")?), ("q".into(), parse("std::int8_t")?)]);
@@ -110,7 +110,7 @@ impl Writer {
     /// deferred, so the entries written before read as default values (0, empty, absent).
     ///
     /// ```
-    /// use rntuple::write::writer::{Writer, WriteOptions};
+    /// use rntuple::write::{Writer, WriteOptions};
     /// use rntuple::Value;
     /// let path = std::env::temp_dir().join("rntuple-doc-extension.root");
     /// let mut w = Writer::create(&path, "T", &[("a", "std::int32_t")], WriteOptions::default())?;

@@ -48,7 +48,9 @@
 
 mod assembler;
 mod rank;
-pub mod wire;
+crate::unstable_mod! {
+    wire
+}
 
 pub use assembler::Assembler;
 /// Parses a schema of (field name, C++ type name) pairs, as the writers do.

@@ -13,7 +13,7 @@ use crate::value::Value;
 use crate::write::builder::ClusterBuilder;
 use crate::write::distributed::wire::{decode_shipped, encode_cluster, encode_placed, PlacedCluster};
 use crate::write::options::WriteOptions;
-use crate::write::positioned::{write_placement, Placement, WriteTarget};
+use crate::storage::positioned::{write_placement, Placement, WriteTarget};
 use crate::write::sealed::{ClusterOut, PagePosition, SealedCluster};
 use arrow_array::RecordBatch;
 use std::path::Path;

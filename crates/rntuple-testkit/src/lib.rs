@@ -1,4 +1,5 @@
-//! Forging ROOT files in memory, for tests and fuzzing (internal).
+//! Forging ROOT files in memory, for tests, fuzzing and the hostile-file examples: the test-support
+//! crate of `rntuple` (it uses the library's `unstable` internals and is not part of its API).
 //!
 //! A [`FileForge`] assembles a complete ROOT file in a `Vec<u8>`: the file header, the TFile key
 //! with the top directory, RBlob keys holding envelopes and pages, `ROOT::RNTuple` anchor keys,
@@ -14,7 +15,7 @@
 //! change a count or a size in its descriptor or a page, and get a file with valid checksums.
 //!
 //! ```
-//! use rntuple::forge::{push_column, push_field, single_group, FileForge, NTupleOptions, column_range};
+//! use rntuple_testkit::{push_column, push_field, single_group, FileForge, NTupleOptions, column_range};
 //! use rntuple::format::descriptor::{ClusterDescriptor, Descriptor, Role};
 //! use rntuple::primitives::column_type::ColumnType;
 //! let mut d = Descriptor { name: "Events".into(), ..Default::default() };
@@ -25,24 +26,24 @@
 //! let page = f.page(&raw, 2, true);
 //! d.clusters.push(ClusterDescriptor { id: 0, first_entry: 0, n_entries: 2, columns: vec![Some(column_range(0, 0, vec![page]))] });
 //! single_group(&mut d);
-//! f.add_ntuple(rntuple::forge::TOP, &mut d, &NTupleOptions::default())?;
+//! f.add_ntuple(rntuple_testkit::TOP, &mut d, &NTupleOptions::default())?;
 //! let file = rntuple::RNTupleFile::from_bytes(f.finish()?)?;
 //! assert_eq!(file.reader("Events")?.num_entries(), 2);
 //! # Ok::<(), rntuple::Error>(())
 //! ```
 
-use crate::error::{Error, Result};
-use crate::format::anchor::{Anchor, AnchorStatus};
-use crate::format::compression;
-use crate::format::cursor::Locator;
-use crate::format::descriptor::*;
-use crate::format::envelope::{self, ENVELOPE_FOOTER, ENVELOPE_HEADER, ENVELOPE_PAGE_LIST};
-use crate::format::serialize;
-use crate::primitives::column_type::ColumnType;
-use crate::primitives::encode::{encode_page, PageValues};
-use crate::storage::source::{MemSource, ReadAt};
-use crate::storage::tfile::{read_blob, RootFile};
-use crate::storage::tfile_write::{anchor_bytes, key_header_at, tstring, tstring_len, ROOT_VERSION};
+use rntuple::{Error, Result};
+use rntuple::format::anchor::{Anchor, AnchorStatus};
+use rntuple::format::compression;
+use rntuple::format::cursor::Locator;
+use rntuple::format::descriptor::*;
+use rntuple::format::envelope::{self, ENVELOPE_FOOTER, ENVELOPE_HEADER, ENVELOPE_PAGE_LIST};
+use rntuple::format::serialize;
+use rntuple::primitives::column_type::ColumnType;
+use rntuple::primitives::encode::{encode_page, PageValues};
+use rntuple::storage::source::{MemSource, ReadAt};
+use rntuple::storage::tfile::{read_blob, RootFile};
+use rntuple::storage::tfile_write::{anchor_bytes, key_header_at, tstring, tstring_len, ROOT_VERSION};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -265,7 +266,7 @@ impl FileForge {
     /// Compresses an envelope and appends it as a blob; returns (offset, stored size).
     fn put_envelope(&mut self, env: &[u8], settings: u32) -> Result<(u64, u64)> {
         let mut z = Vec::new();
-        compression::compress(env, settings, &mut z)?;
+        compression::compress(env, compression::Compression::from_settings(settings)?, &mut z)?;
         Ok((self.blob(&z, env.len() as u64), z.len() as u64))
     }
 
@@ -289,7 +290,7 @@ impl FileForge {
         // StreamerInfo, stored raw.
         let seek_info = self.end();
         let si_len = key_len("TList", "StreamerInfo", "Doubly linked list");
-        let si = crate::storage::streamer_info::rntuple_streamer_info(si_len);
+        let si = rntuple::storage::streamer_info::rntuple_streamer_info(si_len);
         let nbytes_info = u32_of(si_len + si.len(), "StreamerInfo")?;
         self.buf.extend(key_header(nbytes_info, si.len() as u32, seek_info, BEGIN, "TList", "StreamerInfo", "Doubly linked list"));
         self.buf.extend_from_slice(&si);
@@ -390,77 +391,11 @@ pub fn encode(ty: ColumnType, vals: PageValues) -> Result<Vec<u8>> {
 /// that does not shrink them).
 pub fn compress(raw: &[u8], settings: u32) -> Result<Vec<u8>> {
     let mut z = Vec::new();
-    compression::compress(raw, settings, &mut z)?;
+    compression::compress(raw, compression::Compression::from_settings(settings)?, &mut z)?;
     Ok(z)
 }
 
-/// Appends a field to `d` (id = its position) and links it to its parent; returns its id.
-pub fn push_field(d: &mut Descriptor, parent: Option<u32>, role: Role, name: &str, type_name: &str) -> u32 {
-    let id = d.fields.len() as u32;
-    d.fields.push(FieldDescriptor {
-        id,
-        field_version: 0,
-        type_version: 0,
-        parent,
-        role,
-        flags: 0,
-        name: name.to_string(),
-        type_name: type_name.to_string(),
-        type_alias: String::new(),
-        description: String::new(),
-        repetition: None,
-        projection_source: None,
-        type_checksum: None,
-        children: Vec::new(),
-        columns: Vec::new(),
-        from_extension: false,
-    });
-    if let Some(p) = parent.and_then(|p| d.fields.get_mut(p as usize)) {
-        p.children.push(id);
-    }
-    d.n_header_fields = d.fields.iter().filter(|f| !f.from_extension).count();
-    id
-}
-
-/// Appends a physical column of type `ty` (its fixed bit width; 32 for the variable-width
-/// types) to field `field`; returns its id.
-pub fn push_column(d: &mut Descriptor, field: u32, ty: ColumnType) -> u32 {
-    let id = d.columns.len() as u32;
-    d.columns.push(ColumnDescriptor {
-        id,
-        column_type: ty.to_u16(),
-        bits_on_storage: ty.fixed_bits().unwrap_or(32),
-        field_id: field,
-        flags: 0,
-        representation: 0,
-        first_element: 0,
-        suppressed_deferred: false,
-        value_range: None,
-        from_extension: false,
-    });
-    if let Some(f) = d.fields.get_mut(field as usize) {
-        f.columns.push(id);
-    }
-    id
-}
-
-/// A column's range in a cluster: its pages in order (their cluster-local first elements and the
-/// element count are computed), starting at global element `first_element`.
-pub fn column_range(first_element: u64, compression: u32, mut pages: Vec<PageDescriptor>) -> ColumnRange {
-    let mut n = 0u64;
-    for p in &mut pages {
-        p.first_in_cluster = n;
-        n = n.saturating_add(p.n_elements as u64);
-    }
-    ColumnRange { first_element, n_elements: n, compression, suppressed: false, pages }
-}
-
-/// Replaces the cluster groups of `d` by one group holding all its clusters (entry span: the end
-/// of the last cluster).
-pub fn single_group(d: &mut Descriptor) {
-    let span = d.clusters.iter().map(|c| c.first_entry.saturating_add(c.n_entries)).max().unwrap_or(0);
-    d.cluster_groups = vec![ClusterGroupDescriptor { min_entry: 0, entry_span: span, n_clusters: d.clusters.len() as u32, page_list: EnvelopeLink::default() }];
-}
+pub use rntuple::format::build::{column_range, push_column, push_field, single_group};
 
 /// An RNTuple taken apart: where it was, its descriptor as the envelopes say, and the stored
 /// bytes of its pages.
@@ -567,7 +502,7 @@ pub fn reassemble_with(parts: &[NTupleParts], tweak: &mut dyn FnMut(u16, &mut Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::RNTupleFile;
+    use rntuple::RNTupleFile;
 
     fn small() -> Vec<u8> {
         let mut d = Descriptor { name: "Events".into(), ..Default::default() };

@@ -3,21 +3,21 @@
 //! [`crate::storage::output`]), hands out byte ranges (RBlob keys, aligned for direct I/O),
 //! writes the TFile records (keys list, StreamerInfo, free segments, directory and file header)
 //! and knows which RNTuples it holds. The RNTuple side (schema, clusters, page lists, header,
-//! footer, anchor) is [`crate::write::sink::Dataset`].
+//! footer, anchor) is `write::sink::Dataset`.
 //!
 //! A file holding one RNTuple belongs to its dataset ([`FileRef::Own`], no lock). Several
 //! RNTuples written at once share one ([`FileRef::Shared`], behind a mutex): each dataset
 //! reserves its ranges and writes its envelopes and anchor under the file's lock, and
-//! [`crate::write::FileWriter::commit`] writes the directory once, after every RNTuple is
+//! `write::FileWriter::commit` writes the directory once, after every RNTuple is
 //! committed.
 
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
+use crate::format::compression::Compression;
 use crate::storage::key_plan::KeyPlan;
 use crate::storage::output::OutputMode;
 use crate::storage::tfile_write::RootFileWriter;
-use crate::write::options::WriteOptions;
-use crate::write::positioned::{open_direct, Placement, WriteTarget, DIRECT_IO_ALIGN};
+use crate::storage::positioned::{open_direct, Placement, WriteTarget, DIRECT_IO_ALIGN};
 use std::fs::File;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -36,6 +36,22 @@ pub(crate) enum NtupleState {
     Failed(String),
 }
 
+/// The file-level options of a written file (the writer's options decide them).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FileOptions {
+    /// Add to an existing ROOT file instead of creating one.
+    pub update_existing_file: bool,
+    /// Write at the final path from the first checkpoint on (a crash leaves the last
+    /// checkpoint), instead of under a temporary name renamed at the commit.
+    pub checkpointed: bool,
+    /// Compression of the file's own records (the StreamerInfo).
+    pub compression: Compression,
+    /// Write reserved ranges through an `O_DIRECT` handle, aligned.
+    pub use_direct_io: bool,
+    /// Allocate reserved ranges before writing them (`fallocate`).
+    pub preallocate: bool,
+}
+
 /// The ROOT file being written, and the RNTuples in it.
 pub struct FileSink {
     file: RootFileWriter,
@@ -48,17 +64,15 @@ pub struct FileSink {
 }
 
 impl FileSink {
-    /// Creates the file (or opens it for update) with the file-level options of `opts`:
-    /// `update_existing_file`, `checkpoint_clusters` (the output mode), `compression` (of the
-    /// file's own records), `use_direct_io` and `preallocate`.
-    pub fn create(path: &Path, opts: &WriteOptions) -> Result<FileSink> {
+    /// Creates the file (or opens it for update) with the file-level options `opts`.
+    pub fn create(path: &Path, opts: &FileOptions) -> Result<FileSink> {
         let file = if opts.update_existing_file {
             RootFileWriter::open_update(path, opts.compression)?
         } else {
             // A writer with checkpoints writes at the final path from its first checkpoint: its
             // checkpoints are what a crash leaves behind. Any other writes under a temporary
             // name, renamed at the commit.
-            let mode = if opts.checkpoint_clusters > 0 { OutputMode::Checkpointed } else { OutputMode::Atomic };
+            let mode = if opts.checkpointed { OutputMode::Checkpointed } else { OutputMode::Atomic };
             RootFileWriter::create_with(path, opts.compression, mode)?
         };
         // The file as it is on disk now (its temporary name until the commit).
@@ -170,9 +184,9 @@ impl FileSink {
         self.file.write_anchor(name, anchor)
     }
 
-    /// Adds classes of class fields to describe in the file's StreamerInfo record.
-    pub fn add_classes(&mut self, classes: &[crate::logical::typename::ClassDef]) {
-        self.file.add_classes(classes)
+    /// Adds the `TStreamerInfo` records of class fields' classes to the file's StreamerInfo record.
+    pub fn add_streamer_infos(&mut self, infos: &[crate::storage::streamer_info::StreamerInfo]) {
+        self.file.add_streamer_infos(infos)
     }
 
     /// Appends the anchor key of an RNTuple the directory does not list (an attribute set's);
@@ -204,7 +218,7 @@ impl FileSink {
 pub(crate) enum FileRef {
     /// The dataset's own file, committed with it.
     Own(Box<FileSink>),
-    /// A file of several RNTuples, committed by its [`crate::write::FileWriter`].
+    /// A file of several RNTuples, committed by its `write::FileWriter`.
     Shared(SharedFile),
 }
 

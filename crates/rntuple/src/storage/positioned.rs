@@ -1,4 +1,4 @@
-//! Positioned writes of reserved byte ranges: step 2 of the sink (see [`crate::write::sink`]),
+//! Positioned writes of reserved byte ranges: step 2 of the sink (see `write::sink`),
 //! which any thread runs outside the writers' locks. A [`Placement`] is the keys reserved for a
 //! cluster's payloads; [`write_placement`] writes them through a [`WriteTarget`] (a handle of its
 //! own on the file, or its `O_DIRECT` twin) in vectored `pwritev` calls.

@@ -1,4 +1,5 @@
-//! The `TStreamerInfo` of a class written as an RNTuple class field, as ROOT 6.40 writes it for
+//! The `TStreamerInfo` records (see `storage::streamer_info`, which writes them) of a class
+//! written as an RNTuple class field, as ROOT 6.40 writes it for
 //! a class it knows through an interpreted dictionary: one element per base class
 //! (`TStreamerBase`) and per data member (`TStreamerBasicType` for fundamental types, enums and
 //! `std::array`s of them, `TStreamerSTLstring`, `TStreamerSTL` for the collections,
@@ -12,9 +13,9 @@
 //! version, so a class of version 1 is taken to have no `ClassDef` (base version `-1`, no
 //! virtual table) and one of another version to have one (a virtual table pointer first).
 
-use super::Buf;
 use crate::logical::kind::Scalar;
 use crate::logical::typename::{ClassDef, TypeExpr};
+use crate::storage::streamer_info::{ElementKind as Kind, StreamerElement as Element, StreamerInfo};
 
 /// `TStreamerInfo` element type codes (`TVirtualStreamerInfo::EReadWrite`).
 const K_OFFSET_L: u32 = 20;
@@ -22,11 +23,10 @@ const K_ANY: u32 = 62;
 const K_ANY_P: u32 = 69;
 const K_OBJECT: u32 = 61;
 const K_STL: u32 = 500;
-const K_STL_STRING: u32 = 365;
 
 /// The classes whose streamer infos describe `classes`: each class, then (depth first) its
 /// bases and the classes its members use, each (name, version) once.
-pub(super) fn with_dependencies(classes: &[ClassDef]) -> Vec<&ClassDef> {
+fn with_dependencies(classes: &[ClassDef]) -> Vec<&ClassDef> {
     fn visit_type<'a>(t: &'a TypeExpr, out: &mut Vec<&'a ClassDef>) {
         match t {
             TypeExpr::Class(c) => visit(c, out),
@@ -53,105 +53,16 @@ pub(super) fn with_dependencies(classes: &[ClassDef]) -> Vec<&ClassDef> {
     out
 }
 
-/// Writes the `TStreamerInfo` of `c` (as an object of a list: class tag and body).
-pub(super) fn write_info(w: &mut Buf, seen: &mut Vec<(String, usize)>, c: &ClassDef) {
-    let obj = w.open();
-    w.class_tag("TStreamerInfo", seen);
-    let si = w.open();
-    w.u16(10);
-    w.tnamed(&c.name, "", 0x0001_0000);
-    w.u32(c.type_checksum());
-    w.u32(c.version);
-    let elements: Vec<Element> = c.bases.iter().map(base_element).chain(c.members.iter().filter_map(|(n, t)| member_element(n, t))).collect();
-    let arr_obj = w.open();
-    w.class_tag("TObjArray", seen);
-    let arr = w.open();
-    w.u16(3);
-    w.tobject(0);
-    w.tstring("");
-    w.u32(elements.len() as u32);
-    w.u32(0); // lower bound
-    for e in &elements {
-        e.write(w, seen);
-    }
-    w.close(arr);
-    w.close(arr_obj);
-    w.close(si);
-    w.close(obj);
+/// The `TStreamerInfo` records describing `classes`: each class, then (depth first) its bases and
+/// the classes its members use, each (name, version) once.
+pub(crate) fn streamer_infos(classes: &[ClassDef]) -> Vec<StreamerInfo> {
+    with_dependencies(classes).into_iter().map(streamer_info).collect()
 }
 
-/// What a `TStreamerElement` subclass adds after the element.
-enum Kind {
-    Basic,
-    Base { version: i32 },
-    Stl { stl: u32, ctype: u32 },
-    StlString,
-    Any,
-    AnyPointer,
-}
-
-struct Element {
-    kind: Kind,
-    name: String,
-    ty: u32,
-    size: u32,
-    /// Array dimensions (a `std::array`'s, outermost first).
-    dims: Vec<u32>,
-    /// The fifth `fMaxIndex` slot holds a base class's checksum.
-    base_checksum: u32,
-    type_name: String,
-}
-
-impl Element {
-    fn write(&self, w: &mut Buf, seen: &mut Vec<(String, usize)>) {
-        let (class, version) = match self.kind {
-            Kind::Basic => ("TStreamerBasicType", 2),
-            Kind::Base { .. } => ("TStreamerBase", 3),
-            Kind::Stl { .. } => ("TStreamerSTL", 3),
-            Kind::StlString => ("TStreamerSTLstring", 2),
-            Kind::Any => ("TStreamerObjectAny", 2),
-            Kind::AnyPointer => ("TStreamerObjectAnyPointer", 1),
-        };
-        let obj = w.open();
-        w.class_tag(class, seen);
-        let outer = w.open();
-        w.u16(version);
-        // A TStreamerSTLstring is a TStreamerSTL.
-        let stl = matches!(self.kind, Kind::StlString).then(|| {
-            let at = w.open();
-            w.u16(3);
-            at
-        });
-        let el = w.open();
-        w.u16(4);
-        w.tnamed(&self.name, "", 0);
-        w.u32(self.ty);
-        w.u32(self.size);
-        w.u32(self.dims.iter().product::<u32>() * u32::from(!self.dims.is_empty()));
-        w.u32(self.dims.len() as u32);
-        for i in 0..5 {
-            w.u32(if i == 1 && self.base_checksum != 0 { self.base_checksum } else { self.dims.get(i).copied().unwrap_or(0) });
-        }
-        w.tstring(&self.type_name);
-        w.close(el);
-        match self.kind {
-            Kind::Base { version } => w.u32(version as u32),
-            Kind::Stl { stl, ctype } => {
-                w.u32(stl);
-                w.u32(ctype);
-            }
-            Kind::StlString => {
-                w.u32(K_STL_STRING);
-                w.u32(K_STL_STRING);
-            }
-            Kind::Basic | Kind::Any | Kind::AnyPointer => {}
-        }
-        if let Some(at) = stl {
-            w.close(at);
-        }
-        w.close(outer);
-        w.close(obj);
-    }
+/// The `TStreamerInfo` record of one class.
+fn streamer_info(c: &ClassDef) -> StreamerInfo {
+    let elements = c.bases.iter().map(base_element).chain(c.members.iter().filter_map(|(n, t)| member_element(n, t))).collect();
+    StreamerInfo { name: c.name.clone(), checksum: c.type_checksum(), version: c.version, elements }
 }
 
 fn base_element(b: &ClassDef) -> Element {

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The public API of the `rntuple` crate (default features, without `unstable`), one item per line,
+from rustdoc's JSON output (nightly `rustdoc --output-format json`): every item reachable from the crate
+root through public modules and re-exports, each under every path it can be named by; inherent and
+trait-impl methods, associated constants and types, struct fields and enum variants under their type.
+Items hidden from the docs (`#[doc(hidden)]`: what the derive macro's expansions call) are not API.
+
+    python3 .ci/public_api.py            # writes crates/rntuple/public-api.txt
+    python3 .ci/public_api.py --check    # `make lint`: fails when the API differs from that file
+    python3 .ci/public_api.py --json F   # lists the API of an existing rustdoc JSON file F
+
+The check makes a change of the public surface a visible change of the file, reviewed with the code.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LIST = ROOT / "crates" / "rntuple" / "public-api.txt"
+TARGET = ROOT / "target" / "public-api"
+
+
+def rustdoc_json(root=ROOT, target=TARGET):
+    env = dict(os.environ, RUSTDOCFLAGS="-Z unstable-options --output-format json -D warnings")
+    cmd = ["cargo", "+nightly", "doc", "--quiet", "--no-deps", "-p", "rntuple", "--lib", "--target-dir", str(target)]
+    subprocess.run(cmd, cwd=root, env=env, check=True)
+    return json.loads((target / "doc" / "rntuple.json").read_text())
+
+
+KINDS = ["module", "struct", "enum", "trait", "function", "constant", "static", "type_alias", "macro", "union",
+         "proc_macro", "trait_alias", "struct_field", "variant", "assoc_const", "assoc_type", "use", "impl", "primitive"]
+
+
+def kind_of(item):
+    inner = item.get("inner", {})
+    for k in KINDS:
+        if k in inner:
+            return k, inner[k]
+    return next(iter(inner.items()), ("?", None))
+
+
+def listing(doc):
+    index = doc["index"]
+    crate_id = doc.get("root")
+    out = set()
+    seen = set()
+
+    def label(kind):
+        return {"type_alias": "type", "struct_field": "field", "assoc_const": "const", "assoc_type": "type", "function": "fn"}.get(kind, kind)
+
+    def walk(item_id, path):
+        item = index.get(str(item_id)) if not isinstance(item_id, str) else index.get(item_id)
+        if item is None:
+            return
+        if (str(item_id), path) in seen:
+            return
+        seen.add((str(item_id), path))
+        kind, inner = kind_of(item)
+        if kind == "use":
+            target = inner.get("id")
+            if target is None or str(target) not in index:
+                out.add(f"pub use {path} (external: {inner.get('source')})")
+                return
+            if inner.get("is_glob"):
+                t_item = index[str(target)]
+                tk, ti = kind_of(t_item)
+                for child in (ti or {}).get("items", []):
+                    c = index.get(str(child))
+                    if c is not None and c.get("visibility") == "public" and c.get("name"):
+                        walk(child, f"{path}::{c['name']}")
+                return
+            walk(target, path)
+            return
+        out.add(f"{label(kind)} {path}")
+        if kind == "module":
+            for child in inner.get("items", []):
+                c = index.get(str(child))
+                if c is None or c.get("visibility") != "public":
+                    continue
+                ck, ci = kind_of(c)
+                name = ci.get("name") if ck == "use" else c.get("name")
+                if name:
+                    walk(child, f"{path}::{name}")
+        elif kind in ("struct", "enum", "union", "trait"):
+            kind_inner = inner.get("kind", {})
+            fields = []
+            if isinstance(kind_inner, dict):
+                plain = kind_inner.get("plain")
+                if isinstance(plain, dict):
+                    fields = plain.get("fields", [])
+                tup = kind_inner.get("tuple")
+                if isinstance(tup, list):
+                    fields = [f for f in tup if f is not None]
+            for f in fields:
+                fi = index.get(str(f))
+                if fi is not None and fi.get("visibility") == "public":
+                    out.add(f"field {path}::{fi.get('name')}")
+            for v in inner.get("variants", []):
+                vi = index.get(str(v))
+                if vi is not None:
+                    out.add(f"variant {path}::{vi.get('name')}")
+            if kind == "trait":
+                for m in inner.get("items", []):
+                    mi = index.get(str(m))
+                    if mi is not None:
+                        mk, _ = kind_of(mi)
+                        out.add(f"{label(mk)} {path}::{mi.get('name')}")
+            for impl_id in inner.get("impls", []):
+                impl = index.get(str(impl_id))
+                if impl is None:
+                    continue
+                _, ii = kind_of(impl)
+                if ii is None or ii.get("is_synthetic") or ii.get("blanket_impl") is not None:
+                    continue
+                trait = ii.get("trait")
+                if trait is not None:
+                    out.add(f"impl {trait.get('path')} for {path}")
+                    continue
+                for m in ii.get("items", []):
+                    mi = index.get(str(m))
+                    if mi is None or mi.get("visibility") != "public":
+                        continue
+                    mk, _ = kind_of(mi)
+                    out.add(f"{label(mk)} {path}::{mi.get('name')}")
+
+    walk(crate_id, "rntuple")
+    return sorted(out)
+
+
+def main(argv):
+    if "--json" in argv:
+        doc = json.loads(pathlib.Path(argv[argv.index("--json") + 1]).read_text())
+        print("\n".join(listing(doc)))
+        return 0
+    lines = listing(rustdoc_json())
+    text = "".join(line + "\n" for line in lines)
+    top = sum(1 for line in lines if not line.startswith(("field ", "variant ", "impl ")) and line.count("::") <= 3)
+    if "--check" in argv:
+        old = LIST.read_text() if LIST.exists() else ""
+        if old != text:
+            import difflib
+
+            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True), str(LIST), "the code's public API"))
+            print(f"\npublic API: {LIST.relative_to(ROOT)} differs from the code: review the change, then run "
+                  "`python3 .ci/public_api.py` to update the list", file=sys.stderr)
+            return 1
+        print(f"public API: {len(lines)} items, as listed in {LIST.relative_to(ROOT)}")
+        return 0
+    LIST.write_text(text)
+    print(f"public API: {len(lines)} items ({top} modules, types, functions and constants) written to {LIST.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
