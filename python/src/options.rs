@@ -5,8 +5,8 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rntuple::write::{ColumnOptions, FloatRepr, OptionInfo, OptionKind, OptionValue};
 use rntuple::write::WriteOptions;
+use rntuple::write::{ColumnOptions, FloatRepr, OptionInfo, OptionKind, OptionValue};
 
 use crate::errors::OrRaise;
 

@@ -3,10 +3,10 @@
 //! for skims whose selections are partly Python callables.
 
 use pyo3::prelude::*;
-use rntuple::write::Compression;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rntuple::expr::{apply_masks, Masks, Selection};
 use rntuple::ops::select::{output_schema, skim_many, SkimMany};
+use rntuple::write::Compression;
 use rntuple::write::ParallelWriter;
 use rntuple::write::WriteOptions;
 use std::path::PathBuf;

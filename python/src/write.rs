@@ -4,8 +4,8 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rntuple::write::Writer;
 use rntuple::write::AttributeSetWriter;
+use rntuple::write::Writer;
 use rntuple::Error;
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -9,10 +9,10 @@ mod synthetic;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::{Parser, Subcommand};
-use rntuple::write::Compression;
 use cmd::bench_write::WriteBench;
 use cmd::precision::Precision;
 use cmd::select::Select;
+use rntuple::write::Compression;
 use std::io::Write;
 use std::process::ExitCode;
 

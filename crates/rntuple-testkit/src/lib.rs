@@ -32,7 +32,6 @@
 //! # Ok::<(), rntuple::Error>(())
 //! ```
 
-use rntuple::{Error, Result};
 use rntuple::format::anchor::{Anchor, AnchorStatus};
 use rntuple::format::compression;
 use rntuple::format::cursor::Locator;
@@ -44,6 +43,7 @@ use rntuple::primitives::encode::{encode_page, PageValues};
 use rntuple::storage::source::{MemSource, ReadAt};
 use rntuple::storage::tfile::{read_blob, RootFile};
 use rntuple::storage::tfile_write::{anchor_bytes, key_header_at, tstring, tstring_len, ROOT_VERSION};
+use rntuple::{Error, Result};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -9,10 +9,10 @@
 //! `skim`, `merge`, `arrays` = Python over `dump_range`) the manifest says `ok` (exit 0, and the
 //! answer where one is given), `error` (exit 1 with a one-line error) or `either`.
 
-use rntuple_testkit::{column_range, compress, encode, push_column, push_field, single_group, FileForge, NTupleOptions, TOP};
 use rntuple::format::descriptor::{ClusterDescriptor, ColumnRange, Descriptor, Role};
 use rntuple::primitives::column_type::ColumnType as C;
 use rntuple::primitives::element::PageValues as V;
+use rntuple_testkit::{column_range, compress, encode, push_column, push_field, single_group, FileForge, NTupleOptions, TOP};
 use serde_json::{json, Value};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;

@@ -1,17 +1,24 @@
 //! # rntuple
 //!
 //! A standalone implementation of ROOT's RNTuple columnar format (format 1.0.x.x, as written
-//! by ROOT 6.34 to 6.40), organised in the layers of the RNTuple design:
+//! by ROOT 6.34 to 6.40), organised in the layers of the RNTuple design, lowest first (a module
+//! imports only from its own layer and those below it; `make lint` checks it):
 //!
-//! * [`storage`]: byte sources and the ROOT file container (keys, directories, anchors, blobs);
-//! * [`format`]: envelopes, frames, locators, descriptors and ROOT's compression framing, as
-//!   pure functions over bytes;
-//! * [`primitives`]: column types and their page encodings;
+//! * [`format`](mod@format): envelopes, frames, locators, descriptors and ROOT's compression
+//!   framing, as pure functions over bytes (public: [`format::descriptor`]);
+//! * [`storage`]: byte sources and the ROOT file container (keys, directories, anchors, blobs),
+//!   the file sink (public: [`storage::source`], to read from anywhere);
+//! * `primitives` (internal): column types and their page encodings;
 //! * [`logical`]: the field tree and how C++ types map to columns;
-//! * [`read`]: the reader, producing Apache Arrow arrays and dynamic values;
-//! * [`write`]: the sequential and the parallel writer;
-//! * [`ops`]: merge and skim, which read one file and write another;
-//! * [`convert`] (feature `convert`, on by default): Parquet and Arrow IPC to and from RNTuple.
+//! * [`read`]: the reader, producing Apache Arrow arrays, typed structs and dynamic values; and
+//!   [`write`](mod@write): the sequential, parallel and distributed writers (the two do not
+//!   import each other);
+//! * [`ops`]: merge and skim, which read one file and write another, over the selection
+//!   expressions of [`expr`]; [`convert`] (feature `convert`, on by default): Parquet and Arrow
+//!   IPC to and from RNTuple.
+//!
+//! Internals (envelope parsing, compression framing, page encodings, the ROOT file container) are
+//! public only with the `unstable` feature, for the fuzz targets, benchmarks and tests.
 //!
 //! ```no_run
 //! let f = rntuple::RNTupleFile::open("data.root")?;

@@ -5,7 +5,15 @@ use crate::progress::progress_bar;
 use rntuple::RNTupleFile;
 use std::time::Instant;
 
-pub(crate) fn merge(output: &str, inputs: &[String], ntuple: Option<&str>, compression: rntuple::write::Compression, mode: &str, checkpoint_clusters: u64, progress: bool) -> Res {
+pub(crate) fn merge(
+    output: &str,
+    inputs: &[String],
+    ntuple: Option<&str>,
+    compression: rntuple::write::Compression,
+    mode: &str,
+    checkpoint_clusters: u64,
+    progress: bool,
+) -> Res {
     let mode: rntuple::ops::merge::MergeMode = mode.parse()?;
     let first = inputs.first().ok_or("merge: no input files")?;
     let name = pick_ntuple(&RNTupleFile::open(first)?, ntuple)?;

@@ -1,10 +1,10 @@
 //! Arrow IPC file format (Feather v2) ↔ RNTuple: a record batch per cluster.
 
-use crate::format::compression::{Algorithm, Compression as RootCompression};
 use super::arrow_types::{may_hold_nulls, rntuple_schema, NullTree};
 use super::from_rntuple::Source;
 use super::{commit_or_abort, io_err, publish_or_remove, ConvertSummary};
 use crate::error::{Error, Result};
+use crate::format::compression::{Algorithm, Compression as RootCompression};
 use crate::write::{WriteOptions, Writer};
 use arrow_ipc::reader::FileReader;
 use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
@@ -24,7 +24,13 @@ fn open_reader(path: &Path, projection: Option<Vec<usize>>) -> Result<FileReader
 
 /// Converts an Arrow IPC file into an RNTuple `name` in a new ROOT file, one cluster per
 /// record batch.
-pub(crate) fn ipc_to_rntuple(input: &Path, output: &Path, name: &str, compression: RootCompression, progress: &mut dyn FnMut(u64, u64)) -> Result<ConvertSummary> {
+pub(crate) fn ipc_to_rntuple(
+    input: &Path,
+    output: &Path,
+    name: &str,
+    compression: RootCompression,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ConvertSummary> {
     let schema = open_reader(input, None)?.schema();
     // A first pass over the columns that may hold nulls (by their type) finds where they do;
     // it also counts the rows, for the progress.
@@ -65,7 +71,13 @@ pub(crate) fn ipc_to_rntuple(input: &Path, output: &Path, name: &str, compressio
 }
 
 /// Converts an RNTuple into an Arrow IPC file, one record batch per cluster.
-pub(crate) fn rntuple_to_ipc(input: &Path, output: &Path, name: Option<&str>, compression: RootCompression, progress: &mut dyn FnMut(u64, u64)) -> Result<ConvertSummary> {
+pub(crate) fn rntuple_to_ipc(
+    input: &Path,
+    output: &Path,
+    name: Option<&str>,
+    compression: RootCompression,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ConvertSummary> {
     let src = Source::open(input, name)?;
     let codec = match compression.algorithm() {
         Algorithm::None => None,

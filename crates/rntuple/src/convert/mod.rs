@@ -6,7 +6,7 @@
 //!
 //! * Parquet / Arrow IPC → RNTuple: every Parquet row group, every IPC record batch, becomes a
 //!   cluster (or several, when it is larger than the writer's cluster size). Arrow types map to
-//!   ROOT types as [`arrow_types`] says: integers to `std::(u)intN_t`, `float32`/`float64` to
+//!   ROOT types as `arrow_types` says: integers to `std::(u)intN_t`, `float32`/`float64` to
 //!   `float`/`double`, strings to `std::string`, lists to `std::vector`, fixed-size lists to
 //!   `std::array`, maps to `std::map`, structs to untyped records. A level that holds nulls becomes
 //!   `std::optional` (Arrow marks almost every field nullable, so the data decide: Parquet column

@@ -1,10 +1,10 @@
 //! Parquet ↔ RNTuple: a row group per cluster, batch by batch.
 
-use crate::format::compression::{Algorithm, Compression as RootCompression};
 use super::arrow_types::{may_hold_nulls, rntuple_schema, NullTree};
 use super::from_rntuple::Source;
 use super::{commit_or_abort, io_err, publish_or_remove, ConvertSummary, BATCH_ROWS};
 use crate::error::{Error, Result};
+use crate::format::compression::{Algorithm, Compression as RootCompression};
 use crate::write::{WriteOptions, Writer};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
@@ -19,7 +19,13 @@ fn pq_err(path: &Path, e: parquet::errors::ParquetError) -> Error {
 }
 
 /// Converts a Parquet file into an RNTuple `name` in a new ROOT file.
-pub(crate) fn parquet_to_rntuple(input: &Path, output: &Path, name: &str, compression: RootCompression, progress: &mut dyn FnMut(u64, u64)) -> Result<ConvertSummary> {
+pub(crate) fn parquet_to_rntuple(
+    input: &Path,
+    output: &Path,
+    name: &str,
+    compression: RootCompression,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ConvertSummary> {
     let file = File::open(input).map_err(|e| io_err("opening", input, e))?;
     let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| pq_err(input, e))?;
     let schema = meta.schema().clone();
@@ -98,9 +104,13 @@ fn parquet_compression(compression: RootCompression) -> Result<Compression> {
     let level = compression.level() as i32;
     Ok(match compression.algorithm() {
         Algorithm::None => Compression::UNCOMPRESSED,
-        Algorithm::Zlib => Compression::GZIP(GzipLevel::try_new(level.clamp(1, 9) as u32).map_err(|e| Error::Invalid(format!("compression {compression}: {e}")))?),
+        Algorithm::Zlib => {
+            Compression::GZIP(GzipLevel::try_new(level.clamp(1, 9) as u32).map_err(|e| Error::Invalid(format!("compression {compression}: {e}")))?)
+        }
         Algorithm::Lz4 => Compression::LZ4_RAW,
-        Algorithm::Zstd | Algorithm::Lzma => Compression::ZSTD(ZstdLevel::try_new(level.clamp(1, 22)).map_err(|e| Error::Invalid(format!("compression {compression}: {e}")))?),
+        Algorithm::Zstd | Algorithm::Lzma => {
+            Compression::ZSTD(ZstdLevel::try_new(level.clamp(1, 22)).map_err(|e| Error::Invalid(format!("compression {compression}: {e}")))?)
+        }
     })
 }
 

@@ -32,9 +32,9 @@ use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
 use crate::storage::output::refuse_same_file;
 use crate::storage::tfile::read_blob;
-use crate::write::WriteOptions;
 use crate::write::sealed::{ClusterOut, PagePosition, SealedCluster, SealedColumn, SealedPage};
 use crate::write::sink::Dataset;
+use crate::write::WriteOptions;
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -84,8 +84,9 @@ impl Reader {
         // does not is reported without reading.
         let owner = self.column_owners(&ids);
         let d = self.descriptor();
-        let required: Vec<usize> =
-            (0..d.columns.len()).filter(|&id| owner[id].is_some() && d.columns[id].flags & crate::format::descriptor::COLUMN_FLAG_DEFERRED == 0 && !d.columns[id].from_extension).collect();
+        let required: Vec<usize> = (0..d.columns.len())
+            .filter(|&id| owner[id].is_some() && d.columns[id].flags & crate::format::descriptor::COLUMN_FLAG_DEFERRED == 0 && !d.columns[id].from_extension)
+            .collect();
         let units: Vec<Vec<usize>> = clusters.iter().map(|c| self.fields_listed(c, &owner, names.len())).collect();
         let total: u64 = units.iter().map(|u| u.len() as u64).sum();
         let mut done = 0;

@@ -29,7 +29,7 @@ pub struct ReadAhead {
     /// Most bytes held for clusters loaded ahead; a read's own clusters are always loaded.
     pub bytes: u64,
     /// Fraction of unwanted bytes a request may read over to save requests (see
-    /// [`coalesce`](crate::storage::coalesce::coalesce)); ROOT's 0.25 by default.
+    /// `storage::coalesce::coalesce`); ROOT's 0.25 by default.
     pub overhead: f64,
     /// For reads of local files that do not go through the pool (see
     /// [`Reader::set_read_ahead`](crate::Reader::set_read_ahead)): announce the clusters ahead

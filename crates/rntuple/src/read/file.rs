@@ -28,7 +28,7 @@ pub struct RNTupleFile {
 impl RNTupleFile {
     /// Opens a ROOT file from disk, or from a server by URL: `http://` and `https://` (range
     /// requests) or `s3://bucket/key` (credentials and endpoint from the `AWS_*` environment
-    /// variables; see [`RemoteSource`](crate::storage::remote::RemoteSource)).
+    /// variables; see `storage::remote::RemoteSource`).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let p = path.as_ref();
         let src = open_location(p)?;

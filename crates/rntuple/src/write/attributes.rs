@@ -43,7 +43,7 @@ impl Writer {
     /// Creates the attribute set `name` of this RNTuple with the given (field name, C++ type
     /// name) schema (ROOT's `CreateAttributeSet`, experimental in ROOT 6.38+): an RNTuple of its
     /// own in the same file, linked from this RNTuple's footer, whose entries annotate ranges of
-    /// this RNTuple's entries (see [`crate::write::attributes`]). The returned handle fills it
+    /// this RNTuple's entries (see [`AttributeSetWriter`](crate::write::AttributeSetWriter)). The returned handle fills it
     /// while this writer fills; the set is committed with this writer. The file's RNTuple is then
     /// written in format 1.0.2.0 (as ROOT 6.40 writes it), which ROOT 6.38+ and uproot 5.7 read.
     pub fn attributes(&mut self, name: &str, schema: &[(&str, &str)]) -> Result<AttributeSetWriter> {

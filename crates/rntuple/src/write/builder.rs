@@ -147,8 +147,13 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             return Ok(());
         }
         let (columns, chunks) = self.cols.take_cluster(&mut self.out)?;
-        let mut sealed =
-            SealedCluster { n_entries: self.entries, chunks, columns, compression: self.opts.compression.settings(), checksums: self.opts.enable_page_checksums };
+        let mut sealed = SealedCluster {
+            n_entries: self.entries,
+            chunks,
+            columns,
+            compression: self.opts.compression.settings(),
+            checksums: self.opts.enable_page_checksums,
+        };
         self.entries = 0;
         self.counts.iter_mut().for_each(|c| *c = 0);
         self.clusters += 1;

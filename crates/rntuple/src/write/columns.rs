@@ -438,7 +438,13 @@ mod tests {
     #[test]
     fn pages_are_cut_at_the_maximum_size_and_sealed_with_checksums() {
         for (compression, implicit_mt) in [(0, false), (505, false), (505, true), (101, true)] {
-            let opts = WriteOptions { compression: Compression::from_settings(compression).unwrap(), use_implicit_mt: implicit_mt, imt_threads: 2, max_unzipped_page_size: 400, ..WriteOptions::default() };
+            let opts = WriteOptions {
+                compression: Compression::from_settings(compression).unwrap(),
+                use_implicit_mt: implicit_mt,
+                imt_threads: 2,
+                max_unzipped_page_size: 400,
+                ..WriteOptions::default()
+            };
             let mut c = columns(&opts);
             let vals: Vec<f32> = (0..250).map(|i| i as f32 * 0.5).collect();
             let mut out = Pages::default();

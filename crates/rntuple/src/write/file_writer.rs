@@ -52,7 +52,50 @@ use crate::write::writer::Writer;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// One ROOT file being written, holding several RNTuples (see the [module](self) documentation).
+/// One ROOT file being written, holding several RNTuples.
+///
+/// Several RNTuples written at once into one file, as a framework writes its `Events`,
+/// `LuminosityBlocks`, `Runs` and `MetaData` into one output: one [`FileWriter`] owns the file and
+/// hands out a [`Writer`] or a [`ParallelWriter`] per RNTuple; they fill concurrently (each from
+/// any thread), and [`FileWriter::commit`] writes the file's directory once every RNTuple is
+/// committed.
+///
+/// ```
+/// use rntuple::write::{FileWriter, WriteOptions};
+/// use rntuple::Value;
+/// let path = std::env::temp_dir().join("rntuple-doc-file-writer.root");
+/// let fw = FileWriter::create(&path, WriteOptions::default())?;
+/// let events = fw.parallel_writer("Events", &[("id", "std::uint64_t")])?;
+/// let mut runs = fw.writer("Runs", &[("run", "std::uint32_t")])?;
+/// std::thread::scope(|s| {
+///     for t in 0..2u64 {
+///         let mut ctx = events.fill_context()?;
+///         s.spawn(move || -> rntuple::Result<()> {
+///             for i in 0..50 {
+///                 ctx.fill(&Value::Record(vec![("id".into(), Value::UInt(t * 50 + i))]))?;
+///             }
+///             ctx.finish().map(|_| ())
+///         });
+///     }
+///     Ok::<(), rntuple::Error>(())
+/// })?;
+/// runs.fill(&Value::Record(vec![("run".into(), Value::UInt(1))]))?;
+/// events.commit()?;
+/// runs.commit()?;
+/// fw.commit()?;
+/// let f = rntuple::RNTupleFile::open(&path)?;
+/// assert_eq!(f.names(), ["Events", "Runs"]);
+/// assert_eq!(f.reader("Events")?.num_entries(), 100);
+/// assert_eq!(f.reader("Runs")?.num_entries(), 1);
+/// # Ok::<(), rntuple::Error>(())
+/// ```
+///
+/// The file is written as a file of one RNTuple is (under a temporary name renamed over `path` at
+/// the commit, or in place with checkpoints or `update_existing_file`): a [`FileWriter`] dropped
+/// without its commit, or whose commit fails, leaves no file (an existing file of that name stays
+/// as it was). The RNTuples' writers commit on their own ([`Writer::commit`], or when dropped),
+/// writing their footer and anchor; the file's commit refuses a writer still open, aborted or
+/// failed, and then discards the file.
 pub struct FileWriter {
     file: SharedFile,
     opts: WriteOptions,

@@ -1,12 +1,12 @@
 //! The write options, each declared once (name, type, default, documentation) in
-//! [`write_options!`]: the struct, its `Default`, the table of [`WriteOptions::OPTIONS`] and the
+//! `write_options!`: the struct, its `Default`, the table of [`WriteOptions::OPTIONS`] and the
 //! by-name access ([`WriteOptions::set`], [`WriteOptions::get`]) that the Python keyword parser and
 //! its defaults dict use are all generated from that one list.
 
 use crate::error::{Error, Result};
 use crate::format::compression::Compression;
-use crate::storage::file_sink::FileOptions;
 pub use crate::primitives::reduced_float::FloatRepr;
+use crate::storage::file_sink::FileOptions;
 
 /// Per-field column options: which `float`/`double` fields are stored with reduced precision
 /// (ROOT's `SetHalfPrecision`, `SetTruncated`, `SetQuantized`), keyed by field path.

@@ -303,7 +303,7 @@ impl ParallelWriter {
         Ok(self.shared.dataset.lock().map_err(|_| Error::internal("the parallel writer's lock is poisoned"))?.desc.clone())
     }
 
-    /// Gives the dataset up without committing it (as [`Dataset::abort`]: a new file written
+    /// Gives the dataset up without committing it (as `Dataset::abort`: a new file written
     /// under a temporary name is removed), saying `why`; a later [`ParallelWriter::commit`] (or
     /// the drop) fails with that reason instead of writing an incomplete RNTuple.
     pub fn abort(&self, why: &str) {

@@ -59,7 +59,7 @@ impl Writer {
     }
 
     /// Creates a file whose schema is the members of the Rust type `E` (see
-    /// [`crate::write::typed`]); fill it with [`Writer::fill_typed`].
+    /// [`Entry`](crate::write::Entry)); fill it with [`Writer::fill_typed`].
     pub fn create_typed<E: crate::write::Entry>(path: impl AsRef<Path>, name: &str, opts: WriteOptions) -> Result<Writer> {
         Self::create_with_types(path, name, &E::fields(), opts)
     }

@@ -9,11 +9,11 @@ use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
 use crate::logical::typename::TypeExpr;
 use crate::storage::key_plan::KeyPlan;
+use crate::storage::positioned::{write_placement, Placement, WriteTarget};
 use crate::value::Value;
 use crate::write::builder::ClusterBuilder;
 use crate::write::distributed::wire::{decode_shipped, encode_cluster, encode_placed, PlacedCluster};
 use crate::write::options::WriteOptions;
-use crate::storage::positioned::{write_placement, Placement, WriteTarget};
 use crate::write::sealed::{ClusterOut, PagePosition, SealedCluster};
 use arrow_array::RecordBatch;
 use std::path::Path;
@@ -59,7 +59,7 @@ pub enum Ticket {
 
 /// Sends a whole encoded cluster to the aggregator, which places and writes it (`send-data`).
 pub trait ClusterShipper: Send + Sync {
-    /// Ships one cluster (the encoding of [`crate::write::distributed::wire`]).
+    /// Ships one cluster (the encoding of `write::distributed::wire`).
     fn ship(&self, blob: Vec<u8>) -> Result<()>;
 }
 
