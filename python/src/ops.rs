@@ -1,10 +1,11 @@
 //! Whole-file operations: `merge` and `skim` (module functions) and the report of `RNTuple.check`, each
 //! returned to Python as a dict. The GIL is released while they run.
 
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rntuple::ops::merge::MergeMode;
-use rntuple::ops::skim::Skim;
+use rntuple::ops::skim::{run, EntryRange, SkimRequest};
 use rntuple::read::check::CheckReport;
 use rntuple::write::WriteOptions;
 use std::path::PathBuf;
@@ -37,6 +38,11 @@ fn merge<'py>(py: Python<'py>, output: PathBuf, inputs: Vec<PathBuf>, ntuple: St
     Ok(d)
 }
 
+/// The keys of the report of a skim of one input that `skim` returns (the CLI's report without
+/// `input`, `output`, `ntuple` and `seconds`), in the order they always came in.
+const ONE_INPUT_KEYS: &[&str] =
+    &["method", "why_not_copied", "fields", "entry_start", "entry_stop", "entries", "clusters", "pages_copied", "page_bytes_copied", "file_bytes"];
+
 /// Skims the RNTuple `ntuple` of `input` into a new file `output` (see `rntuple::ops::skim`);
 /// returns what was done as a dict. The GIL is released meanwhile.
 #[pyfunction]
@@ -56,22 +62,47 @@ fn skim<'py>(
     let opts = with_compression(py, compression)?;
     let entries = match (entry_start, entry_stop) {
         (None, None) => None,
-        (a, b) => Some((a.unwrap_or(0), b.unwrap_or(u64::MAX))),
+        (a, b) => Some(EntryRange::Clamped(a.unwrap_or(0), b.unwrap_or(u64::MAX))),
     };
-    let what = Skim { fields, entries, reencode };
-    let stats = unblocked(py, || rntuple::ops::skim::skim(&input, &ntuple, &output, &what, opts)).or_raise(py)?;
+    let input = input.into_os_string().into_string().map_err(|p| PyValueError::new_err(format!("skim: the input path {p:?} is not valid UTF-8")))?;
+    let req = SkimRequest { inputs: vec![input], ntuple: Some(ntuple), fields, entries, reencode, ..Default::default() };
+    let report = unblocked(py, || run(&req, &output, opts, &|_, _| {})).or_raise(py)?;
+    report_dict(py, &report.to_json(), ONE_INPUT_KEYS)
+}
+
+/// The entries `keys` of a skim's JSON report (`rntuple::ops::skim::SkimReport::to_json`) as a
+/// dict, in that order.
+pub(crate) fn report_dict<'py>(py: Python<'py>, report: &serde_json::Value, keys: &[&str]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("method", stats.method.as_str())?;
-    d.set_item("why_not_copied", stats.reason)?;
-    d.set_item("fields", stats.fields)?;
-    d.set_item("entry_start", stats.range.0)?;
-    d.set_item("entry_stop", stats.range.1)?;
-    d.set_item("entries", stats.entries)?;
-    d.set_item("clusters", stats.clusters)?;
-    d.set_item("pages_copied", stats.pages)?;
-    d.set_item("page_bytes_copied", stats.page_bytes)?;
-    d.set_item("file_bytes", stats.file_bytes)?;
+    for &k in keys {
+        let v = report.get(k).ok_or_else(|| PyRuntimeError::new_err(format!("the skim's report has no '{k}'")))?;
+        d.set_item(k, json_to_py(py, v)?)?;
+    }
     Ok(d)
+}
+
+/// A JSON value as the Python value of the same shape.
+fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => py.None().into_bound(py),
+        J::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        J::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => u.into_pyobject(py)?.into_any(),
+            (_, Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (_, _, Some(f)) => f.into_pyobject(py)?.into_any(),
+            _ => return Err(PyRuntimeError::new_err(format!("the number {n} has no Python value"))),
+        },
+        J::String(s) => s.into_pyobject(py)?.into_any(),
+        J::Array(a) => PyList::new(py, a.iter().map(|x| json_to_py(py, x)).collect::<PyResult<Vec<_>>>()?)?.into_any(),
+        J::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, json_to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
 }
 
 /// The report of `Reader::check` as a dict (`RNTuple.check`).

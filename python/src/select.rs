@@ -5,7 +5,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rntuple::expr::{apply_masks, Masks, Selection};
-use rntuple::ops::select::{output_schema, skim_many, SkimMany};
+use rntuple::ops::select::output_schema;
+use rntuple::ops::skim::{run, SkimRequest};
 use rntuple::write::Compression;
 use rntuple::write::ParallelWriter;
 use rntuple::write::WriteOptions;
@@ -13,7 +14,13 @@ use std::path::PathBuf;
 
 use crate::arrow_ffi::{batch_from_pyarrow, batch_to_pyarrow};
 use crate::errors::{unblocked, OrRaise};
+use crate::ops::report_dict;
 use crate::parallel::NativeParallelWriter;
+
+/// The keys of the report of a skim with selections that `skim_selected` returns (the CLI's report
+/// without `output`, `where`, `filters` and `seconds`), in the order they always came in.
+const SELECTED_KEYS: &[&str] =
+    &["method", "clusters_copied", "inputs", "ntuple", "fields", "entries_read", "entries", "parts", "clusters", "threads", "file_bytes"];
 
 /// Skims `inputs` (paths, globs, URLs) into `output` with the expression `where_` and the
 /// `(collection, expression)` `filters` on `threads` threads (see `rntuple::ops::select`);
@@ -36,21 +43,9 @@ fn skim_selected<'py>(
     if let Some(c) = compression {
         opts.compression = Compression::from_settings(c).or_raise(py)?;
     }
-    let what = SkimMany { inputs, ntuple, fields, where_, filters, threads };
-    let s = unblocked(py, || skim_many(&what, &output, opts, &|_, _| {})).or_raise(py)?;
-    let d = PyDict::new(py);
-    d.set_item("method", s.method())?;
-    d.set_item("clusters_copied", s.clusters_copied)?;
-    d.set_item("inputs", s.inputs)?;
-    d.set_item("ntuple", s.ntuple)?;
-    d.set_item("fields", s.fields)?;
-    d.set_item("entries_read", s.entries_read)?;
-    d.set_item("entries", s.entries)?;
-    d.set_item("parts", s.parts)?;
-    d.set_item("clusters", s.clusters)?;
-    d.set_item("threads", s.threads)?;
-    d.set_item("file_bytes", s.file_bytes)?;
-    Ok(d)
+    let req = SkimRequest { inputs, ntuple, fields, where_, filters, threads: Some(threads), ..Default::default() };
+    let report = unblocked(py, || run(&req, &output, opts, &|_, _| {})).or_raise(py)?;
+    report_dict(py, &report.to_json(), SELECTED_KEYS)
 }
 
 /// The masks of expressions over a pyarrow record batch: `(entries, [(collection, elements)])`,

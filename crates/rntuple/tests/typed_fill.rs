@@ -43,7 +43,7 @@ fn event(i: u64) -> Event {
         id: i,
         flag: i.is_multiple_of(3),
         e: i as f64 * 1.25,
-        small: (i % 200) as i8 - 100,
+        small: ((i % 200) as i64 - 100) as i8,
         wide: -(i as i64) * 1_000_000_007,
         name: format!("ev{i}"),
         ints: (0..i % 4).map(|k| k as i32 - 1).collect(),

@@ -23,20 +23,16 @@ pub(crate) fn field_list(s: &str) -> Vec<&str> {
 }
 
 /// The `--entries START:STOP` range of an RNTuple of `n` entries (all of them without the
-/// option). Either side may be omitted; a range reaching outside `0..=n` or reversed is an error
-/// naming the range and the entry count (not silently clamped or emptied).
+/// option), as the skim reads it (`rntuple::ops::skim::EntryRange::Text`). Either side may be
+/// omitted; a range reaching outside `0..=n` or reversed is an error naming the range and the entry
+/// count (not silently clamped or emptied).
 pub(crate) fn parse_range(s: Option<&str>, n: u64) -> Result<(u64, u64), Box<dyn std::error::Error>> {
     let Some(s) = s else { return Ok((0, n)) };
-    let (a, b) = s.split_once(':').ok_or_else(|| format!("--entries '{s}': expected START:STOP"))?;
-    let a: u64 = if a.is_empty() { 0 } else { a.trim().parse().map_err(|_| format!("--entries '{s}': bad start '{a}'"))? };
-    let b: u64 = if b.is_empty() { n } else { b.trim().parse().map_err(|_| format!("--entries '{s}': bad stop '{b}'"))? };
-    if a > n || b > n {
-        return Err(format!("--entries '{s}': the RNTuple has {n} entries (valid ranges lie within 0:{n})").into());
-    }
-    if a > b {
-        return Err(format!("--entries '{s}': start {a} is after stop {b}").into());
-    }
-    Ok((a, b))
+    rntuple::ops::skim::EntryRange::Text(s.into()).resolve(n).map_err(|e| match e {
+        // The message alone, as the command's own argument errors are printed.
+        rntuple::Error::Invalid(m) => m.into(),
+        e => e.into(),
+    })
 }
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ use crate::format::descriptor::Descriptor;
 use crate::logical::descriptor_types::field_type;
 use crate::logical::typename::TypeExpr;
 use crate::ops::merge::copy_cluster;
-use crate::ops::skim::{batch_end, read_columns, subset, top_ancestors, uncopyable, Subset};
+use crate::ops::skim_one::{batch_end, only_ntuple, read_columns, subset, top_ancestors, uncopyable, Subset};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
 use crate::storage::output::refuse_same_file;
@@ -159,14 +159,7 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
         let f = RNTupleFile::open(n).map_err(|e| e.context(format!("skim: {n}")))?;
         let nt = match &ntuple_name {
             Some(nt) => nt.clone(),
-            None => {
-                let all = f.names();
-                match all.as_slice() {
-                    [one] => one.clone(),
-                    [] => return Err(Error::Invalid(format!("skim: {n} holds no RNTuple"))),
-                    _ => return Err(Error::Invalid(format!("skim: {n} holds several RNTuples ({}); name one", all.join(", ")))),
-                }
-            }
+            None => only_ntuple(&f, n)?,
         };
         ntuple_name.get_or_insert_with(|| nt.clone());
         let mut reader = f.reader(&nt).map_err(|e| e.context(format!("skim: {n}")))?;

@@ -235,7 +235,7 @@ impl ParallelWriter {
         if let Ok(mut pool) = self.shared.pool.lock() {
             b.recycle(pool.drain(..));
         }
-        Ok(FillContext { b, done: false })
+        Ok(FillContext::new(b))
     }
 
     fn is_committed(&self) -> bool {
@@ -330,7 +330,9 @@ impl Drop for ParallelWriter {
     }
 }
 
-struct ContextOut {
+/// The destination of a [`ParallelWriter`]'s fill contexts: the writer's dataset (the
+/// [`FillContext`]'s default).
+pub struct ContextOut {
     shared: Arc<Shared>,
     /// Sealed clusters waiting for `commit_staged_clusters` (staged committing on).
     staged: Option<Vec<SealedCluster>>,
@@ -378,17 +380,45 @@ impl ClusterOut for ContextOut {
     }
 }
 
-/// One thread's handle for filling entries into a [`ParallelWriter`] (`Send`, not shared).
+/// Where a fill context's full clusters go, and how the context ends: a [`ParallelWriter`]'s
+/// dataset ([`ContextOut`]) or a rank of a distributed writer
+/// ([`crate::write::distributed::RankFillContext`]). The fill methods of [`FillContext`] are
+/// written once over it; what differs is the cluster's way out and the end.
+///
+/// Sealed: only this crate's destinations implement it (its supertrait, the way out of a cluster
+/// builder, is the crate's own); outside, it names what [`FillContext::finish`] returns.
+// Public so that `finish` can return its associated type; its workings take the crate's cluster
+// builder, which is not.
+#[allow(private_bounds, private_interfaces)]
+pub trait FillDestination: ClusterOut + Sized {
+    /// What [`FillContext::finish`] returns.
+    type Finished;
+    /// The context, as the drop's error message names it.
+    #[doc(hidden)]
+    const WHAT: &'static str;
+    /// Ends the context (once, by [`FillContext::finish`] or by the drop): flushes the last
+    /// cluster and hands everything still held on.
+    #[doc(hidden)]
+    fn end(b: &mut ClusterBuilder<Self>) -> Result<Self::Finished>;
+}
+
+/// One thread's handle for filling entries into a [`ParallelWriter`] (`Send`, not shared), or, as
+/// [`crate::write::distributed::RankFillContext`], into a rank of a distributed writer.
 ///
 /// Its entries stay in order. Full clusters are committed as they fill up (or staged, see
 /// [`FillContext::enable_staged_cluster_committing`]). Dropping the context flushes its last
 /// cluster; [`FillContext::finish`] does the same and returns errors and metrics.
-pub struct FillContext {
-    b: ClusterBuilder<ContextOut>,
+pub struct FillContext<O: FillDestination = ContextOut> {
+    b: ClusterBuilder<O>,
     done: bool,
 }
 
-impl FillContext {
+impl<O: FillDestination> FillContext<O> {
+    /// A context filling `b`, whose output is its destination.
+    pub(crate) fn new(b: ClusterBuilder<O>) -> Self {
+        FillContext { b, done: false }
+    }
+
     /// Fills one entry (see `Writer::fill`).
     pub fn fill(&mut self, entry: &Value) -> Result<()> {
         self.b.fill(entry)
@@ -409,7 +439,9 @@ impl FillContext {
         self.b.filled
     }
 
-    /// Seals the current cluster and commits it (or stages it when staged committing is on).
+    /// Seals the current cluster and hands it on: a parallel writer's context commits it (or
+    /// stages it when staged committing is on); a rank's context asks for its range (it is written
+    /// when the next cluster is sealed, or when the context ends).
     pub fn flush_cluster(&mut self) -> Result<()> {
         self.b.flush_cluster()
     }
@@ -440,7 +472,7 @@ impl FillContext {
         self.b.cluster_fill()
     }
 
-    /// Commits a cluster sealed elsewhere (pages copied as stored from another file, as a skim
+    /// Hands on a cluster sealed elsewhere (pages copied as stored from another file, as a skim
     /// does) after the entries filled so far, which are flushed first so that the context's entries
     /// keep their order.
     pub(crate) fn append_sealed_cluster(&mut self, c: &mut SealedCluster) -> Result<()> {
@@ -448,6 +480,27 @@ impl FillContext {
         self.b.out.cluster(c)
     }
 
+    /// Flushes the last cluster, hands on what the context still holds and ends the context: a
+    /// parallel writer's context commits its staged clusters and returns its metrics
+    /// ([`ContextMetrics`]); a rank's adds its metrics to the rank's (see
+    /// [`crate::write::distributed::RankWriter::finish`]) and returns `()`.
+    pub fn finish(mut self) -> Result<O::Finished> {
+        self.done = true;
+        O::end(&mut self.b)
+    }
+}
+
+impl<O: FillDestination> Drop for FillContext<O> {
+    fn drop(&mut self) {
+        if !std::mem::replace(&mut self.done, true)
+            && let Err(e) = O::end(&mut self.b)
+        {
+            eprintln!("rntuple: ending {} failed: {e}", O::WHAT);
+        }
+    }
+}
+
+impl FillContext<ContextOut> {
     /// Staged committing (as ROOT's `EnableStagedClusterCommitting`): full clusters are kept,
     /// sealed, until [`FillContext::commit_staged_clusters`], so that the application decides
     /// the order of clusters in the file (for instance under its own lock, by luminosity block).
@@ -466,51 +519,58 @@ impl FillContext {
     /// Commits the staged clusters, in the order they were sealed, under one lock acquisition;
     /// their page buffers then go back to the builder for the next clusters.
     pub fn commit_staged_clusters(&mut self) -> Result<()> {
-        let out = &mut self.b.out;
-        let Some(staged) = &mut out.staged else { return Ok(()) };
-        let mut clusters = std::mem::take(staged);
-        let r = out.shared.commit(&mut clusters, &mut out.m);
-        self.b.recycle(clusters.into_iter().flat_map(|c| c.chunks));
-        r
+        ContextOut::commit_staged(&mut self.b)
     }
 
     /// What this context did so far.
     pub fn metrics(&self) -> ContextMetrics {
-        let mut m = self.b.out.m.clone();
-        m.entries = self.b.filled;
-        m.compress_seconds = self.b.compress_seconds();
-        m.wall_seconds = self.b.out.started.elapsed().as_secs_f64();
+        ContextOut::metrics(&self.b)
+    }
+}
+
+impl ContextOut {
+    fn commit_staged(b: &mut ClusterBuilder<ContextOut>) -> Result<()> {
+        let out = &mut b.out;
+        let Some(staged) = &mut out.staged else { return Ok(()) };
+        let mut clusters = std::mem::take(staged);
+        let r = out.shared.commit(&mut clusters, &mut out.m);
+        b.recycle(clusters.into_iter().flat_map(|c| c.chunks));
+        r
+    }
+
+    fn metrics(b: &ClusterBuilder<ContextOut>) -> ContextMetrics {
+        let mut m = b.out.m.clone();
+        m.entries = b.filled;
+        m.compress_seconds = b.compress_seconds();
+        m.wall_seconds = b.out.started.elapsed().as_secs_f64();
         m
     }
+}
 
-    /// Flushes the last cluster, commits staged clusters and ends the context.
-    pub fn finish(mut self) -> Result<ContextMetrics> {
-        self.end()
-    }
+#[allow(private_interfaces)]
+impl FillDestination for ContextOut {
+    type Finished = ContextMetrics;
+    const WHAT: &'static str = "a fill context";
 
-    fn end(&mut self) -> Result<ContextMetrics> {
-        if self.done {
-            return Ok(self.metrics());
-        }
-        self.done = true;
+    fn end(b: &mut ClusterBuilder<ContextOut>) -> Result<ContextMetrics> {
         let r = (|| {
-            self.b.flush_cluster()?;
-            self.commit_staged_clusters()
+            b.flush_cluster()?;
+            ContextOut::commit_staged(b)
         })();
         if let Err(e) = &r {
-            self.b.out.shared.fail(e);
+            b.out.shared.fail(e);
         }
-        let m = self.metrics();
-        let sh = self.b.out.shared.clone();
+        let m = ContextOut::metrics(b);
+        let sh = b.out.shared.clone();
         // The page buffers go to the writer's pool for the next context, up to a cluster's worth.
         if let Ok(mut pool) = sh.pool.lock() {
             let mut bytes: u64 = pool.iter().map(|b| b.capacity() as u64).sum();
-            for b in self.b.take_pool() {
+            for buf in b.take_pool() {
                 if bytes >= sh.opts.approx_zipped_cluster_size {
                     break;
                 }
-                bytes += b.capacity() as u64;
-                pool.push(b);
+                bytes += buf.capacity() as u64;
+                pool.push(buf);
             }
         }
         if let Ok(mut f) = sh.finished.lock() {
@@ -518,14 +578,6 @@ impl FillContext {
         }
         sh.live.fetch_sub(1, Ordering::SeqCst);
         r.map(|_| m)
-    }
-}
-
-impl Drop for FillContext {
-    fn drop(&mut self) {
-        if let Err(e) = self.end() {
-            eprintln!("rntuple: ending a fill context failed: {e}");
-        }
     }
 }
 

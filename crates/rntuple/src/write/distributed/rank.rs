@@ -10,12 +10,11 @@ use crate::format::descriptor::Descriptor;
 use crate::logical::typename::TypeExpr;
 use crate::storage::key_plan::KeyPlan;
 use crate::storage::positioned::{write_placement, Placement, WriteTarget};
-use crate::value::Value;
 use crate::write::builder::ClusterBuilder;
 use crate::write::distributed::wire::{decode_shipped, encode_cluster, encode_placed, PlacedCluster};
 use crate::write::options::WriteOptions;
+use crate::write::parallel::{FillContext, FillDestination};
 use crate::write::sealed::{ClusterOut, PagePosition, SealedCluster};
-use arrow_array::RecordBatch;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -277,7 +276,7 @@ impl RankWriter {
     pub fn fill_context(&self) -> RankFillContext {
         self.shared.live.fetch_add(1, Ordering::SeqCst);
         let out = RankOut { shared: self.shared.clone(), m: RankMetrics::default(), pending: None };
-        RankFillContext { b: self.shared.template.blank(self.shared.opts.clone(), out), done: false }
+        FillContext::new(self.shared.template.blank(self.shared.opts.clone(), out))
     }
 
     /// Rank 0's aggregator (`send-data`): places and writes a cluster another rank shipped,
@@ -326,7 +325,8 @@ struct Asked {
     ticket: Ticket,
 }
 
-struct RankOut {
+/// The destination of a rank's fill contexts ([`RankFillContext`]): the rank's route to the file.
+pub struct RankOut {
     shared: Arc<RankShared>,
     m: RankMetrics,
     /// The last cluster sealed, whose range was asked for: written when the next one is sealed
@@ -378,58 +378,22 @@ impl ClusterOut for RankOut {
     }
 }
 
-/// One thread's handle for filling entries into its rank (`Send`, not shared); its entries keep
-/// their order in the file.
-pub struct RankFillContext {
-    b: ClusterBuilder<RankOut>,
-    done: bool,
-}
+#[allow(private_interfaces)]
+impl FillDestination for RankOut {
+    type Finished = ();
+    const WHAT: &'static str = "a fill context of this rank";
 
-impl RankFillContext {
-    /// Fills one entry (see `Writer::fill`).
-    pub fn fill(&mut self, entry: &Value) -> Result<()> {
-        self.b.fill(entry)
-    }
-
-    /// Fills one typed entry (see `Writer::fill_typed`).
-    pub fn fill_typed<E: crate::write::Entry>(&mut self, entry: &E) -> Result<()> {
-        self.b.fill_typed(entry)
-    }
-
-    /// Appends the rows of an Arrow record batch (see `Writer::append_batch`).
-    pub fn append_batch(&mut self, batch: &RecordBatch) -> Result<()> {
-        self.b.append_batch(batch)
-    }
-
-    /// Entries filled into this context.
-    pub fn num_entries(&self) -> u64 {
-        self.b.filled
-    }
-
-    /// Seals the current cluster and asks for its range (it is written when the next cluster is
-    /// sealed, or when the context ends).
-    pub fn flush_cluster(&mut self) -> Result<()> {
-        self.b.flush_cluster()
-    }
-
-    /// Flushes the last cluster and ends the context.
-    pub fn finish(mut self) -> Result<()> {
-        self.end()
-    }
-
-    fn end(&mut self) -> Result<()> {
-        if self.done {
-            return Ok(());
-        }
-        self.done = true;
-        let r = self.b.flush_cluster().and_then(|_| self.b.out.drain().map(|_| ()));
-        let sh = self.b.out.shared.clone();
+    /// Flushes the last cluster, writes the pending one and adds the context's metrics to the
+    /// rank's.
+    fn end(b: &mut ClusterBuilder<RankOut>) -> Result<()> {
+        let r = b.flush_cluster().and_then(|_| b.out.drain().map(|_| ()));
+        let sh = b.out.shared.clone();
         if let Err(e) = &r {
             sh.fail(e);
         }
-        let mut m = std::mem::take(&mut self.b.out.m);
-        m.entries = self.b.filled;
-        m.compress_seconds = self.b.compress_seconds();
+        let mut m = std::mem::take(&mut b.out.m);
+        m.entries = b.filled;
+        m.compress_seconds = b.compress_seconds();
         if let Ok(mut rm) = sh.metrics.lock() {
             rm.add(&m);
         }
@@ -438,10 +402,9 @@ impl RankFillContext {
     }
 }
 
-impl Drop for RankFillContext {
-    fn drop(&mut self) {
-        if let Err(e) = self.end() {
-            eprintln!("rntuple: ending a fill context of this rank failed: {e}");
-        }
-    }
-}
+/// One thread's handle for filling entries into its rank (`Send`, not shared); its entries keep
+/// their order in the file. The parallel writer's [`FillContext`] with the rank as destination:
+/// [`FillContext::flush_cluster`] seals a cluster and asks for its range (it is written when the
+/// next cluster is sealed, or when the context ends); [`FillContext::finish`] adds the context's
+/// metrics to the rank's (see [`RankWriter::finish`]).
+pub type RankFillContext = FillContext<RankOut>;
