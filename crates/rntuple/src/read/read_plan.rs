@@ -108,7 +108,7 @@ mod tests {
     /// and a read of one goes through the pool), its source, and a reference reader without
     /// read-ahead.
     fn readers() -> (Reader, Arc<Cold>, Reader) {
-        let bytes = file(3000);
+        let bytes = file(30_000);
         let cold = Arc::new(Cold { mem: MemSource(Arc::new(bytes.clone())), ranges_calls: AtomicU64::new(0) });
         let mut r = RNTupleFile::from_source(cold.clone()).unwrap().reader("Events").unwrap();
         r.set_threads(1);
