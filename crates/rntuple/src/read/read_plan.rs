@@ -50,13 +50,9 @@ impl ReadPlan {
 #[cfg(test)]
 mod tests {
     use super::Span;
-    use crate::error::Result;
-    use crate::read::file::RNTupleFile;
-    use crate::read::reader::Reader;
     use crate::storage::source::{MemSource, RangeSink, ReadAt};
-    use crate::value::Value;
-    use crate::write::writer::{WriteOptions, Writer};
-    use crate::ReadAhead;
+    use crate::write::{WriteOptions, Writer};
+    use crate::{RNTupleFile, ReadAhead, Reader, Result, Value};
     use arrow_array::RecordBatch;
     use std::ops::Range;
     use std::sync::atomic::{AtomicU64, Ordering};
