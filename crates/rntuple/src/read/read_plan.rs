@@ -50,9 +50,10 @@ impl ReadPlan {
 #[cfg(test)]
 mod tests {
     use super::Span;
+    use crate::read::ReadAhead;
     use crate::storage::source::{MemSource, RangeSink, ReadAt};
     use crate::write::{WriteOptions, Writer};
-    use crate::{RNTupleFile, ReadAhead, Reader, Result, Value};
+    use crate::{RNTupleFile, Reader, Result, Value};
     use arrow_array::RecordBatch;
     use std::ops::Range;
     use std::sync::atomic::{AtomicU64, Ordering};
