@@ -1,9 +1,11 @@
 //! Arrow assembly: the Arrow data type of each field kind, and the arrays built from decoded
 //! columns (scalars, strings, collections, maps, optionals, fixed arrays, bitsets, records,
-//! variants as dense unions), top-level fields read in parallel.
+//! variants as dense unions), top-level fields read in parallel, all following the read's plan.
+//! ROOT's counterpart: the fields' bulk reading (`RFieldBase::ReadBulk`), into Arrow arrays.
 
-use super::columns::{mul_span, origin, Span};
+use super::columns::{mul_span, origin};
 use super::open::Reader;
+use super::read_plan::{ReadPlan, Span};
 use crate::error::{Error, Result};
 use crate::format::descriptor::FieldDescriptor;
 use crate::logical::kind::{Kind, Scalar};
@@ -17,13 +19,13 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 impl Reader {
-    pub(super) fn read_fields_parallel(&self, ids: &[u32], spans: &[Span]) -> Result<Vec<ArrayRef>> {
+    pub(super) fn read_fields_parallel(&self, plan: &ReadPlan, ids: &[u32], spans: &[Span]) -> Result<Vec<ArrayRef>> {
         if ids.len() <= 1 {
-            return ids.iter().map(|&id| self.read_node(id, spans, Some(1))).collect();
+            return ids.iter().map(|&id| self.read_node(plan, id, spans, Some(1))).collect();
         }
         let threads = self.threads.min(ids.len());
         if threads <= 1 {
-            return ids.iter().map(|&id| self.read_node(id, spans, Some(1))).collect();
+            return ids.iter().map(|&id| self.read_node(plan, id, spans, Some(1))).collect();
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let mut results: Vec<Option<Result<ArrayRef>>> = (0..ids.len()).map(|_| None).collect();
@@ -35,7 +37,7 @@ impl Reader {
                     if i >= ids.len() {
                         break;
                     }
-                    let r = self.read_node(ids[i], spans, Some(1));
+                    let r = self.read_node(plan, ids[i], spans, Some(1));
                     if let Ok(mut g) = slots[i].lock() {
                         *g = Some(r);
                     }
@@ -100,17 +102,17 @@ impl Reader {
         Ok(UnionFields::new(0..n as i8, fs))
     }
 
-    fn read_node(&self, id: u32, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef> {
+    fn read_node(&self, plan: &ReadPlan, id: u32, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef> {
         let f = &self.desc.fields[id as usize];
         let kind = self.kinds[id as usize].as_ref().map_err(|e| Error::Unsupported(e.clone()))?;
         let len: u64 = spans.iter().map(|s| s.end - s.start).sum();
         Ok(match kind {
-            Kind::Scalar(s) => self.read_scalar(f, *s, spans, mult)?,
+            Kind::Scalar(s) => self.read_scalar(plan, f, *s, spans, mult)?,
             Kind::String | Kind::Streamer => {
-                let (offs, chars) = self.offsets(f, spans, mult)?;
+                let (offs, chars) = self.offsets(plan, f, spans, mult)?;
                 let mut data: Vec<u8> = Vec::new();
                 for sp in &chars {
-                    self.read_column(f, 1, *sp, None, &mut data)?;
+                    self.read_column(plan, f, 1, *sp, None, &mut data)?;
                 }
                 let offsets = OffsetBuffer::new(ScalarBuffer::from(offs));
                 if *kind == Kind::String {
@@ -123,14 +125,14 @@ impl Reader {
                 }
             }
             Kind::List => {
-                let (offs, cs) = self.offsets(f, spans, mult)?;
+                let (offs, cs) = self.offsets(plan, f, spans, mult)?;
                 let c = f.children[0];
-                let child = self.read_node(c, &cs, None)?;
+                let child = self.read_node(plan, c, &cs, None)?;
                 let field = Arc::new(Field::new(self.desc.fields[c as usize].name.clone(), child.data_type().clone(), self.child_nullable(c, &child)));
                 Arc::new(LargeListArray::try_new(field, OffsetBuffer::new(ScalarBuffer::from(offs)), child, None)?)
             }
             Kind::RecordList => {
-                let (offs, cs) = self.offsets(f, spans, mult)?;
+                let (offs, cs) = self.offsets(plan, f, spans, mult)?;
                 let n_items = offs.last().copied().unwrap_or(0) as usize;
                 let items: ArrayRef = if f.children.is_empty() {
                     Arc::new(StructArray::new_empty_fields(n_items, None))
@@ -138,7 +140,7 @@ impl Reader {
                     let mut fields = Vec::new();
                     let mut arrays = Vec::new();
                     for &c in &f.children {
-                        let a = self.read_node(c, &cs, None)?;
+                        let a = self.read_node(plan, c, &cs, None)?;
                         fields.push(Field::new(self.desc.fields[c as usize].name.clone(), a.data_type().clone(), self.child_nullable(c, &a)));
                         arrays.push(a);
                     }
@@ -148,8 +150,8 @@ impl Reader {
                 Arc::new(LargeListArray::try_new(field, OffsetBuffer::new(ScalarBuffer::from(offs)), items, None)?)
             }
             Kind::Map => {
-                let (offs, cs) = self.offsets(f, spans, mult)?;
-                let child = self.read_node(f.children[0], &cs, None)?;
+                let (offs, cs) = self.offsets(plan, f, spans, mult)?;
+                let child = self.read_node(plan, f.children[0], &cs, None)?;
                 let Some(entries) = child.as_any().downcast_ref::<StructArray>() else {
                     return Err(Error::Unsupported(format!("map field '{}' whose item is not a pair", f.name)));
                 };
@@ -161,8 +163,8 @@ impl Reader {
                 Arc::new(MapArray::try_new(field, OffsetBuffer::new(ScalarBuffer::from(offs32)), entries.clone(), None, false)?)
             }
             Kind::Optional => {
-                let (offs, cs) = self.offsets(f, spans, mult)?;
-                let child = self.read_node(f.children[0], &cs, None)?;
+                let (offs, cs) = self.offsets(plan, f, spans, mult)?;
+                let child = self.read_node(plan, f.children[0], &cs, None)?;
                 let mut idx: Vec<Option<u64>> = Vec::with_capacity(offs.len().saturating_sub(1));
                 for w in offs.windows(2) {
                     match w[1] - w[0] {
@@ -183,7 +185,7 @@ impl Reader {
                 let n = *n;
                 let cs: Vec<Span> = spans.iter().map(|s| mul_span(s, n)).collect::<Result<_>>()?;
                 let c = f.children[0];
-                let child = self.read_node(c, &cs, mult.and_then(|m| m.checked_mul(n)))?;
+                let child = self.read_node(plan, c, &cs, mult.and_then(|m| m.checked_mul(n)))?;
                 let field = Arc::new(Field::new(self.desc.fields[c as usize].name.clone(), child.data_type().clone(), self.child_nullable(c, &child)));
                 Arc::new(FixedSizeListArray::try_new(field, i32::try_from(n).map_err(|_| Error::Unsupported("array too long".into()))?, child, None)?)
             }
@@ -193,7 +195,7 @@ impl Reader {
                 let m = mult.and_then(|m| m.checked_mul(n));
                 for s in spans {
                     let sp = mul_span(s, n)?;
-                    self.read_column(f, 0, sp, origin(m, &self.desc.clusters[s.cluster]), &mut bits)?;
+                    self.read_column(plan, f, 0, sp, origin(m, &self.desc.clusters[s.cluster]), &mut bits)?;
                 }
                 let child: ArrayRef = Arc::new(BooleanArray::from(bits));
                 let field = Arc::new(Field::new("item", DataType::Boolean, false));
@@ -206,16 +208,16 @@ impl Reader {
                     let mut fields = Vec::new();
                     let mut arrays = Vec::new();
                     for &c in &f.children {
-                        let a = self.read_node(c, spans, mult)?;
+                        let a = self.read_node(plan, c, spans, mult)?;
                         fields.push(Field::new(self.desc.fields[c as usize].name.clone(), a.data_type().clone(), self.child_nullable(c, &a)));
                         arrays.push(a);
                     }
                     Arc::new(StructArray::try_new(Fields::from(fields), arrays, None)?)
                 }
             }
-            Kind::Wrapper => self.read_node(f.children[0], spans, mult)?,
+            Kind::Wrapper => self.read_node(plan, f.children[0], spans, mult)?,
             Kind::Cardinality(is64) => {
-                let (offs, _) = self.offsets(f, spans, mult)?;
+                let (offs, _) = self.offsets(plan, f, spans, mult)?;
                 let sizes = offs.windows(2).map(|w| (w[1] - w[0]) as u64);
                 if *is64 {
                     Arc::new(UInt64Array::from_iter_values(sizes))
@@ -226,7 +228,7 @@ impl Reader {
                     Arc::new(UInt32Array::from(v))
                 }
             }
-            Kind::Variant => self.read_variant(id, f, spans, mult)?,
+            Kind::Variant => self.read_variant(plan, id, f, spans, mult)?,
         })
     }
 
@@ -234,14 +236,14 @@ impl Reader {
         self.nullable(c) || a.logical_null_count() > 0 || a.data_type() == &DataType::Null
     }
 
-    fn read_scalar(&self, f: &FieldDescriptor, s: Scalar, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef> {
-        fn prim<P: ArrowPrimitiveType>(r: &Reader, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef>
+    fn read_scalar(&self, plan: &ReadPlan, f: &FieldDescriptor, s: Scalar, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef> {
+        fn prim<P: ArrowPrimitiveType>(r: &Reader, plan: &ReadPlan, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef>
         where
             P::Native: Native,
         {
-            let mut v: Vec<P::Native> = vec_with_capacity(r.reservation(f, spans));
+            let mut v: Vec<P::Native> = vec_with_capacity(r.reservation(plan, f, spans));
             for sp in spans {
-                r.read_column(f, 0, *sp, origin(mult, &r.desc.clusters[sp.cluster]), &mut v)?;
+                r.read_column(plan, f, 0, *sp, origin(mult, &r.desc.clusters[sp.cluster]), &mut v)?;
             }
             Ok(Arc::new(PrimitiveArray::<P>::new(ScalarBuffer::from(v), None)))
         }
@@ -249,24 +251,24 @@ impl Reader {
             Scalar::Bool => {
                 let mut v: Vec<bool> = Vec::new();
                 for sp in spans {
-                    self.read_column(f, 0, *sp, origin(mult, &self.desc.clusters[sp.cluster]), &mut v)?;
+                    self.read_column(plan, f, 0, *sp, origin(mult, &self.desc.clusters[sp.cluster]), &mut v)?;
                 }
                 Ok(Arc::new(BooleanArray::from(v)))
             }
-            Scalar::Char | Scalar::I8 => prim::<Int8Type>(self, f, spans, mult),
-            Scalar::Byte | Scalar::U8 => prim::<UInt8Type>(self, f, spans, mult),
-            Scalar::I16 => prim::<Int16Type>(self, f, spans, mult),
-            Scalar::U16 => prim::<UInt16Type>(self, f, spans, mult),
-            Scalar::I32 => prim::<Int32Type>(self, f, spans, mult),
-            Scalar::U32 => prim::<UInt32Type>(self, f, spans, mult),
-            Scalar::I64 => prim::<Int64Type>(self, f, spans, mult),
-            Scalar::U64 => prim::<UInt64Type>(self, f, spans, mult),
-            Scalar::F32 => prim::<Float32Type>(self, f, spans, mult),
-            Scalar::F64 => prim::<Float64Type>(self, f, spans, mult),
+            Scalar::Char | Scalar::I8 => prim::<Int8Type>(self, plan, f, spans, mult),
+            Scalar::Byte | Scalar::U8 => prim::<UInt8Type>(self, plan, f, spans, mult),
+            Scalar::I16 => prim::<Int16Type>(self, plan, f, spans, mult),
+            Scalar::U16 => prim::<UInt16Type>(self, plan, f, spans, mult),
+            Scalar::I32 => prim::<Int32Type>(self, plan, f, spans, mult),
+            Scalar::U32 => prim::<UInt32Type>(self, plan, f, spans, mult),
+            Scalar::I64 => prim::<Int64Type>(self, plan, f, spans, mult),
+            Scalar::U64 => prim::<UInt64Type>(self, plan, f, spans, mult),
+            Scalar::F32 => prim::<Float32Type>(self, plan, f, spans, mult),
+            Scalar::F64 => prim::<Float64Type>(self, plan, f, spans, mult),
         }
     }
 
-    fn read_variant(&self, id: u32, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef> {
+    fn read_variant(&self, plan: &ReadPlan, id: u32, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef> {
         let n_alt = f.children.len();
         let mut type_ids: Vec<i8> = Vec::new();
         let mut offsets: Vec<i32> = Vec::new();
@@ -276,7 +278,7 @@ impl Reader {
         let mut sw = Vec::new();
         for sp in spans {
             sw.clear();
-            self.read_switch(f, *sp, origin(mult, &self.desc.clusters[sp.cluster]), &mut sw)?;
+            self.read_switch(plan, f, *sp, origin(mult, &self.desc.clusters[sp.cluster]), &mut sw)?;
             // Per alternative: the smallest index used in this span.
             let mut lo = vec![u64::MAX; n_alt];
             let mut hi = vec![0u64; n_alt];
@@ -311,7 +313,7 @@ impl Reader {
         }
         let mut children: Vec<ArrayRef> = Vec::new();
         for (k, &c) in f.children.iter().enumerate() {
-            children.push(self.read_node(c, &child_spans[k], None)?);
+            children.push(self.read_node(plan, c, &child_spans[k], None)?);
         }
         children.push(Arc::new(NullArray::new(n_null as usize)));
         let fields = self.union_fields(id)?;

@@ -92,19 +92,20 @@ impl Reader {
         if size == 0 || size > u64::from(MAX_ATTRIBUTE_ANCHOR) || size > len {
             return Err(what(format!("anchor locator of {size} bytes for an anchor of {len} bytes")));
         }
-        let end = link.anchor.offset.checked_add(size).filter(|&e| e <= self.src.len());
+        let src = &self.page_source.src;
+        let end = link.anchor.offset.checked_add(size).filter(|&e| e <= src.len());
         if end.is_none() {
-            return Err(what(format!("anchor at offset {} + {size} bytes lies beyond the end of the file ({} bytes)", link.anchor.offset, self.src.len())));
+            return Err(what(format!("anchor at offset {} + {size} bytes lies beyond the end of the file ({} bytes)", link.anchor.offset, src.len())));
         }
         let mut stored = vec![0u8; size as usize];
-        self.src.read_exact_at(link.anchor.offset, &mut stored)?;
+        src.read_exact_at(link.anchor.offset, &mut stored)?;
         let bytes =
             if size == len { stored } else { crate::format::compression::decompress(&stored, len as usize, "attribute set anchor", link.anchor.offset)? };
         let anchor = match parse_anchor(&bytes, "ROOT::RNTuple", link.anchor.offset) {
             AnchorStatus::Ok(a) => a,
             AnchorStatus::Legacy(m) | AnchorStatus::Broken(m) => return Err(what(m)),
         };
-        let reader = Reader::open(self.src.clone(), anchor).map_err(|e| e.context(format!("attribute set '{name}' of RNTuple '{}'", self.desc.name)))?;
+        let reader = Reader::open(src.clone(), anchor).map_err(|e| e.context(format!("attribute set '{name}' of RNTuple '{}'", self.desc.name)))?;
         let top: Vec<&str> = reader.desc.top_level_fields().iter().filter_map(|&i| reader.desc.fields.get(i as usize)).map(|f| f.name.as_str()).collect();
         if top.len() < 3 || top[..3] != ATTRIBUTE_META_FIELDS {
             return Err(what(format!("its RNTuple's fields are {top:?}, not {ATTRIBUTE_META_FIELDS:?} as attribute schema 1 says")));

@@ -33,7 +33,7 @@ impl Reader {
                 let codec = ColumnCodec { ty: ct, bits: col.bits_on_storage, range: col.value_range };
                 if let Some(Some(r)) = cl.columns.get(c as usize) {
                     for p in &r.pages {
-                        let b = read_blob(&*self.src, p.locator.offset, p.locator.size, self.anchor.max_key_size, "page")?;
+                        let b = read_blob(&*self.page_source.src, p.locator.offset, p.locator.size, self.anchor.max_key_size, "page")?;
                         let len = codec.page_bytes(p.n_elements as u64);
                         // The blocks' headers must account for the length the page list claims.
                         compression::check_blocks(&b, len, "page", p.locator.offset)?;

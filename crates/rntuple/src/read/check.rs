@@ -19,7 +19,7 @@
 //! # Ok::<(), rntuple::Error>(())
 //! ```
 
-use super::columns::Span;
+use super::read_plan::Span;
 use crate::format::descriptor::{ClusterDescriptor, Role};
 use crate::read::reader::Reader;
 use std::sync::atomic::Ordering;
@@ -100,7 +100,8 @@ impl Reader {
             let index = d.clusters.partition_point(|x| x.first_entry < c.first_entry);
             let wanted: Vec<u32> = fields.iter().map(|&k| ids[k]).collect();
             if !wanted.is_empty() && c.n_entries > 0 {
-                // A failure to start loading ahead only means the reads below fetch their pages themselves.
+                // A failure to start loading ahead only means the reads below fetch their pages
+                // themselves; the plan is dropped, each read below makes its own.
                 let _ = self.prefetch(&wanted, &[Span { cluster: index, start: 0, end: c.n_entries }]);
             }
             for &k in fields {

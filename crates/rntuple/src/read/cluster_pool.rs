@@ -3,7 +3,8 @@
 //! (several in flight where the source can); decoding takes each page as soon as the request
 //! holding it has arrived. Memory is bounded: clusters a read does not need are loaded only
 //! while the bytes held stay within the read-ahead budget, and clusters outside the current
-//! window are dropped. Knows nothing of descriptors: plans come from the caller (`prefetch`).
+//! window are dropped. Knows nothing of descriptors: plans come from the caller
+//! (`PageSource::prefetch`). ROOT's counterpart: `RClusterPool`.
 
 use crate::error::{Error, Result};
 use crate::storage::source::ReadAt;
@@ -166,11 +167,14 @@ impl ClusterPool {
         self.start_worker()
     }
 
-    /// Drops every cluster held or queued (a read that does not use the pool).
+    /// Drops every cluster held or queued (a read that does not use the pool). Readers waiting for
+    /// a dropped request (another read's, through a shared reader) are woken to read it themselves.
     pub(super) fn clear(&self) {
         let mut st = self.shared.lock();
         st.entries.clear();
         st.queue.clear();
+        drop(st);
+        self.shared.changed.notify_all();
     }
 
     /// Has the loading thread announce each cluster's ranges to the source

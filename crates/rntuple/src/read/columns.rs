@@ -1,10 +1,13 @@
 //! Column decoding: where a field's column data for a span of entries lie in a cluster
 //! (active representation, deferred and suppressed columns, late model extension), decoding
 //! element ranges over pages (on several threads for large ranges), switch columns, and
-//! collection offsets rebased to one global sequence.
+//! collection offsets rebased to one global sequence; pages come from the page source, as the
+//! read's plan says. ROOT's counterpart: `RColumn` and `RColumnElement` (reading and unpacking a
+//! column's elements).
 
 use super::open::Reader;
 use super::pages::relocate;
+use super::read_plan::{ReadPlan, Span};
 use crate::error::{Error, Result};
 use crate::format::descriptor::{ClusterDescriptor, ColumnDescriptor, ColumnRange, FieldDescriptor, PageDescriptor};
 use crate::primitives::alloc::vec_with_capacity;
@@ -39,14 +42,6 @@ struct ColumnSlice<'a> {
     /// Elements `ps..pe` of the column range follow.
     ps: u64,
     pe: u64,
-}
-
-/// A range of elements of one field within one cluster (cluster-local indices).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Span {
-    pub(super) cluster: usize,
-    pub(super) start: u64,
-    pub(super) end: u64,
 }
 
 impl Reader {
@@ -133,7 +128,15 @@ impl Reader {
     /// Reads elements [s, e) (cluster-local) of column `k` of field `f` in a cluster, appending to `out`.
     /// `origin` is `Some(global index of local element 0)` for columns without a collection ancestor
     /// (needed for deferred columns), `None` otherwise.
-    pub(super) fn read_column<T: Native>(&self, f: &FieldDescriptor, k: usize, span: Span, origin: Option<u64>, out: &mut Vec<T>) -> Result<()> {
+    pub(super) fn read_column<T: Native>(
+        &self,
+        plan: &ReadPlan,
+        f: &FieldDescriptor,
+        k: usize,
+        span: Span,
+        origin: Option<u64>,
+        out: &mut Vec<T>,
+    ) -> Result<()> {
         let cluster = &self.desc.clusters[span.cluster];
         let Some(sl) = self.column_slice(f, k, span, origin)? else {
             // No data in this cluster: a deferred (late-added) field reads as zero.
@@ -143,7 +146,7 @@ impl Reader {
         let codec = ColumnCodec { ty: ct, bits: sl.col.bits_on_storage, range: sl.col.value_range };
         push_zeros(out, sl.lead, true, f, cluster)?;
         if sl.pe > sl.ps {
-            self.decode_range(sl.col, &codec, sl.range, span.cluster, sl.ps, sl.pe, out)?;
+            self.decode_range(plan, sl.col, &codec, sl.range, span.cluster, sl.ps, sl.pe, out)?;
         }
         Ok(())
     }
@@ -151,6 +154,7 @@ impl Reader {
     #[allow(clippy::too_many_arguments)]
     fn decode_range<T: Native>(
         &self,
+        plan: &ReadPlan,
         col: &ColumnDescriptor,
         codec: &ColumnCodec,
         range: &ColumnRange,
@@ -175,7 +179,7 @@ impl Reader {
         // A large output is reserved only once the pages' stored bytes are seen to back it.
         if total.saturating_mul(std::mem::size_of::<T>()) >= PROBE_MIN_BYTES {
             for (page, _, _) in &pieces {
-                self.probe_page(col, codec, page, cluster)?;
+                self.page_source.probe_page(plan, col, codec, page, cluster)?;
             }
         }
         out.try_reserve(total).map_err(|_| {
@@ -209,10 +213,11 @@ impl Reader {
                     let n = page.n_elements as usize;
                     let d = &mut dst[at..at + (b - a)];
                     if a == 0 && b == n {
-                        self.with_page(col, codec, page, cluster, |raw| decode_uninit(codec, raw, d).map_err(|err| relocate(err, page)))?;
+                        self.page_source.with_page(plan, col, codec, page, cluster, |raw| decode_uninit(codec, raw, d).map_err(|err| relocate(err, page)))?;
                     } else {
                         tmp.clear();
-                        self.with_page(col, codec, page, cluster, |raw| decode_append(codec, raw, n, &mut tmp).map_err(|err| relocate(err, page)))?;
+                        self.page_source
+                            .with_page(plan, col, codec, page, cluster, |raw| decode_append(codec, raw, n, &mut tmp).map_err(|err| relocate(err, page)))?;
                         for (x, v) in d.iter_mut().zip(&tmp[a..b]) {
                             x.write(*v);
                         }
@@ -242,7 +247,7 @@ impl Reader {
         Ok(())
     }
 
-    pub(super) fn read_switch(&self, f: &FieldDescriptor, span: Span, origin: Option<u64>, out: &mut Vec<(u64, u32)>) -> Result<()> {
+    pub(super) fn read_switch(&self, plan: &ReadPlan, f: &FieldDescriptor, span: Span, origin: Option<u64>, out: &mut Vec<(u64, u32)>) -> Result<()> {
         let n_req = span.end - span.start;
         let Some(sl) = self.column_slice(f, 0, span, origin)? else {
             if origin.is_none() && n_req > 0 {
@@ -266,7 +271,7 @@ impl Reader {
                 break;
             }
             tmp.clear();
-            self.with_page(sl.col, &codec, page, span.cluster, |raw| {
+            self.page_source.with_page(plan, sl.col, &codec, page, span.cluster, |raw| {
                 decode_switch(raw, page.n_elements as usize, &mut tmp).map_err(|err| relocate(err, page))
             })?;
             out.extend_from_slice(&tmp[(sl.ps.max(p0) - p0) as usize..(sl.pe.min(p1) - p0) as usize]);
@@ -276,9 +281,9 @@ impl Reader {
 
     /// Reads end offsets of a collection (column 0) over spans. Returns the global offsets
     /// (n+1 values starting at 0) and the child spans.
-    pub(super) fn offsets(&self, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<(Vec<i64>, Vec<Span>)> {
+    pub(super) fn offsets(&self, plan: &ReadPlan, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<(Vec<i64>, Vec<Span>)> {
         // Reserved as far as the page lists back the spans (a lying offset cannot drive it).
-        let mut offs: Vec<i64> = vec_with_capacity(self.reservation(f, spans).saturating_add(1));
+        let mut offs: Vec<i64> = vec_with_capacity(self.reservation(plan, f, spans).saturating_add(1));
         offs.push(0i64);
         let mut child = Vec::with_capacity(spans.len());
         for sp in spans {
@@ -287,7 +292,7 @@ impl Reader {
             let lead = sp.start > 0;
             let rs = Span { start: sp.start - lead as u64, ..*sp };
             let at = offs.len();
-            self.read_column(f, 0, rs, origin(mult, &self.desc.clusters[sp.cluster]), &mut offs)?;
+            self.read_column(plan, f, 0, rs, origin(mult, &self.desc.clusters[sp.cluster]), &mut offs)?;
             let base = offs[at - 1];
             let start = if lead { offs[at] } else { 0 };
             let skip = lead as usize;
@@ -325,23 +330,23 @@ impl Reader {
     /// How many elements to reserve up front for reading `spans` of field `f`: the requested
     /// count, bounded by what the page lists say the clusters hold (so that a lying offset cannot
     /// drive the allocation). Above [`MAX_RESERVATION`] the pages of those clusters are probed
-    /// first ([`Reader::probe_page`]); if one does not back its count, only `MAX_RESERVATION` is
+    /// first (`PageSource::probe_page`); if one does not back its count, only `MAX_RESERVATION` is
     /// reserved (a hint: the read then fails on that page, or grows its output fallibly).
-    pub(super) fn reservation(&self, f: &FieldDescriptor, spans: &[Span]) -> usize {
+    pub(super) fn reservation(&self, plan: &ReadPlan, f: &FieldDescriptor, spans: &[Span]) -> usize {
         let mut total = 0u64;
         for sp in spans {
             let c = &self.desc.clusters[sp.cluster];
             let avail = f.columns.iter().filter_map(|&id| c.columns.get(id as usize).and_then(|r| r.as_ref()).map(|r| r.n_elements)).max().unwrap_or(0);
             total = total.saturating_add((sp.end - sp.start).min(avail));
         }
-        if total > MAX_RESERVATION && !self.pages_back(f, spans) {
+        if total > MAX_RESERVATION && !self.pages_back(plan, f, spans) {
             return MAX_RESERVATION as usize;
         }
         total.min(MAX_WHOLE_RESERVATION) as usize
     }
 
-    /// Whether every page of `f`'s columns in the clusters of `spans` passes [`Reader::probe_page`].
-    fn pages_back(&self, f: &FieldDescriptor, spans: &[Span]) -> bool {
+    /// Whether every page of `f`'s columns in the clusters of `spans` passes `PageSource::probe_page`.
+    fn pages_back(&self, plan: &ReadPlan, f: &FieldDescriptor, spans: &[Span]) -> bool {
         let mut clusters: Vec<usize> = spans.iter().map(|s| s.cluster).collect();
         clusters.dedup();
         clusters.iter().all(|&k| {
@@ -350,7 +355,7 @@ impl Reader {
                 let Some(range) = self.desc.clusters[k].columns.get(id as usize).and_then(Option::as_ref) else { return true };
                 let Some(ty) = ColumnType::from_u16(col.column_type) else { return false };
                 let codec = ColumnCodec { ty, bits: col.bits_on_storage, range: col.value_range };
-                range.pages.iter().all(|p| self.probe_page(col, &codec, p, k).is_ok())
+                range.pages.iter().all(|p| self.page_source.probe_page(plan, col, &codec, p, k).is_ok())
             })
         })
     }

@@ -1,11 +1,17 @@
 //! Event iteration: reading.
 //!
-//! The reader is split by stage, each file adding an `impl Reader` block and using only the
-//! files below it: `cluster_pool` (loading ahead, knows no descriptors) < `open` (the `Reader`
-//! struct, descriptor loading) < `prefetch` (read-ahead planning) < `pages` (page I/O and
-//! unpacking) < `columns` (column decoding) < `arrow` (Arrow assembly) < `reader` (accessors and
-//! public entry points) < `values`, `typed`, `check`, `file`, and `bench` (benchmark helpers,
-//! `unstable` feature only) < `attributes` (linked attribute sets, read as RNTuples of their own).
+//! The reader is split by stage, each file using only the files below it: `cluster_pool`
+//! (loading ahead, knows no descriptors; ROOT's `RClusterPool`) and `read_plan` (one read's
+//! plan: its columns, clusters and whether it takes its pages from the pool; and `Span`) <
+//! `page_source` (the `PageSource`: owns the byte source, the pool, the read-ahead settings and
+//! the statistics, and makes each read's plan; ROOT's `RPageSource`) < `pages` (loading and
+//! unpacking one page for the page source) < `open` (the `Reader` struct, holding its page
+//! source and the descriptor; descriptor loading) < `columns` (column decoding) < `arrow` (Arrow
+//! assembly) < `reader` (accessors, read-ahead settings and public entry points, which make a
+//! read's plan and pass it down the decoding calls to the page source) < `values`, `typed`,
+//! `check`, `file`, and `bench` (benchmark helpers, `unstable` feature only) < `attributes`
+//! (linked attribute sets, read as RNTuples of their own). From `open` up, files add
+//! `impl Reader` blocks; `pages` adds an `impl PageSource` block.
 
 mod arrow;
 pub mod attributes;
@@ -16,8 +22,9 @@ mod cluster_pool;
 mod columns;
 pub mod file;
 mod open;
+mod page_source;
 mod pages;
-mod prefetch;
+mod read_plan;
 pub mod reader;
 pub mod typed;
 mod values;

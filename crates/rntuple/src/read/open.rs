@@ -1,9 +1,10 @@
 //! The base of the reader: the [`Reader`] struct and its opening (descriptor loading from the
 //! anchor: header, footer and page lists; cluster tiling, field depth and readability checks),
-//! with the limits it enforces and the statistics it keeps. Uses no other file of `read/`;
-//! the stages above it (pages, columns, Arrow assembly, entry points) add `impl Reader` blocks.
+//! with the limits it enforces. Its pages come from its `page_source`; the stages above it
+//! (columns, Arrow assembly, entry points) add `impl Reader` blocks. ROOT's counterpart: the
+//! opening of `RNTupleReader` (`RPageSource::Attach`).
 
-use super::cluster_pool::{ClusterPool, ReadAhead};
+use super::page_source::PageSource;
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
 use crate::format::compression;
@@ -14,7 +15,6 @@ use crate::primitives::column_type::ColumnType;
 use crate::primitives::decode::ColumnCodec;
 use crate::storage::source::ReadAt;
 use crate::storage::tfile::read_blob;
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 /// Largest envelope accepted (as ROOT's `MaxEnvelopeSize` for untrusted anchors).
@@ -22,20 +22,10 @@ pub const MAX_ENVELOPE: u64 = 1 << 30;
 /// Deepest field nesting accepted.
 pub const MAX_FIELD_DEPTH: usize = 128;
 
-/// I/O and decoding statistics of a reader.
-#[derive(Debug, Default)]
-pub struct ReadStats {
-    /// Pages read.
-    pub pages: AtomicU64,
-    /// Stored (compressed) page bytes read.
-    pub stored_bytes: AtomicU64,
-    /// Uncompressed page bytes produced.
-    pub uncompressed_bytes: AtomicU64,
-}
-
 /// Reads one RNTuple.
 pub struct Reader {
-    pub(super) src: Arc<dyn ReadAt>,
+    /// The byte source, the cluster pool and read-ahead, page loading and statistics.
+    pub(super) page_source: PageSource,
     pub(super) anchor: Anchor,
     pub(super) desc: Descriptor,
     pub(super) kinds: Vec<std::result::Result<Kind, String>>,
@@ -43,17 +33,8 @@ pub struct Reader {
     pub(super) readable: Vec<bool>,
     /// The top-level fields by name (the first of a name, should a file repeat one).
     pub(super) top_by_name: std::collections::HashMap<String, u32>,
-    pub(super) stats: ReadStats,
-    pub(super) verify_page_checksums: bool,
+    /// Decoding threads.
     pub(super) threads: usize,
-    pub(super) read_ahead: ReadAhead,
-    pub(super) pool: ClusterPool,
-    /// Whether the current read of a local file takes its pages from the pool (see
-    /// `Reader::prefetch`); remote sources always do.
-    pub(super) local_pooled: std::sync::atomic::AtomicBool,
-    /// Set by [`Reader::share_between_threads`]: several reads at once, so local files are read
-    /// page by page (the pool holds the clusters of one read at a time).
-    pub(super) shared_reads: bool,
 }
 
 impl Reader {
@@ -135,22 +116,8 @@ impl Reader {
         for f in desc.fields.iter().filter(|f| f.parent.is_none()) {
             top_by_name.entry(f.name.clone()).or_insert(f.id);
         }
-        let pool = ClusterPool::new(src.clone());
-        Ok(Reader {
-            src,
-            anchor,
-            desc,
-            kinds,
-            readable,
-            top_by_name,
-            stats: ReadStats::default(),
-            verify_page_checksums: true,
-            threads: default_threads(),
-            read_ahead: ReadAhead::default(),
-            pool,
-            local_pooled: std::sync::atomic::AtomicBool::new(false),
-            shared_reads: false,
-        })
+        let page_source = PageSource::new(src, anchor.max_key_size);
+        Ok(Reader { page_source, anchor, desc, kinds, readable, top_by_name, threads: default_threads() })
     }
 }
 

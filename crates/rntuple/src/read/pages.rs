@@ -1,8 +1,11 @@
-//! The page source: loads a column's pages (from a lent view of the source or read into
-//! thread-local scratch), verifies their checksums, decompresses them into scratch and hands the
-//! uncompressed bytes to a decoder; errors of a page's decoding are relocated to its offset.
+//! Loading one page for the page source: from the cluster pool when the read's plan takes its
+//! pages from there, else from a lent view of the source or read into thread-local scratch; its
+//! checksum verified, decompressed into scratch and the uncompressed bytes handed to a decoder;
+//! errors of a page's decoding are relocated to its offset. ROOT's counterpart:
+//! `RPageSource::LoadPage` and `RPageSource::UnzipPage`.
 
-use super::open::Reader;
+use super::page_source::PageSource;
+use super::read_plan::ReadPlan;
 use crate::error::{Error, Result};
 use crate::format::compression;
 use crate::format::descriptor::{ColumnDescriptor, PageDescriptor};
@@ -16,11 +19,12 @@ thread_local! {
     static SCRATCH: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
-impl Reader {
-    /// Loads a page (read, checksum, decompress) into thread-local scratch buffers and hands
-    /// the uncompressed bytes to `f`. Buffers are reused across pages.
+impl PageSource {
+    /// Loads a page of a read following `plan` (read, checksum, decompress) into thread-local
+    /// scratch buffers and hands the uncompressed bytes to `f`. Buffers are reused across pages.
     pub(super) fn with_page<R>(
         &self,
+        plan: &ReadPlan,
         col: &ColumnDescriptor,
         codec: &ColumnCodec,
         page: &PageDescriptor,
@@ -40,7 +44,7 @@ impl Reader {
             return Err(Error::corrupt(format!("{}: claims {len} uncompressed bytes from {size} stored bytes", what()), page.locator.offset));
         }
         let stored_len = size + if page.has_checksum { 8 } else { 0 };
-        let pooled = self.pooled_page(cluster, page)?;
+        let pooled = self.pooled_page(plan, cluster, page)?;
         SCRATCH.with(|cell| {
             let mut guard = cell.borrow_mut();
             let (stored, unz) = &mut *guard;
@@ -49,13 +53,13 @@ impl Reader {
                 let v = chunk.get(*at..*at + stored_len as usize).ok_or_else(|| Error::internal(format!("{}: outside its read-ahead request", what())))?;
                 return self.unpack_page(v, size, len, page, &what, unz, f);
             }
-            let chunked = self.anchor.max_key_size > 0 && stored_len > self.anchor.max_key_size;
+            let chunked = self.max_key_size > 0 && stored_len > self.max_key_size;
             // A source holding the bytes in memory lends them; others copy into scratch.
             if let Some(v) = if chunked { None } else { self.src.view(page.locator.offset, stored_len) } {
                 return self.unpack_page(v, size, len, page, &what, unz, f);
             }
             if chunked {
-                *stored = read_blob(&*self.src, page.locator.offset, stored_len, self.anchor.max_key_size, &what())?;
+                *stored = read_blob(&*self.src, page.locator.offset, stored_len, self.max_key_size, &what())?;
             } else {
                 if stored_len > self.src.len() {
                     return Err(Error::corrupt(format!("{}: larger than the file", what()), page.locator.offset));
@@ -76,7 +80,7 @@ impl Reader {
     /// from the file, 9 bytes per block) add up to the uncompressed length. Run before an output
     /// buffer for many elements is reserved, so that a page list's lying counts fail before the
     /// allocation they would drive. Pages split over several keys are checked by size only.
-    pub(super) fn probe_page(&self, col: &ColumnDescriptor, codec: &ColumnCodec, page: &PageDescriptor, cluster: usize) -> Result<()> {
+    pub(super) fn probe_page(&self, plan: &ReadPlan, col: &ColumnDescriptor, codec: &ColumnCodec, page: &PageDescriptor, cluster: usize) -> Result<()> {
         let what = || format!("page of column {} ({}) at offset {}", col.id, codec.ty.name(), page.locator.offset);
         let (offset, size) = (page.locator.offset, page.locator.size);
         let len = codec.page_bytes(page.n_elements as u64);
@@ -84,7 +88,7 @@ impl Reader {
         if size > len || (size < len && len > size.saturating_mul(1 << 17) + (1 << 20)) {
             return Err(Error::corrupt(format!("{}: claims {len} uncompressed bytes from {size} stored bytes", what()), offset));
         }
-        let chunked = self.anchor.max_key_size > 0 && size > self.anchor.max_key_size;
+        let chunked = self.max_key_size > 0 && size > self.max_key_size;
         if chunked {
             return Ok(());
         }
@@ -92,7 +96,7 @@ impl Reader {
             return Err(Error::corrupt(format!("{}: extends beyond the end of the file", what()), offset));
         }
         // The block headers from the read-ahead's bytes when it holds the page, else from the source.
-        let pooled = if size < len { self.pooled_page(cluster, page)? } else { None };
+        let pooled = if size < len { self.pooled_page(plan, cluster, page)? } else { None };
         let mut ip = 0u64;
         let mut total = 0u64;
         while size < len && ip < size {

@@ -1,14 +1,18 @@
 //! The RNTuple reader: opens an anchor, loads header, footer and page lists, and reads fields
 //! over entry ranges into Apache Arrow arrays, touching only the needed columns and clusters.
 //!
-//! This file holds the accessors and the public entry points (field resolution, entry spans,
-//! [`Reader::read_batch`]); the stages below are `open` (the [`Reader`] struct, descriptor
-//! loading), `pages` (page I/O and unpacking), `columns` (column decoding) and `arrow` (Arrow
-//! assembly).
+//! This file holds the accessors, the read-ahead settings (kept by the page source) and the
+//! public entry points (field resolution, entry spans, [`Reader::read_batch`]); the stages below
+//! are `page_source` (page lookup and loading, read-ahead, each read's plan), `open` (the
+//! [`Reader`] struct, descriptor loading), `columns` (column decoding) and `arrow` (Arrow
+//! assembly). ROOT's counterpart: `RNTupleReader`.
 
-pub use super::open::{ReadStats, Reader, MAX_ENVELOPE, MAX_FIELD_DEPTH};
+pub use super::open::{Reader, MAX_ENVELOPE, MAX_FIELD_DEPTH};
+pub use super::page_source::ReadStats;
 
-use super::columns::{Span, MAX_ZERO_FILL_BYTES};
+use super::cluster_pool::ReadAhead;
+use super::columns::MAX_ZERO_FILL_BYTES;
+use super::read_plan::{ReadPlan, Span};
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
 use crate::format::descriptor::{Descriptor, FieldDescriptor, Role};
@@ -28,7 +32,36 @@ impl Reader {
 
     /// The bytes of the file (for copying stored pages, as the merge does).
     pub(crate) fn source(&self) -> &Arc<dyn ReadAt> {
-        &self.src
+        &self.page_source.src
+    }
+
+    /// Sets how far reads load pages ahead of decoding (see [`ReadAhead`]). From sources with a
+    /// latency per request (HTTP, S3, file objects) the pages are loaded into memory by a
+    /// background thread. So are the pages of a local file when a read is cold (its first
+    /// wanted bytes are not in the page cache) and decodes all its fields at once (no more
+    /// top-level fields than decoding threads): the read's own clusters, held until the next
+    /// read. Other reads of local files read each page when it is decoded, and with
+    /// [`ReadAhead::local`] the kernel is asked to read the clusters after a read's own into its
+    /// page cache (`posix_fadvise(WILLNEED)`).
+    pub fn set_read_ahead(&mut self, read_ahead: ReadAhead) {
+        self.page_source.set_read_ahead(read_ahead);
+    }
+
+    /// Declares that several threads will read different entries through this reader at once
+    /// (a skim's parts): the cluster pool holds the clusters of one read at a time, so reads of
+    /// a local file then go page by page instead of through the pool.
+    pub fn share_between_threads(&mut self) {
+        self.page_source.share_between_threads();
+    }
+
+    /// The read-ahead settings.
+    pub fn read_ahead(&self) -> ReadAhead {
+        self.page_source.read_ahead()
+    }
+
+    /// Most bytes the read-ahead held at once so far.
+    pub fn read_ahead_peak_bytes(&self) -> u64 {
+        self.page_source.read_ahead_peak_bytes()
     }
 
     /// The anchor.
@@ -45,16 +78,16 @@ impl Reader {
     }
     /// I/O statistics since opening.
     pub fn stats(&self) -> &ReadStats {
-        &self.stats
+        &self.page_source.stats
     }
     /// `(requests, bytes)` the file's byte source served so far (all readers of the file
     /// together), when the source counts them (local files, HTTP, S3 do).
     pub fn io_counts(&self) -> Option<(u64, u64)> {
-        self.src.counters().map(|c| c.get())
+        self.page_source.src.counters().map(|c| c.get())
     }
     /// Turns page checksum verification on or off (on by default).
     pub fn set_verify_page_checksums(&mut self, on: bool) {
-        self.verify_page_checksums = on;
+        self.page_source.verify_page_checksums = on;
     }
     /// The kind of a field, or why it cannot be read.
     pub fn kind(&self, field: u32) -> std::result::Result<&Kind, &str> {
@@ -163,8 +196,8 @@ impl Reader {
         let ids = self.resolve_fields(fields)?;
         let spans = self.spans(start, stop)?;
         self.check_zero_fill(&ids, start, stop)?;
-        self.prefetch(&ids, &spans)?;
-        let arrays: Vec<ArrayRef> = self.read_fields_parallel(&ids, &spans)?;
+        let plan = self.prefetch(&ids, &spans)?;
+        let arrays: Vec<ArrayRef> = self.read_fields_parallel(&plan, &ids, &spans)?;
         let schema_fields: Vec<Field> = ids
             .iter()
             .zip(&arrays)
@@ -179,6 +212,13 @@ impl Reader {
         let schema = Arc::new(Schema::new(schema_fields));
         let opts = RecordBatchOptions::new().with_row_count(Some((stop - start) as usize));
         Ok(RecordBatch::try_new_with_options(schema, arrays, &opts)?)
+    }
+
+    /// The plan of a read of the top-level fields `ids` over `spans` (whether it takes its pages
+    /// from the cluster pool, see [`Reader::set_read_ahead`]), with the pool handed the clusters it
+    /// loads for it.
+    pub(super) fn prefetch(&self, ids: &[u32], spans: &[Span]) -> Result<ReadPlan> {
+        self.page_source.prefetch(&self.desc, ids, spans, self.threads)
     }
 
     /// Refuses, before anything is read, a read of entries `start..stop` of the top-level fields
