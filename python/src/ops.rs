@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rntuple::ops::merge::MergeMode;
 use rntuple::ops::skim::{run, EntryRange, SkimRequest};
-use rntuple::read::check::CheckReport;
+use rntuple::read::CheckReport;
 use rntuple::write::WriteOptions;
 use std::path::PathBuf;
 

@@ -5,7 +5,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rntuple::expr::{apply_masks, Masks, Selection};
-use rntuple::ops::select::output_schema;
+use rntuple::ops::skim::output_schema;
 use rntuple::ops::skim::{run, SkimRequest};
 use rntuple::write::Compression;
 use rntuple::write::ParallelWriter;

@@ -244,7 +244,7 @@ fn expand_enum(name: &str, body: &proc_macro::Group, attrs: &ItemAttrs) -> Resul
     Ok(format!(
         "impl ::rntuple::write::FieldValue for {name} {{
             fn type_expr() -> ::rntuple::logical::typename::TypeExpr {{
-                ::rntuple::logical::typename::TypeExpr::Enum({cpp:?}.to_string(), ::rntuple::logical::kind::Scalar::{scalar})
+                ::rntuple::logical::typename::TypeExpr::Enum({cpp:?}.to_string(), ::rntuple::logical::Scalar::{scalar})
             }}
             fn put(&self, w: ::rntuple::write::FieldWriter<'_>) -> ::rntuple::Result<()> {{
                 let x: {repr} = match self {{ {to_int} }};

@@ -395,7 +395,7 @@ pub fn compress(raw: &[u8], settings: u32) -> Result<Vec<u8>> {
     Ok(z)
 }
 
-pub use rntuple::format::build::{column_range, push_column, push_field, single_group};
+pub use rntuple::logical::build::{column_range, push_column, push_field, single_group};
 
 /// An RNTuple taken apart: where it was, its descriptor as the envelopes say, and the stored
 /// bytes of its pages.

@@ -72,7 +72,7 @@ fn entry(id: u64) -> Value {
 }
 
 fn opts(compression: u32) -> WriteOptions {
-    WriteOptions { compression, approx_zipped_cluster_size: 2000, max_unzipped_page_size: 512, ..Default::default() }
+    WriteOptions { compression: rntuple::write::Compression::from_settings(compression).unwrap(), approx_zipped_cluster_size: 2000, max_unzipped_page_size: 512, ..Default::default() }
 }
 
 /// Writes `ranks` x `threads` x `n` entries; `ship` routes ranks other than 0 through rank 0.
@@ -217,7 +217,7 @@ fn ids(path: &std::path::Path) -> Vec<u64> {
 fn parallel_and_rank_contexts_fill_alike_and_end_on_drop() {
     let fields = [("id", "std::uint64_t"), ("v", "std::vector<float>")];
     // Clusters large enough that only the calls below end them.
-    let o = WriteOptions { compression: 0, ..Default::default() };
+    let o = WriteOptions { compression: rntuple::write::Compression::NONE, ..Default::default() };
     let tmp = |tag: &str| std::env::temp_dir().join(format!("rntuple-distributed-{}-alike-{tag}.root", std::process::id()));
     // A batch of the entries 1000..1100, read from a file of them.
     let src = tmp("batch");

@@ -93,7 +93,7 @@ fn our_files_merge_with_their_pages_copied() {
     let mut page_sizes = Vec::new();
     for (k, compression) in [505u32, 101, 404].into_iter().enumerate() {
         let p = tmp(&format!("merge_in_{k}.root"));
-        let opts = WriteOptions { compression, max_unzipped_page_size: 4096, approx_zipped_cluster_size: 30_000, ..Default::default() };
+        let opts = WriteOptions { compression: rntuple::write::Compression::from_settings(compression).unwrap(), max_unzipped_page_size: 4096, approx_zipped_cluster_size: 30_000, ..Default::default() };
         let mut w = Writer::create(&p, "Events", &schema, opts).expect("create");
         for i in 0..(3000 + 1000 * k as u64) {
             w.fill(&entry(1_000_000 * k as u64 + i)).expect("fill");
@@ -108,7 +108,7 @@ fn our_files_merge_with_their_pages_copied() {
         inputs.push(p);
     }
     let out = tmp("merge_out.root");
-    let stats = merge(&inputs, "Events", &out, WriteOptions { compression: 101, ..Default::default() }).expect("merge");
+    let stats = merge(&inputs, "Events", &out, WriteOptions { compression: rntuple::write::Compression::zlib(1), ..Default::default() }).expect("merge");
     assert_eq!(stats.entries, 3000 + 4000 + 5000);
     assert_eq!(values(&out, "Events"), want);
     let r = RNTupleFile::open(&out).expect("open").reader("Events").expect("reader");
@@ -166,7 +166,7 @@ fn filter_mode_keeps_the_first_inputs_fields_found_by_name() {
     let b_rows: Vec<J> = (0..500)
         .map(|i| serde_json::json!({"extra": format!("dropped {i}"), "v": vec![-i; (i % 4) as usize], "x": 1000 + i, "p": [-(i as f32), format!("b{i}")], "more": [1.5, 2.5]}))
         .collect();
-    let small = WriteOptions { approx_zipped_cluster_size: 2000, compression: 404, ..Default::default() };
+    let small = WriteOptions { approx_zipped_cluster_size: 2000, compression: rntuple::write::Compression::lz4(4), ..Default::default() };
     write_rows(&a, &[("x", "std::int32_t"), ("p", "std::pair<float,std::string>"), ("v", "std::vector<std::int64_t>")], &a_rows, small.clone());
     write_rows(
         &b,
@@ -178,7 +178,7 @@ fn filter_mode_keeps_the_first_inputs_fields_found_by_name() {
             ("more", "std::vector<double>"),
         ],
         &b_rows,
-        WriteOptions { compression: 505, ..small.clone() },
+        WriteOptions { compression: rntuple::write::Compression::zstd(5), ..small.clone() },
     );
     let out = tmp("filter_out.root");
     // Strict refuses the different schemas.

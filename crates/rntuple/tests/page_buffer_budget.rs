@@ -53,7 +53,7 @@ const BATCH: usize = 100_000;
 fn write(name: &str, budget: u64) -> (usize, std::path::PathBuf) {
     let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     let opts = WriteOptions {
-        compression: 505,
+        compression: rntuple::write::Compression::zstd(5),
         use_implicit_mt: true,
         buffered: true,
         page_buffer_budget: budget,

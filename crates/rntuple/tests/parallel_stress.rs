@@ -145,9 +145,9 @@ fn every_option() {
         ("preallocate", WriteOptions { preallocate: true, ..base.clone() }),
         ("inside", WriteOptions { write_outside_lock: false, ..base.clone() }),
         ("inside_unbuffered", WriteOptions { write_outside_lock: false, buffered: false, ..base.clone() }),
-        ("uncompressed", WriteOptions { compression: 0, ..base.clone() }),
-        ("zlib_nochecksum", WriteOptions { compression: 101, enable_page_checksums: false, ..base.clone() }),
-        ("all", WriteOptions { preallocate: true, write_outside_lock: true, compression: 404, ..base.clone() }),
+        ("uncompressed", WriteOptions { compression: rntuple::write::Compression::NONE, ..base.clone() }),
+        ("zlib_nochecksum", WriteOptions { compression: rntuple::write::Compression::zlib(1), enable_page_checksums: false, ..base.clone() }),
+        ("all", WriteOptions { preallocate: true, write_outside_lock: true, compression: rntuple::write::Compression::lz4(4), ..base.clone() }),
     ];
     for (name, o) in variants {
         for threads in [3u64, 16] {

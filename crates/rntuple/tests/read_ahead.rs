@@ -4,7 +4,8 @@
 
 use rntuple::storage::source::{MemSource, RangeSink, ReadAt, SourceCounters};
 use rntuple::write::{WriteOptions, Writer};
-use rntuple::{RNTupleFile, ReadAhead, Value};
+use rntuple::{RNTupleFile, Value};
+use rntuple::read::ReadAhead;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;

@@ -90,7 +90,7 @@ fn whole_clusters_copy_pages_and_cut_clusters_reencode() {
         "Events",
         &out3,
         &Skim { fields: fields(&["v", "o"]), entries: None, reencode: true },
-        WriteOptions { compression: 0, ..Default::default() },
+        WriteOptions { compression: rntuple::write::Compression::NONE, ..Default::default() },
     )
     .expect("skim");
     assert_eq!((s.method, s.reason.as_deref(), s.entries), (SkimMethod::Reencoded, None, 500));

@@ -43,7 +43,7 @@ fn inputs(d: &std::path::Path) -> Vec<String> {
     let mut g = Lcg(7);
     for k in 0..3u64 {
         let p = d.join(format!("in{k}.root"));
-        let opts = WriteOptions { approx_zipped_cluster_size: 20_000, compression: 0, ..Default::default() };
+        let opts = WriteOptions { approx_zipped_cluster_size: 20_000, compression: rntuple::write::Compression::NONE, ..Default::default() };
         let mut w = Writer::create_with_types(&p, "Events", &schema(), opts).unwrap();
         for i in 0..3000u64 {
             let nj = (g.next() % 7) as usize;
@@ -217,7 +217,7 @@ fn clusters_that_pass_whole_are_copied_as_stored() {
     };
     // Every entry kept: every cluster copied (the inputs are uncompressed, so is the output: the same
     // column encodings), values equal to a re-encoding skim's (a filter that keeps all).
-    let plain = || WriteOptions { compression: 0, ..Default::default() };
+    let plain = || WriteOptions { compression: rntuple::write::Compression::NONE, ..Default::default() };
     let copy = d.join("copy.root");
     let w = SkimMany { inputs: ins.clone(), fields: Some(fields.clone()), where_: Some("event >= 0".into()), threads: 1, ..Default::default() };
     let s = skim_many(&w, &copy, plain(), &|_, _| {}).unwrap();
@@ -289,13 +289,13 @@ fn output_clusters_end_at_parts_of_useful_size() {
         RNTupleFile::open(p).unwrap().reader("Events").unwrap().descriptor().clusters.iter().map(|c| c.n_entries).collect()
     };
     let out = d.join("parts.root");
-    let opts = WriteOptions { compression: 0, approx_zipped_cluster_size: size, ..Default::default() };
+    let opts = WriteOptions { compression: rntuple::write::Compression::NONE, approx_zipped_cluster_size: size, ..Default::default() };
     let s = skim_many(&what(ins.clone(), 1), &out, opts, &|_, _| {}).unwrap();
     assert_eq!(s.parts as usize, parts.len(), "{s:?}");
     assert_eq!(clusters(&out), expect_clusters);
     assert_eq!(written(&out), want);
     let joined = d.join("joined.root");
-    skim_many(&what(ins, 1), &joined, WriteOptions { compression: 0, ..Default::default() }, &|_, _| {}).unwrap();
+    skim_many(&what(ins, 1), &joined, WriteOptions { compression: rntuple::write::Compression::NONE, ..Default::default() }, &|_, _| {}).unwrap();
     assert_eq!(clusters(&joined), [want.len() as u64]);
     assert_eq!(written(&joined), want);
 }

@@ -19,11 +19,6 @@ pub struct Collection {
 }
 
 impl Collection {
-    /// Entries.
-    pub fn entries(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
-    }
-
     /// Elements of all entries.
     pub fn elements(&self) -> usize {
         self.offsets.last().copied().unwrap_or(0)

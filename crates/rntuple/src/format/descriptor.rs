@@ -45,19 +45,19 @@ impl Role {
 }
 
 /// Field flag: the field is a fixed-size array; its record holds the repetition count.
-pub const FIELD_FLAG_REPETITIVE: u16 = 0x01;
+pub(crate) const FIELD_FLAG_REPETITIVE: u16 = 0x01;
 /// Field flag: the field is a projection; its record holds the source field's id.
-pub const FIELD_FLAG_PROJECTED: u16 = 0x02;
+pub(crate) const FIELD_FLAG_PROJECTED: u16 = 0x02;
 /// Field flag: the field's record holds a type checksum.
-pub const FIELD_FLAG_TYPE_CHECKSUM: u16 = 0x04;
+pub(crate) const FIELD_FLAG_TYPE_CHECKSUM: u16 = 0x04;
 /// Column flag: the column is deferred (it starts at a first element index other than 0; a
 /// negative index marks it suppressed until there).
-pub const COLUMN_FLAG_DEFERRED: u16 = 0x01;
+pub(crate) const COLUMN_FLAG_DEFERRED: u16 = 0x01;
 /// Column flag: the column's record holds a value range (min, max).
-pub const COLUMN_FLAG_VALUE_RANGE: u16 = 0x02;
+pub(crate) const COLUMN_FLAG_VALUE_RANGE: u16 = 0x02;
 /// Cluster flag (in the top byte of a cluster summary's entry count): the cluster is sharded, a
 /// feature the format reserves.
-pub const CLUSTER_FLAG_SHARDED: u64 = 0x01;
+pub(crate) const CLUSTER_FLAG_SHARDED: u64 = 0x01;
 
 /// A field record.
 #[derive(Debug, Clone)]

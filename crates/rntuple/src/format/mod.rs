@@ -14,10 +14,6 @@ crate::unstable_mod! {
     names
 }
 crate::unstable_mod! {
-    /// Building descriptors by hand, for tests and forged files (internal).
-    build
-}
-crate::unstable_mod! {
     /// XXH3 checksums of envelopes and pages (internal).
     checksum
 }

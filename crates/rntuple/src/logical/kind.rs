@@ -82,12 +82,12 @@ pub const SCALAR_NAMES: &[(&str, Scalar)] = {
 };
 
 impl Scalar {
-    /// From a C++ type name, in any spelling of [`SCALAR_NAMES`].
+    /// From a C++ type name, in any spelling of `SCALAR_NAMES`.
     pub fn from_type_name(t: &str) -> Option<Scalar> {
         SCALAR_NAMES.iter().find(|(n, _)| *n == t).map(|&(_, s)| s)
     }
 
-    /// ROOT's (normalized) name of the type: its first spelling in [`SCALAR_NAMES`].
+    /// ROOT's (normalized) name of the type: its first spelling in `SCALAR_NAMES`.
     pub fn type_name(self) -> &'static str {
         SCALAR_NAMES.iter().find(|&&(_, s)| s == self).map_or("", |&(n, _)| n)
     }

@@ -217,7 +217,7 @@ pub fn parse(t: &str) -> Result<TypeExpr> {
 }
 
 /// Deepest template nesting of a type name accepted by [`parse`].
-pub const MAX_TYPE_DEPTH: usize = 64;
+pub(crate) const MAX_TYPE_DEPTH: usize = 64;
 
 fn parse_level(t: &str) -> Result<TypeExpr> {
     let collapsed: String = {

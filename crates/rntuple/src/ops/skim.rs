@@ -7,7 +7,7 @@
 //! - one input without a selection: [`skim`] / [`skim_reader`] (`ops/skim_one.rs`), which copy the
 //!   kept fields' compressed pages when the entries are whole clusters and re-encode otherwise;
 //! - a selection (`where_`, `filters`), several inputs, a glob or a number of threads:
-//!   [`crate::ops::select::skim_many`], on threads, through one parallel writer.
+//!   `ops::select::skim_many`, on threads, through one parallel writer.
 //!
 //! ```
 //! use rntuple::ops::skim::{run, EntryRange, SkimOutcome, SkimRequest};
@@ -35,7 +35,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::ops::select::{skim_many, SkimMany, SkimManyStats};
+use crate::ops::select::{skim_many, SkimMany};
 use crate::ops::skim_one::only_ntuple;
 use crate::read::file::RNTupleFile;
 use crate::storage::output::refuse_same_file;
@@ -44,6 +44,7 @@ use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
 
+pub use crate::ops::select::{output_schema, SkimManyStats};
 pub use crate::ops::skim_one::{skim, skim_reader, skim_with_progress, Skim, SkimMethod, SkimStats};
 
 /// What to skim, for either engine (see [`run`]).
@@ -108,7 +109,7 @@ impl EntryRange {
 pub enum SkimEngine {
     /// [`skim_reader`]: one input, no selection; pages copied as stored, or entries re-encoded.
     One,
-    /// [`skim_many`]: a selection, several inputs, a glob or threads.
+    /// `skim_many`: a selection, several inputs, a glob or threads.
     Many,
 }
 

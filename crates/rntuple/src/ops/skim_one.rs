@@ -510,7 +510,7 @@ pub(crate) fn batch_end(d: &Descriptor, read: &[bool], at: u64, stop: u64) -> u6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::build::push_field;
+    use crate::logical::build::push_field;
     use crate::format::cursor::Locator;
     use crate::format::descriptor::{PageDescriptor, Role};
 
@@ -548,7 +548,7 @@ mod tests {
     /// `f0` with subfield `f1` (a column each), `f2` (a column), `f3` projected onto `f1`'s column;
     /// `clusters` clusters of 1,000,000 entries with one page of 1,000,000 elements per column.
     fn with_columns(clusters: u64) -> Descriptor {
-        use crate::format::build::{column_range, push_column};
+        use crate::logical::build::{column_range, push_column};
         use crate::format::descriptor::AliasColumn;
         use crate::primitives::column_type::ColumnType;
         let mut d = fields([None, Some(0), None, None]);
@@ -590,7 +590,7 @@ mod tests {
         let mut big = with_columns(1);
         let huge =
             PageDescriptor { n_elements: 1_000_000, has_checksum: false, locator: Locator { size: 4 * REENCODE_BATCH_BYTES, offset: 0 }, first_in_cluster: 0 };
-        big.clusters[0].columns[2] = Some(crate::format::build::column_range(0, 505, vec![huge]));
+        big.clusters[0].columns[2] = Some(crate::logical::build::column_range(0, 505, vec![huge]));
         let part = batch_end(&big, &one, 0, per_cluster);
         assert!((per_cluster / 4 - 1000..=per_cluster / 4 + 1000).contains(&part), "{part}");
         assert_eq!(batch_end(&big, &read_columns(&big, &["f0"]).unwrap(), 0, per_cluster), per_cluster);

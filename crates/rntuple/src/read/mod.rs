@@ -14,19 +14,22 @@
 //! `impl Reader` blocks; `pages` adds an `impl PageSource` block.
 
 mod arrow;
-pub mod attributes;
+pub(crate) mod attributes;
 #[cfg(feature = "unstable")]
 mod bench;
-pub mod check;
+pub(crate) mod check;
 mod cluster_pool;
 mod columns;
-pub mod file;
+pub(crate) mod file;
 mod open;
 mod page_source;
 mod pages;
 mod read_plan;
-pub mod reader;
-pub mod typed;
+pub(crate) mod reader;
+pub(crate) mod typed;
 mod values;
+pub use attributes::{AttributeEntry, AttributeSetReader};
+pub use check::{CheckReport, Problem};
 pub use cluster_pool::ReadAhead;
-pub use typed::{FromEntry, FromValue};
+pub use page_source::ReadStats;
+pub use typed::{FromEntry, FromValue, TypedEntries};

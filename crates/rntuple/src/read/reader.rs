@@ -7,8 +7,8 @@
 //! [`Reader`] struct, descriptor loading), `columns` (column decoding) and `arrow` (Arrow
 //! assembly). ROOT's counterpart: `RNTupleReader`.
 
-pub use super::open::{Reader, MAX_ENVELOPE, MAX_FIELD_DEPTH};
-pub use super::page_source::ReadStats;
+pub use super::open::Reader;
+pub(crate) use super::page_source::ReadStats;
 
 use super::cluster_pool::ReadAhead;
 use super::columns::MAX_ZERO_FILL_BYTES;

@@ -5,7 +5,9 @@
 mod attributes;
 pub(crate) mod builder;
 pub(crate) mod columns;
-pub mod distributed;
+crate::unstable_mod! {
+    distributed
+}
 mod file_writer;
 mod fill_arrow;
 mod fill_typed;

@@ -403,7 +403,7 @@ pub trait FillDestination: ClusterOut + Sized {
 }
 
 /// One thread's handle for filling entries into a [`ParallelWriter`] (`Send`, not shared), or, as
-/// [`crate::write::distributed::RankFillContext`], into a rank of a distributed writer.
+/// `write::distributed::RankFillContext`, into a rank of a distributed writer.
 ///
 /// Its entries stay in order. Full clusters are committed as they fill up (or staged, see
 /// [`FillContext::enable_staged_cluster_committing`]). Dropping the context flushes its last
@@ -483,7 +483,7 @@ impl<O: FillDestination> FillContext<O> {
     /// Flushes the last cluster, hands on what the context still holds and ends the context: a
     /// parallel writer's context commits its staged clusters and returns its metrics
     /// ([`ContextMetrics`]); a rank's adds its metrics to the rank's (see
-    /// [`crate::write::distributed::RankWriter::finish`]) and returns `()`.
+    /// `write::distributed::RankWriter::finish`) and returns `()`.
     pub fn finish(mut self) -> Result<O::Finished> {
         self.done = true;
         O::end(&mut self.b)
@@ -588,7 +588,7 @@ mod tests {
 
     /// Uncompressed, 4 KiB pages and 64 KiB clusters: a few hundred entries make a cluster.
     fn small_clusters() -> WriteOptions {
-        WriteOptions { compression: 0, max_unzipped_page_size: 4 << 10, approx_zipped_cluster_size: 64 << 10, ..WriteOptions::default() }
+        WriteOptions { compression: crate::write::Compression::NONE, max_unzipped_page_size: 4 << 10, approx_zipped_cluster_size: 64 << 10, ..WriteOptions::default() }
     }
 
     fn fill(ctx: &mut FillContext, from: u64, n: u64) {
@@ -636,7 +636,7 @@ mod tests {
     fn compressed_page_copies_are_not_pooled() {
         let path = std::env::temp_dir().join(format!("rntuple-parallel-pool-zipped-{}.root", std::process::id()));
         let page = 64u64 << 10;
-        let opts = WriteOptions { compression: 505, max_unzipped_page_size: page, approx_zipped_cluster_size: 1 << 20, ..WriteOptions::default() };
+        let opts = WriteOptions { compression: crate::write::Compression::zstd(5), max_unzipped_page_size: page, approx_zipped_cluster_size: 1 << 20, ..WriteOptions::default() };
         let w = ParallelWriter::create(&path, "Events", &[("id", "std::uint64_t")], opts).unwrap_or_else(|e| panic!("{e}"));
         let mut ctx = w.fill_context().unwrap_or_else(|e| panic!("{e}"));
         // 24 random bits per value: pages compress to about 3/8 of their size.

@@ -26,7 +26,7 @@
 //! let path = std::env::temp_dir().join("rntuple-doc-distributed.root");
 //! let schema = rntuple::write::distributed::parse_schema(&[("id", "std::uint64_t")])?;
 //! let layout = RankLayout { align: 4096, direct_io: false, max_write: 0 };
-//! let opts = WriteOptions { compression: 0, ..Default::default() };
+//! let opts = WriteOptions { compression: rntuple::write::Compression::NONE, ..Default::default() };
 //! // Rank 0 creates the file with the header; the ranks learn its path and first offset.
 //! let desc = RankWriter::descriptor("Events", &schema, &opts)?;
 //! let asm = Assembler::create(&path, desc, opts.clone(), layout.align)?;

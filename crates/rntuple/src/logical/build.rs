@@ -2,7 +2,7 @@
 //! [`Descriptor`] with their links kept consistent. For tests and for forging files
 //! (`rntuple-testkit`); the writer builds its descriptors through its plans instead.
 
-use super::descriptor::*;
+use crate::format::descriptor::*;
 use crate::primitives::column_type::ColumnType;
 
 /// Appends a field to `d` (id = its position) and links it to its parent; returns its id.
