@@ -20,7 +20,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIST = ROOT / "crates" / "rntuple" / "public-api.txt"
-TARGET = ROOT / "target" / "public-api"
+TARGET = pathlib.Path(os.environ.get("RNTUPLE_API_TARGET", ROOT / "target" / "public-api"))
 
 
 def rustdoc_json(root=ROOT, target=TARGET):
@@ -130,14 +130,26 @@ def listing(doc):
     return sorted(out)
 
 
+def summary(lines):
+    """'N lines: I items (modules, types, functions, constants), M members (methods, fields, variants),
+    T trait impls'."""
+    entries = [line.split(" ", 1) for line in lines]
+    types = {p for k, p in entries if k in ("struct", "enum", "trait", "union", "type")}
+    impls = sum(1 for k, _ in entries if k == "impl")
+    members = sum(1 for k, p in entries if k != "impl" and (k in ("field", "variant") or p.rsplit("::", 1)[0] in types))
+    items = len(entries) - impls - members
+    return f"{len(entries)} lines: {items} items (modules, types, functions, constants), {members} members (methods, fields, variants), {impls} trait impls"
+
+
 def main(argv):
     if "--json" in argv:
         doc = json.loads(pathlib.Path(argv[argv.index("--json") + 1]).read_text())
-        print("\n".join(listing(doc)))
+        lines = listing(doc)
+        print("\n".join(lines))
+        print(f"public API: {summary(lines)}", file=sys.stderr)
         return 0
     lines = listing(rustdoc_json())
     text = "".join(line + "\n" for line in lines)
-    top = sum(1 for line in lines if not line.startswith(("field ", "variant ", "impl ")) and line.count("::") <= 3)
     if "--check" in argv:
         old = LIST.read_text() if LIST.exists() else ""
         if old != text:
@@ -147,10 +159,10 @@ def main(argv):
             print(f"\npublic API: {LIST.relative_to(ROOT)} differs from the code: review the change, then run "
                   "`python3 .ci/public_api.py` to update the list", file=sys.stderr)
             return 1
-        print(f"public API: {len(lines)} items, as listed in {LIST.relative_to(ROOT)}")
+        print(f"public API: {summary(lines)}, as listed in {LIST.relative_to(ROOT)}")
         return 0
     LIST.write_text(text)
-    print(f"public API: {len(lines)} items ({top} modules, types, functions and constants) written to {LIST.relative_to(ROOT)}")
+    print(f"public API: {summary(lines)}; written to {LIST.relative_to(ROOT)}")
     return 0
 
 

@@ -72,7 +72,12 @@ fn entry(id: u64) -> Value {
 }
 
 fn opts(compression: u32) -> WriteOptions {
-    WriteOptions { compression: rntuple::write::Compression::from_settings(compression).unwrap(), approx_zipped_cluster_size: 2000, max_unzipped_page_size: 512, ..Default::default() }
+    WriteOptions {
+        compression: rntuple::write::Compression::from_settings(compression).unwrap(),
+        approx_zipped_cluster_size: 2000,
+        max_unzipped_page_size: 512,
+        ..Default::default()
+    }
 }
 
 /// Writes `ranks` x `threads` x `n` entries; `ship` routes ranks other than 0 through rank 0.

@@ -7,7 +7,8 @@ use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Value};
 
 fn write_file(path: &std::path::Path) {
-    let opts = WriteOptions { compression: rntuple::write::Compression::NONE, approx_zipped_cluster_size: 4000, max_unzipped_page_size: 1024, ..Default::default() };
+    let opts =
+        WriteOptions { compression: rntuple::write::Compression::NONE, approx_zipped_cluster_size: 4000, max_unzipped_page_size: 1024, ..Default::default() };
     let mut w = Writer::create(path, "Events", &[("x", "double"), ("s", "std::string")], opts).expect("create");
     for i in 0..3000i64 {
         w.fill(&Value::Record(vec![("x".into(), Value::F64(i as f64 * 0.5)), ("s".into(), Value::String(format!("entry {i}")))])).expect("fill");

@@ -46,7 +46,13 @@ fn expected(i: u64) -> J {
 }
 
 fn opts(compression: u32) -> WriteOptions {
-    WriteOptions { compression: rntuple::write::Compression::from_settings(compression).unwrap(), max_key_size: MAX_KEY, max_unzipped_page_size: 32 << 10, approx_zipped_cluster_size: 256 << 10, ..Default::default() }
+    WriteOptions {
+        compression: rntuple::write::Compression::from_settings(compression).unwrap(),
+        max_key_size: MAX_KEY,
+        max_unzipped_page_size: 32 << 10,
+        approx_zipped_cluster_size: 256 << 10,
+        ..Default::default()
+    }
 }
 
 fn read_json(path: &std::path::Path) -> Vec<J> {

@@ -93,7 +93,12 @@ fn our_files_merge_with_their_pages_copied() {
     let mut page_sizes = Vec::new();
     for (k, compression) in [505u32, 101, 404].into_iter().enumerate() {
         let p = tmp(&format!("merge_in_{k}.root"));
-        let opts = WriteOptions { compression: rntuple::write::Compression::from_settings(compression).unwrap(), max_unzipped_page_size: 4096, approx_zipped_cluster_size: 30_000, ..Default::default() };
+        let opts = WriteOptions {
+            compression: rntuple::write::Compression::from_settings(compression).unwrap(),
+            max_unzipped_page_size: 4096,
+            approx_zipped_cluster_size: 30_000,
+            ..Default::default()
+        };
         let mut w = Writer::create(&p, "Events", &schema, opts).expect("create");
         for i in 0..(3000 + 1000 * k as u64) {
             w.fill(&entry(1_000_000 * k as u64 + i)).expect("fill");

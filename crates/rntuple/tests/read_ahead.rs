@@ -2,10 +2,10 @@
 //! memory bounded by the budget while streaming a file larger than it, and failing or panicking
 //! sources give errors instead of hangs or wrong data.
 
+use rntuple::read::ReadAhead;
 use rntuple::storage::source::{MemSource, RangeSink, ReadAt, SourceCounters};
 use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Value};
-use rntuple::read::ReadAhead;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;

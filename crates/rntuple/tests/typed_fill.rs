@@ -88,7 +88,12 @@ fn derived_structs_round_trip_sequential_and_parallel() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     for compression in [0u32, 505] {
         let path = dir.join(format!("typed_derive_{compression}.root"));
-        let opts = WriteOptions { compression: rntuple::write::Compression::from_settings(compression).unwrap(), max_unzipped_page_size: 4096, approx_zipped_cluster_size: 20_000, ..Default::default() };
+        let opts = WriteOptions {
+            compression: rntuple::write::Compression::from_settings(compression).unwrap(),
+            max_unzipped_page_size: 4096,
+            approx_zipped_cluster_size: 20_000,
+            ..Default::default()
+        };
         let mut w = Writer::create_typed::<Event>(&path, "Events", opts.clone()).expect("create");
         for e in &events {
             w.fill_typed(e).expect("fill");

@@ -232,7 +232,12 @@ fn arrow_fill_path_equals_row_fill_path() {
         let schema: Vec<(&str, &str)> = names.iter().map(|s| s.as_str()).zip(types.iter().map(|s| s.as_str())).collect();
         let n_entries = 1 + r.below(3000);
         let settings = [0u32, 505, 404][done % 3];
-        let opts = || WriteOptions { compression: rntuple::write::Compression::from_settings(settings).unwrap(), max_unzipped_page_size: 200, approx_zipped_cluster_size: 3000, ..Default::default() };
+        let opts = || WriteOptions {
+            compression: rntuple::write::Compression::from_settings(settings).unwrap(),
+            max_unzipped_page_size: 200,
+            approx_zipped_cluster_size: 3000,
+            ..Default::default()
+        };
         let a = dir.join(format!("a{done}.root"));
         let mut w = Writer::create(&a, "T", &schema, opts()).unwrap();
         for _ in 0..n_entries {
@@ -316,7 +321,12 @@ fn late_model_extension_reads_defaults_before() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     for (mid_cluster, settings) in [(false, 505u32), (false, 0), (true, 0), (true, 505)] {
         let path = dir.join(format!("late_field_{}_{settings}.root", if mid_cluster { "mid" } else { "boundary" }));
-        let opts = WriteOptions { compression: rntuple::write::Compression::from_settings(settings).unwrap(), approx_zipped_cluster_size: 2000, max_unzipped_page_size: 256, ..Default::default() };
+        let opts = WriteOptions {
+            compression: rntuple::write::Compression::from_settings(settings).unwrap(),
+            approx_zipped_cluster_size: 2000,
+            max_unzipped_page_size: 256,
+            ..Default::default()
+        };
         let mut w = Writer::create(&path, "T", &[("id", "std::uint64_t")], opts).unwrap();
         let first = 1000u64;
         for i in 0..first {
@@ -434,7 +444,12 @@ fn uncompressed_pages_are_streamed_unless_asked_to_buffer() {
     let mut seen = Vec::new();
     for (compression, stream) in [(0u32, true), (0, false), (505, true)] {
         let p = dir.join(format!("s{compression}_{stream}.root"));
-        let opts = WriteOptions { compression: rntuple::write::Compression::from_settings(compression).unwrap(), stream_uncompressed_pages: stream, max_unzipped_page_size: 4096, ..Default::default() };
+        let opts = WriteOptions {
+            compression: rntuple::write::Compression::from_settings(compression).unwrap(),
+            stream_uncompressed_pages: stream,
+            max_unzipped_page_size: 4096,
+            ..Default::default()
+        };
         let mut w = Writer::create(&p, "T", &schema, opts).unwrap();
         for i in 0..20_000u64 {
             let v = Value::List((0..i % 4).map(|k| Value::F32(k as f32 + i as f32)).collect());

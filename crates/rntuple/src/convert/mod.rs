@@ -61,7 +61,7 @@ impl Format {
 }
 
 /// What a conversion does besides its two paths.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ConvertOptions {
     /// The RNTuple: which one to read from a `.root` input (may be omitted when it holds only
     /// one), the name to give it in a `.root` output (default `Events`).
@@ -70,12 +70,6 @@ pub struct ConvertOptions {
     /// level 5, ROOT's default). For a Parquet or Arrow IPC output the same algorithm is used where the format
     /// has it (zlib → gzip, lz4 → LZ4, zstd and lzma → zstd; Arrow IPC: lz4 or zstd), 0 for none.
     pub compression: crate::format::compression::Compression,
-}
-
-impl Default for ConvertOptions {
-    fn default() -> Self {
-        ConvertOptions { ntuple: None, compression: crate::format::compression::Compression::default() }
-    }
 }
 
 /// What a conversion wrote.

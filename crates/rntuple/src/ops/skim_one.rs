@@ -510,9 +510,9 @@ pub(crate) fn batch_end(d: &Descriptor, read: &[bool], at: u64, stop: u64) -> u6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::logical::build::push_field;
     use crate::format::cursor::Locator;
     use crate::format::descriptor::{PageDescriptor, Role};
+    use crate::logical::build::push_field;
 
     /// Float fields `f0`, `f1`, ... with these parents (forge's field builder).
     fn fields(parents: impl IntoIterator<Item = Option<u32>>) -> Descriptor {
@@ -548,8 +548,8 @@ mod tests {
     /// `f0` with subfield `f1` (a column each), `f2` (a column), `f3` projected onto `f1`'s column;
     /// `clusters` clusters of 1,000,000 entries with one page of 1,000,000 elements per column.
     fn with_columns(clusters: u64) -> Descriptor {
-        use crate::logical::build::{column_range, push_column};
         use crate::format::descriptor::AliasColumn;
+        use crate::logical::build::{column_range, push_column};
         use crate::primitives::column_type::ColumnType;
         let mut d = fields([None, Some(0), None, None]);
         for f in [0, 1, 2] {

@@ -588,7 +588,12 @@ mod tests {
 
     /// Uncompressed, 4 KiB pages and 64 KiB clusters: a few hundred entries make a cluster.
     fn small_clusters() -> WriteOptions {
-        WriteOptions { compression: crate::write::Compression::NONE, max_unzipped_page_size: 4 << 10, approx_zipped_cluster_size: 64 << 10, ..WriteOptions::default() }
+        WriteOptions {
+            compression: crate::write::Compression::NONE,
+            max_unzipped_page_size: 4 << 10,
+            approx_zipped_cluster_size: 64 << 10,
+            ..WriteOptions::default()
+        }
     }
 
     fn fill(ctx: &mut FillContext, from: u64, n: u64) {
@@ -636,7 +641,12 @@ mod tests {
     fn compressed_page_copies_are_not_pooled() {
         let path = std::env::temp_dir().join(format!("rntuple-parallel-pool-zipped-{}.root", std::process::id()));
         let page = 64u64 << 10;
-        let opts = WriteOptions { compression: crate::write::Compression::zstd(5), max_unzipped_page_size: page, approx_zipped_cluster_size: 1 << 20, ..WriteOptions::default() };
+        let opts = WriteOptions {
+            compression: crate::write::Compression::zstd(5),
+            max_unzipped_page_size: page,
+            approx_zipped_cluster_size: 1 << 20,
+            ..WriteOptions::default()
+        };
         let w = ParallelWriter::create(&path, "Events", &[("id", "std::uint64_t")], opts).unwrap_or_else(|e| panic!("{e}"));
         let mut ctx = w.fill_context().unwrap_or_else(|e| panic!("{e}"));
         // 24 random bits per value: pages compress to about 3/8 of their size.
