@@ -50,8 +50,13 @@ pub(crate) fn write_options(opts: Option<&Bound<'_, PyDict>>) -> PyResult<WriteO
             OptionKind::UInt => v.extract().map(OptionValue::UInt),
         }
         .map_err(|_| bad())?;
-        // The kind matches; what remains is a number too large for the option's type.
-        o.set(&k, value).map_err(|_| bad())?;
+        // The kind matches; what remains is a number too large for the option's type (a
+        // `TypeError`, as for any option), or a compression setting of an unknown algorithm (the
+        // library's error, as when a writer is made with it).
+        if let Err(e) = o.set(&k, value) {
+            let too_large = matches!(value, OptionValue::UInt(u) if u > u64::from(u32::MAX));
+            return if info.name == "compression" && !too_large { Err::<WriteOptions, _>(e).or_raise(d.py()) } else { Err(bad()) };
+        }
     }
     o.validate().or_raise(d.py())?;
     Ok(o)

@@ -141,8 +141,7 @@ impl OptionType for Compression {
         OptionValue::UInt(u64::from(self.settings()))
     }
     fn from_value(name: &str, v: OptionValue) -> Result<Self> {
-        let settings = u32::from_value(name, v)?;
-        Compression::from_settings(settings).map_err(|e| Error::Invalid(format!("write option '{name}': {e}")))
+        Compression::from_settings(u32::from_value(name, v)?)
     }
 }
 
