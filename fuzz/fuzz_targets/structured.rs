@@ -11,10 +11,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rntuple_testkit::{column_range, compress, push_column, push_field, FileForge, NTupleOptions, TOP};
 use rntuple::format::descriptor::*;
 use rntuple::primitives::column_type::ColumnType;
 use rntuple::RNTupleFile;
+use rntuple_testkit::{column_range, compress, push_column, push_field, FileForge, NTupleOptions, TOP};
 
 /// The fuzzer's bytes as a stream of choices; zeros once they run out.
 struct Choices<'a>(&'a [u8]);
