@@ -75,7 +75,7 @@ fn mismatch(path: &str, want: &str, v: &Value) -> Error {
 /// The member `name` of a record value (an entry or a nested record).
 ///
 /// ```
-/// use rntuple::{Value, read::typed::member};
+/// use rntuple::{Value, __private::member};
 /// let v = Value::Record(vec![("x".into(), Value::F32(1.0))]);
 /// assert!(matches!(member(&v, "x", "")?, Value::F32(_)));
 /// assert!(matches!(member(&v, "y", "")?, Value::Null));

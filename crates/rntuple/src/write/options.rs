@@ -175,7 +175,7 @@ macro_rules! write_options {
             /// the wrong kind is an error naming the option.
             ///
             /// ```
-            /// use rntuple::write::{options::OptionValue, WriteOptions};
+            /// use rntuple::write::{OptionValue, WriteOptions};
             /// let mut o = WriteOptions::default();
             /// o.set("compression", OptionValue::UInt(0))?;
             /// assert!(o.compression.is_none());
