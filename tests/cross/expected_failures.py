@@ -3,7 +3,7 @@
 Three RNTuples of the shared test data cannot be read by ROOT 6.40, so the ROOT comparisons of them
 (test_testdata_root.py, test_oracle_vs_uproot.py) are strict expected failures: each must fail exactly as listed
 here, and anything else failing is a failure. Their values are still compared with uproot (test_testdata_uproot.py)
-and with the shared expected values (crates/rntuple/tests/expected_values.rs).
+and with the shared expected values (crates/rntuple/tests/integration/expected_values.rs).
 
 For each: how the suite's oracle fails (root_helpers.cxx's DumpJson, which emulates classes without a dictionary
 from the on-disk field tree: ROOT 6.40 crashes in it), and what plain ROOT 6.40 says when asked to build the

@@ -1,7 +1,7 @@
 """`rntuple check`: every RNTuple of the shared test files (written by ROOT 6.34-6.40, RNTupleImporter, uproot)
 reads whole, field by field and cluster by cluster; the JSON report agrees with uproot on entries and clusters; a
 damaged page makes it exit non-zero naming the field and cluster (the precise cases are in
-crates/rntuple/tests/check.rs)."""
+crates/rntuple/tests/integration/check.rs)."""
 
 from __future__ import annotations
 

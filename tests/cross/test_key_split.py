@@ -4,7 +4,7 @@ ROOT 6.40's RNTupleReader (the oracle of root_helpers.cxx) and uproot 5.7.7 must
 Rust test built independently of the writer. uproot 5.7.7 does not implement split payloads (its test is a strict
 xfail: it starts failing, as a signal, the day uproot reads them or fails another way).
 
-The files and their expected values come from `crates/rntuple/tests/key_split.rs`, which `make test` runs (cargo
+The files and their expected values come from `crates/rntuple/tests/integration/key_split.rs`, which `make test` runs (cargo
 test) before this suite: target/tmp/key_split_{0,505}.root and key_split_{0,505}.expected.json."""
 
 from __future__ import annotations

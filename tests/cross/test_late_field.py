@@ -2,7 +2,7 @@
 of different kinds (float, string, vector, array, bitset, optional, variant, pair, map) added after 1000 entries,
 exactly at a cluster boundary (after a committed cluster) and in the middle of a cluster, compressed (505) and
 not (0). The files and their expected entries (written from the values the test wrote, not read back) come from
-crates/rntuple/tests/writer_roundtrip.rs::late_model_extension_reads_defaults_before (cargo test, before this
+crates/rntuple/tests/integration/writer_roundtrip.rs::late_model_extension_reads_defaults_before (cargo test, before this
 suite in `make test`). About 15 s (one ROOT process)."""
 
 from __future__ import annotations

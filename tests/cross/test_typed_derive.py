@@ -3,7 +3,7 @@ arrays, pairs, tuples, optionals, nested structs as untyped records and untyped 
 6.40's RNTupleReader (the oracle of root_helpers.cxx) and by uproot 5.7.7, equal to the values the Rust test
 built independently of the writer.
 
-The file and its expected values come from `crates/rntuple/tests/typed_fill.rs`, which `make test` runs
+The file and its expected values come from `crates/rntuple/tests/integration/typed_fill.rs`, which `make test` runs
 (cargo test) before this suite: target/tmp/typed_derive.root and typed_derive.expected.json."""
 
 from __future__ import annotations

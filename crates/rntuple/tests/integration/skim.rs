@@ -3,7 +3,7 @@
 //! data is skimmed field by field (pages copied) and over a range inside its first cluster
 //! (re-encoded, or refused naming the field whose type cannot be written).
 
-mod common;
+use crate::common;
 
 use rntuple::ops::skim::{skim, Skim, SkimMethod};
 use rntuple::write::{WriteOptions, Writer};

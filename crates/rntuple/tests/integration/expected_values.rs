@@ -1,7 +1,7 @@
 //! Reads every RNTuple of the shared test files and compares all values with the expected
 //! values that uproot produced (`testdata/expected/*.json`).
 
-mod common;
+use crate::common;
 
 use rntuple::arrow::array::cast::AsArray;
 use rntuple::arrow::array::{Array, ArrayRef};

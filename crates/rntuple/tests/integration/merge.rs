@@ -4,7 +4,7 @@
 //! different compression settings merge with their pages copied byte for byte; a schema mismatch
 //! is refused naming the field.
 
-mod common;
+use crate::common;
 
 use rntuple::ops::merge::merge;
 use rntuple::write::{WriteOptions, Writer};

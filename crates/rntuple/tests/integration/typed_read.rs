@@ -3,7 +3,7 @@
 //! structs, checked against the dynamic values (which other tests check against uproot); and the
 //! errors of typed reading: a type that does not fit, a missing field, a value out of range.
 
-mod common;
+use crate::common;
 
 use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Record, Value};

@@ -1,0 +1,29 @@
+//! The integration tests in one binary: each file is a module (run one with
+//! `cargo test --release -p rntuple --test integration skim_run::`). One binary instead of one per
+//! file because every test binary links the library and Arrow with thin LTO (about 80 s each here);
+//! the tests that install their own global allocator (`corruption_sweep`, `page_buffer_budget`) and
+//! the ThreadSanitizer target (`parallel_stress`) stay binaries of their own. Tests of different
+//! modules now run concurrently in one process: temporary files carry their module's name.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod attributes;
+mod check;
+mod class_derive;
+mod convert;
+mod distributed_write;
+mod envelope_checksums;
+mod expected_values;
+mod key_split;
+mod merge;
+mod multi_cluster_reading;
+mod multi_ntuple;
+mod read_ahead;
+mod skim;
+mod skim_run;
+mod skim_select;
+mod typed_fill;
+mod typed_read;
+mod update;
+mod writer_roundtrip;
