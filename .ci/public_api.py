@@ -6,7 +6,8 @@ trait-impl methods, associated constants and types, struct fields and enum varia
 Items hidden from the docs (`#[doc(hidden)]`: what the derive macro's expansions call) are not API.
 
     python3 .ci/public_api.py            # writes crates/rntuple/public-api.txt
-    python3 .ci/public_api.py --check    # `make lint`: fails when the API differs from that file
+    python3 .ci/public_api.py --check    # `make lint`: fails when the API differs from that file, or when
+                                         # a module, type, trait or function has no example in its docs
     python3 .ci/public_api.py --json F   # lists the API of an existing rustdoc JSON file F
 
 The check makes a change of the public surface a visible change of the file, reviewed with the code.
@@ -42,7 +43,13 @@ def kind_of(item):
     return next(iter(inner.items()), ("?", None))
 
 
-def listing(doc):
+# The kinds of item that are documented with an example of their own (members are shown in their type's).
+EXAMPLE_KINDS = ("module", "struct", "enum", "trait", "function", "type_alias", "constant", "macro")
+
+
+def listing(doc, examples=None):
+    """The public API, one line per item; with a dict `examples`, also fills it with `path: has an
+    example` for every item of EXAMPLE_KINDS."""
     index = doc["index"]
     crate_id = doc.get("root")
     out = set()
@@ -75,6 +82,8 @@ def listing(doc):
             walk(target, path)
             return
         out.add(f"{label(kind)} {path}")
+        if examples is not None and kind in EXAMPLE_KINDS:
+            examples[path] = "```" in (item.get("docs") or "")
         if kind == "module":
             for child in inner.get("items", []):
                 c = index.get(str(child))
@@ -148,8 +157,13 @@ def main(argv):
         print("\n".join(lines))
         print(f"public API: {summary(lines)}", file=sys.stderr)
         return 0
-    lines = listing(rustdoc_json())
+    examples = {}
+    lines = listing(rustdoc_json(), examples)
     text = "".join(line + "\n" for line in lines)
+    without = sorted(path for path, has in examples.items() if not has)
+    if without:
+        print("public API: items documented without an example (a ``` block in their doc comment):\n  "
+              + "\n  ".join(without), file=sys.stderr)
     if "--check" in argv:
         old = LIST.read_text() if LIST.exists() else ""
         if old != text:
@@ -159,7 +173,9 @@ def main(argv):
             print(f"\npublic API: {LIST.relative_to(ROOT)} differs from the code: review the change, then run "
                   "`python3 .ci/public_api.py` to update the list", file=sys.stderr)
             return 1
-        print(f"public API: {summary(lines)}, as listed in {LIST.relative_to(ROOT)}")
+        if without:
+            return 1
+        print(f"public API: {summary(lines)}, each item with an example, as listed in {LIST.relative_to(ROOT)}")
         return 0
     LIST.write_text(text)
     print(f"public API: {summary(lines)}; written to {LIST.relative_to(ROOT)}")

@@ -42,6 +42,14 @@ pub enum Error {
 }
 
 /// Convenience alias.
+///
+/// ```
+/// fn entries(path: &str) -> rntuple::Result<u64> {
+///     Ok(rntuple::RNTupleFile::open(path)?.reader("Events")?.num_entries())
+/// }
+/// let e = entries("/nonexistent/file.root").unwrap_err();
+/// assert!(matches!(e.root(), rntuple::Error::Io { .. }));
+/// ```
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {

@@ -74,11 +74,43 @@ pub mod __private {
 }
 
 /// Re-exports of the Arrow crates used in the public API.
+///
+/// ```
+/// use rntuple::arrow::array::{Array, Float32Array};
+/// use rntuple::arrow::datatypes::DataType;
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-arrow-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+/// # for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let batch = r.read_batch(Some(&["x"]), 0, 3)?;
+/// assert_eq!(batch.schema().field(0).data_type(), &DataType::Float32);
+/// let x = batch.column(0).as_any().downcast_ref::<Float32Array>().unwrap();
+/// assert_eq!(x.values().to_vec(), [0.0, 1.0, 2.0]);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub mod arrow {
     pub use arrow_array as array;
     pub use arrow_buffer as buffer;
     pub use arrow_schema as datatypes_schema;
     /// Arrow data types and primitive type markers.
+    ///
+    /// ```
+    /// use rntuple::arrow::datatypes::DataType;
+    /// # use rntuple::write::{Writer, WriteOptions};
+    /// # let path = std::env::temp_dir().join(format!("rntuple-doc-datatypes-{}.root", std::process::id()));
+    /// # Writer::create(&path, "Events", &[("n", "std::uint16_t"), ("v", "std::vector<float>")], WriteOptions::default())?.commit()?;
+    /// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+    /// let d = r.descriptor();
+    /// assert_eq!(r.arrow_type(d.field_by_path("n").unwrap())?, DataType::UInt16);
+    /// let DataType::LargeList(item) = r.arrow_type(d.field_by_path("v").unwrap())? else { panic!("not a list") };
+    /// assert_eq!(item.data_type(), &DataType::Float32);
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub mod datatypes {
         pub use arrow_array::types::*;
         pub use arrow_schema::{DataType, Field, Schema};

@@ -2,6 +2,19 @@
 //! fills from and the reader converts to, so it belongs to neither.
 
 /// A dynamic value of one field in one entry.
+///
+/// ```
+/// use rntuple::Value;
+/// let v = Value::Record(vec![("pt".into(), Value::F32(25.5)), ("tags".into(), Value::List(vec![Value::String("good".into())]))]);
+/// assert_eq!(v.to_json().to_string(), r#"{"pt":25.5,"tags":["good"]}"#);
+/// let Value::Record(members) = &v else { unreachable!() };
+/// assert_eq!(members[0].1.as_f64(), Some(25.5));
+/// // JSON numbers come back as the widest types: the float as a double.
+/// assert_eq!(Value::from_json(&v.to_json()), Value::Record(vec![
+///     ("pt".into(), Value::F64(25.5)),
+///     ("tags".into(), Value::List(vec![Value::String("good".into())])),
+/// ]));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     /// Absent optional, valueless variant.

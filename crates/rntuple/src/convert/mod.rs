@@ -33,6 +33,16 @@ use crate::error::{Error, Result};
 use std::path::Path;
 
 /// A file format of a conversion, chosen by the file's extension.
+///
+/// ```
+/// use rntuple::convert::Format;
+/// use std::path::Path;
+/// assert_eq!(Format::of_path(Path::new("run1.PARQUET"))?, Format::Parquet);
+/// assert_eq!(Format::of_path(Path::new("run1.feather"))?, Format::ArrowIpc);
+/// assert_eq!(Format::of_path(Path::new("run1.root"))?, Format::Root);
+/// assert!(Format::of_path(Path::new("run1.csv")).is_err());
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// Apache Parquet (`.parquet`, `.parq`, `.pq`).
@@ -61,6 +71,28 @@ impl Format {
 }
 
 /// What a conversion does besides its two paths.
+///
+/// ```
+/// use rntuple::convert::{convert, ConvertOptions};
+/// use rntuple::write::Compression;
+/// # let dir = std::env::temp_dir();
+/// # let root = dir.join(format!("rntuple-doc-ConvertOptions-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&root, "Events", &[("x", "float"), ("v", "std::vector<std::int32_t>")], Default::default())?;
+/// # use rntuple::Value as V;
+/// # for i in 0..3 {
+/// #     w.fill(&V::Record(vec![("x".into(), V::F32(i as f32)), ("v".into(), V::List(vec![V::Int(i); i as usize]))]))?;
+/// # }
+/// # w.commit()?;
+/// # let (arrow, back) = (root.with_extension("arrow"), dir.join(format!("rntuple-doc-ConvertOptions-back-{}.root", std::process::id())));
+/// convert(&root, &arrow, &ConvertOptions::default())?;
+/// let opts = ConvertOptions { ntuple: Some("Copy".into()), compression: Compression::lz4(4) };
+/// convert(&arrow, &back, &opts)?;
+/// let r = rntuple::RNTupleFile::open(&back)?.reader("Copy")?;
+/// assert_eq!(r.num_entries(), 3);
+/// assert_eq!(r.descriptor().clusters[0].columns[0].as_ref().map(|c| c.compression), Some(404));
+/// # for p in [&root, &arrow, &back] { std::fs::remove_file(p)?; }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct ConvertOptions {
     /// The RNTuple: which one to read from a `.root` input (may be omitted when it holds only
@@ -73,6 +105,25 @@ pub struct ConvertOptions {
 }
 
 /// What a conversion wrote.
+///
+/// ```
+/// use rntuple::convert::{convert, ConvertOptions, ConvertSummary};
+/// # let dir = std::env::temp_dir();
+/// # let root = dir.join(format!("rntuple-doc-ConvertSummary-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&root, "Events", &[("x", "float"), ("v", "std::vector<std::int32_t>")], Default::default())?;
+/// # use rntuple::Value as V;
+/// # for i in 0..10 {
+/// #     if i == 4 { w.commit_cluster()?; }
+/// #     w.fill(&V::Record(vec![("x".into(), V::F32(i as f32)), ("v".into(), V::List(vec![V::Int(i); i as usize]))]))?;
+/// # }
+/// # w.commit()?;
+/// # let parquet = root.with_extension("parquet");
+/// // Ten entries in two clusters: two Parquet row groups.
+/// let s = convert(&root, &parquet, &ConvertOptions::default())?;
+/// assert_eq!(s, ConvertSummary { entries: 10, clusters: 2 });
+/// # for p in [&root, &parquet] { std::fs::remove_file(p)?; }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConvertSummary {
     /// Entries (rows) converted.
@@ -112,11 +163,51 @@ pub(crate) fn publish_or_remove(tmp: &Path, output: &Path, r: Result<ConvertSumm
 
 /// Converts `input` into `output`, formats by extension (see [`Format::of_path`]): Parquet or
 /// Arrow IPC into an RNTuple in a new ROOT file, or an RNTuple into Parquet or Arrow IPC.
+///
+/// ```
+/// use rntuple::convert::{convert, ConvertOptions};
+/// # let dir = std::env::temp_dir();
+/// # let root = dir.join(format!("rntuple-doc-convert-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&root, "Events", &[("x", "float"), ("v", "std::vector<std::int32_t>")], Default::default())?;
+/// # use rntuple::Value as V;
+/// # for i in 0..3 {
+/// #     w.fill(&V::Record(vec![("x".into(), V::F32(i as f32)), ("v".into(), V::List(vec![V::Int(i); i as usize]))]))?;
+/// # }
+/// # w.commit()?;
+/// # let (parquet, back) = (root.with_extension("parquet"), dir.join(format!("rntuple-doc-convert-back-{}.root", std::process::id())));
+/// // An RNTuple to Parquet and back.
+/// assert_eq!(convert(&root, &parquet, &ConvertOptions::default())?.entries, 3);
+/// convert(&parquet, &back, &ConvertOptions::default())?;
+/// let r = rntuple::RNTupleFile::open(&back)?.reader("Events")?; // the default name
+/// let rows: Vec<String> = r.read_values(None, 0, 3)?.iter().map(|v| v.to_json().to_string()).collect();
+/// assert_eq!(rows, [r#"{"x":0.0,"v":[]}"#, r#"{"x":1.0,"v":[1]}"#, r#"{"x":2.0,"v":[2,2]}"#]);
+/// # for p in [&root, &parquet, &back] { std::fs::remove_file(p)?; }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<ConvertSummary> {
     convert_with_progress(input, output, opts, &mut |_, _| {})
 }
 
 /// [`convert`], calling `progress(entries done, entries in total)` after every batch.
+///
+/// ```
+/// use rntuple::convert::{convert_with_progress, ConvertOptions};
+/// # let dir = std::env::temp_dir();
+/// # let root = dir.join(format!("rntuple-doc-convert_with_progress-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&root, "Events", &[("x", "float"), ("v", "std::vector<std::int32_t>")], Default::default())?;
+/// # use rntuple::Value as V;
+/// # for i in 0..10 {
+/// #     if i == 4 { w.commit_cluster()?; }
+/// #     w.fill(&V::Record(vec![("x".into(), V::F32(i as f32)), ("v".into(), V::List(vec![V::Int(i); i as usize]))]))?;
+/// # }
+/// # w.commit()?;
+/// # let ipc = root.with_extension("arrow");
+/// let mut calls = Vec::new();
+/// convert_with_progress(&root, &ipc, &ConvertOptions::default(), &mut |done, all| calls.push((done, all)))?;
+/// assert_eq!(calls, [(4, 10), (10, 10)]); // one record batch per cluster
+/// # for p in [&root, &ipc] { std::fs::remove_file(p)?; }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn convert_with_progress(input: &Path, output: &Path, opts: &ConvertOptions, progress: &mut dyn FnMut(u64, u64)) -> Result<ConvertSummary> {
     let (from, to) = (Format::of_path(input)?, Format::of_path(output)?);
     let name = opts.ntuple.as_deref().unwrap_or("Events");

@@ -13,6 +13,20 @@ use arrow_schema::DataType;
 use std::sync::Arc;
 
 /// A filter of the elements of one collection.
+///
+/// Filters are given to [`Selection::new`] as `(collection, expression)` pairs (the form
+/// [`Selection::parse_filter`] makes of a `--filter` argument), which compiles them.
+///
+/// ```
+/// use rntuple::expr::Selection;
+/// let filter = Selection::parse_filter("Jet:Jet_pt > 25 && abs(Jet_eta) < 2.4")?;
+/// assert_eq!(filter, ("Jet".to_string(), "Jet_pt > 25 && abs(Jet_eta) < 2.4".to_string()));
+/// let sel = Selection::new(None, &[filter])?;
+/// assert_eq!(sel.collections(), ["Jet"]);
+/// assert_eq!(sel.fields_named(), ["Jet_pt", "Jet_eta"]);
+/// assert!(Selection::parse_filter("Jet_pt > 25").is_err()); // no collection named
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Filter {
     /// The collection: a list field (`Jet`), and/or the prefix of list fields `Jet_*` whose
@@ -24,6 +38,17 @@ pub struct Filter {
 }
 
 /// An entry condition and collection filters.
+///
+/// ```
+/// use rntuple::expr::Selection;
+/// let sel = Selection::new(Some("nJet >= 2 && MET_pt > 50"), &[("Jet".into(), "Jet_pt > 25".into())])?;
+/// assert!(!sel.is_empty() && sel.filters_elements());
+/// assert_eq!(sel.collections(), ["Jet"]);
+/// assert_eq!(sel.fields_named(), ["Jet_pt", "nJet", "MET_pt"]);
+/// assert!(Selection::default().is_empty());
+/// assert!(Selection::new(Some("nJet >="), &[]).is_err());
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
     condition: Option<(String, Expr)>,
@@ -118,6 +143,17 @@ impl Selection {
 }
 
 /// The masks of a selection over one batch.
+///
+/// ```
+/// use rntuple::expr::Selection;
+/// use rntuple::arrow::array::{Int32Array, RecordBatch};
+/// use std::sync::Arc;
+/// let batch = RecordBatch::try_from_iter([("x", Arc::new(Int32Array::from(vec![1, 5, 3])) as _)])?;
+/// let masks = Selection::new(Some("x > 2"), &[])?.masks(&batch)?;
+/// assert_eq!(masks.entries, Some(vec![false, true, true]));
+/// assert!(masks.elements.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Masks {
     /// One boolean per entry (all entries kept when `None`).
@@ -140,6 +176,23 @@ pub fn collection_of(batch: &RecordBatch, name: &str) -> Result<Arc<Collection>>
 /// collection alike and sets its count field (`nJet`) to the elements kept; the entry mask keeps
 /// entries. Masks of the wrong length are an error naming the collection. (Entries are kept first,
 /// so that the element filters copy only the kept entries' elements.)
+///
+/// ```
+/// use rntuple::expr::{apply_masks, Masks};
+/// use rntuple::arrow::array::{Array, LargeListArray, RecordBatch, UInt32Array};
+/// use rntuple::arrow::datatypes::Float32Type;
+/// use std::sync::Arc;
+/// let pt = LargeListArray::from_iter_primitive::<Float32Type, _, _>(vec![Some(vec![Some(30.0), Some(10.0)]), Some(vec![Some(5.0)])]);
+/// let batch = RecordBatch::try_from_iter([("nJet", Arc::new(UInt32Array::from(vec![2, 1])) as _), ("Jet_pt", Arc::new(pt) as _)])?;
+/// // Keep the first entry, and the first of its two jets.
+/// let masks = Masks { entries: Some(vec![true, false]), elements: vec![("Jet".into(), vec![true, false, true])] };
+/// let out = apply_masks(&batch, &masks)?;
+/// let n = out.column(0).as_any().downcast_ref::<UInt32Array>().unwrap();
+/// assert_eq!((out.num_rows(), n.value(0)), (1, 1));
+/// let too_short = Masks { entries: None, elements: vec![("Jet".into(), vec![true])] };
+/// assert!(apply_masks(&batch, &too_short).is_err()); // one boolean per jet, three jets
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn apply_masks(batch: &RecordBatch, masks: &Masks) -> Result<RecordBatch> {
     let mut colls = Vec::with_capacity(masks.elements.len());
     for (k, (name, mask)) in masks.elements.iter().enumerate() {

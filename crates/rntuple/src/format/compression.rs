@@ -8,6 +8,14 @@ use crate::error::{Error, Result};
 use std::cell::RefCell;
 
 /// Compression algorithms of ROOT's settings integer (`algorithm * 100 + level`).
+///
+/// ```
+/// use rntuple::write::{Algorithm, Compression};
+/// assert_eq!(Compression::from_settings(207)?.algorithm(), Algorithm::Lzma);
+/// assert_eq!(Compression::default().algorithm(), Algorithm::Zstd);
+/// assert_eq!(Compression::zlib(0).algorithm(), Algorithm::None); // level 0 stores raw
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Algorithm {
     /// Level 0: stored raw.
@@ -27,7 +35,7 @@ pub enum Algorithm {
 /// enters (an option, a command line, a file header), so that compressing a page checks nothing.
 ///
 /// ```
-/// use rntuple::format::compression::{Algorithm, Compression};
+/// use rntuple::write::{Algorithm, Compression};
 /// let c = Compression::from_settings(404)?;
 /// assert_eq!((c.algorithm(), c.level(), c.settings()), (Algorithm::Lz4, 4, 404));
 /// assert_eq!(Compression::default(), Compression::zstd(5));

@@ -1,8 +1,36 @@
 //! Descriptors: the in-memory form of the header, footer and page lists.
+//!
+//! A [`Reader`](crate::Reader) describes its RNTuple with a [`Descriptor`]: the field tree, the
+//! columns, the clusters and their pages.
+//!
+//! ```
+//! use rntuple::write::{Writer, WriteOptions};
+//! # use rntuple::Value;
+//! let path = std::env::temp_dir().join(format!("rntuple-doc-descriptor-mod-{}.root", std::process::id()));
+//! let mut w = Writer::create(&path, "Events", &[("x", "float"), ("v", "std::vector<float>")], WriteOptions::default())?;
+//! # w.fill(&Value::Record(vec![("x".into(), Value::F32(1.0)), ("v".into(), Value::List(vec![]))]))?;
+//! w.commit()?;
+//! let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+//! let d = r.descriptor();
+//! let fields: Vec<String> = d.fields.iter().map(|f| format!("{}: {}", d.field_path(f.id), f.type_name)).collect();
+//! assert_eq!(fields, ["x: float", "v: std::vector<float>", "v._0: float"]);
+//! assert_eq!((d.num_entries(), d.clusters.len()), (1, 1));
+//! # std::fs::remove_file(&path)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use super::cursor::Locator;
 
 /// Structural role of a field (header field record).
+///
+/// ```
+/// use rntuple::format::descriptor::Role;
+/// assert_eq!(Role::from_u16(1), Role::Collection);
+/// assert_eq!(Role::Record.to_u16(), 2);
+/// // A role of a later format version is kept, and written back as it was.
+/// assert_eq!(Role::from_u16(7), Role::Unknown(7));
+/// assert_eq!(Role::Unknown(7).to_u16(), 7);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     /// A leaf or a wrapper (enum, atomic, string, array, bitset).
@@ -60,6 +88,23 @@ pub(crate) const COLUMN_FLAG_VALUE_RANGE: u16 = 0x02;
 pub(crate) const CLUSTER_FLAG_SHARDED: u64 = 0x01;
 
 /// A field record.
+///
+/// ```
+/// use rntuple::format::descriptor::Role;
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-FieldDescriptor-{}.root", std::process::id()));
+/// # Writer::create(&path, "Events", &[("v", "std::vector<float>")], WriteOptions::default())?.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let d = r.descriptor();
+/// let v = &d.fields[d.field_by_path("v").unwrap() as usize];
+/// assert_eq!((v.name.as_str(), v.type_name.as_str(), v.role, v.parent), ("v", "std::vector<float>", Role::Collection, None));
+/// let item = &d.fields[v.children[0] as usize];
+/// assert_eq!((item.name.as_str(), item.type_name.as_str(), item.parent), ("_0", "float", Some(v.id)));
+/// // The vector owns the offsets column, its item the column of the floats.
+/// assert_eq!((v.columns.len(), item.columns.len()), (1, 1));
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct FieldDescriptor {
     /// Field id (position in the header + extension lists).
@@ -97,6 +142,23 @@ pub struct FieldDescriptor {
 }
 
 /// A physical column record.
+///
+/// ```
+/// use rntuple::write::{ColumnOptions, FloatRepr, Writer, WriteOptions};
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-ColumnDescriptor-{}.root", std::process::id()));
+/// let columns = ColumnOptions::new().with("eta", FloatRepr::Quantized { min: -5.0, max: 5.0, bits: 12 });
+/// let w = Writer::create(&path, "Events", &[("pt", "float"), ("eta", "float")], WriteOptions { columns, ..Default::default() })?;
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let d = r.descriptor();
+/// let col = |name| &d.columns[d.fields[d.field_by_path(name).unwrap() as usize].columns[0] as usize];
+/// // ROOT's default for a float, SplitReal32 (0x18); the quantized float, Real32Quant (0x1D).
+/// assert_eq!((col("pt").column_type, col("pt").bits_on_storage, col("pt").value_range), (0x18, 32, None));
+/// assert_eq!((col("eta").column_type, col("eta").bits_on_storage, col("eta").value_range), (0x1D, 12, Some((-5.0, 5.0))));
+/// assert_eq!(col("eta").field_id, d.field_by_path("eta").unwrap());
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ColumnDescriptor {
     /// Physical column id.
@@ -122,6 +184,22 @@ pub struct ColumnDescriptor {
 }
 
 /// An alias column record (projected fields).
+///
+/// ```
+/// use rntuple::write::{Projection, Writer, WriteOptions};
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-AliasColumn-{}.root", std::process::id()));
+/// let projections = vec![Projection::Cardinality { name: "nv".into(), collection: "v".into() }];
+/// let w = Writer::create(&path, "Events", &[("v", "std::vector<float>")], WriteOptions { projections, ..Default::default() })?;
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let d = r.descriptor();
+/// let (v, nv) = (d.field_by_path("v").unwrap(), d.field_by_path("nv").unwrap());
+/// // `nv` owns no column: an alias points it to the offsets column of `v`.
+/// assert_eq!(d.aliases.len(), 1);
+/// assert_eq!((d.aliases[0].field_id, d.aliases[0].physical), (nv, d.fields[v as usize].columns[0]));
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct AliasColumn {
     /// The physical column it points to.
@@ -131,6 +209,21 @@ pub struct AliasColumn {
 }
 
 /// Extra type information (ROOT streamer info).
+///
+/// ROOT writes the streamer info of the classes of its class fields here; this crate's writer
+/// writes none (a merge or skim copies its input's).
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ExtraTypeInfo-{}.root", std::process::id()));
+/// # Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let streamer_infos: Vec<&str> =
+///     r.descriptor().extra_type_info.iter().filter(|e| e.content_id == 0).map(|e| e.type_name.as_str()).collect();
+/// assert!(streamer_infos.is_empty());
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ExtraTypeInfo {
     /// Content id (0 = streamer info).
@@ -144,6 +237,19 @@ pub struct ExtraTypeInfo {
 }
 
 /// A link to another envelope: its uncompressed length and where it is.
+///
+/// ```
+/// use rntuple::format::descriptor::EnvelopeLink;
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-EnvelopeLink-{}.root", std::process::id()));
+/// # Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// // The footer links the page list of each cluster group.
+/// let link: EnvelopeLink = r.descriptor().cluster_groups[0].page_list;
+/// assert!(link.length > EnvelopeLink::default().length);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EnvelopeLink {
     /// Uncompressed envelope length.
@@ -153,6 +259,27 @@ pub struct EnvelopeLink {
 }
 
 /// A cluster group record of the footer.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ClusterGroupDescriptor-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "std::int32_t")], WriteOptions::default())?;
+/// // Ten entries in two clusters: 0..4 and 4..10.
+/// for i in 0..10 {
+///     if i == 4 {
+///         w.commit_cluster()?;
+///     }
+///     w.fill(&Value::Record(vec![("x".into(), Value::Int(i))]))?;
+/// }
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let d = r.descriptor();
+/// let g = &d.cluster_groups[0];
+/// assert_eq!((d.cluster_groups.len(), g.min_entry, g.entry_span, g.n_clusters), (1, 0, 10, 2));
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ClusterGroupDescriptor {
     /// First entry of the group.
@@ -166,6 +293,29 @@ pub struct ClusterGroupDescriptor {
 }
 
 /// A page of a column in a cluster.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-PageDescriptor-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "std::int32_t")], WriteOptions::default())?;
+/// // Ten entries in two clusters: 0..4 and 4..10.
+/// for i in 0..10 {
+///     if i == 4 {
+///         w.commit_cluster()?;
+///     }
+///     w.fill(&Value::Record(vec![("x".into(), Value::Int(i))]))?;
+/// }
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let d = r.descriptor();
+/// let x = d.fields[d.field_by_path("x").unwrap() as usize].columns[0];
+/// let pages = &d.clusters[1].columns[x as usize].as_ref().unwrap().pages;
+/// assert_eq!(pages.len(), 1);
+/// assert_eq!((pages[0].n_elements, pages[0].first_in_cluster, pages[0].has_checksum), (6, 0, true));
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct PageDescriptor {
     /// Number of elements.
@@ -179,6 +329,29 @@ pub struct PageDescriptor {
 }
 
 /// A column's data in one cluster.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ColumnRange-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "std::int32_t")], WriteOptions::default())?;
+/// // Ten entries in two clusters: 0..4 and 4..10.
+/// for i in 0..10 {
+///     if i == 4 {
+///         w.commit_cluster()?;
+///     }
+///     w.fill(&Value::Record(vec![("x".into(), Value::Int(i))]))?;
+/// }
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let d = r.descriptor();
+/// let x = d.fields[d.field_by_path("x").unwrap() as usize].columns[0];
+/// let range = d.clusters[1].columns[x as usize].as_ref().unwrap();
+/// assert_eq!((range.first_element, range.n_elements, range.suppressed), (4, 6, false));
+/// assert_eq!((range.compression, range.pages.len()), (505, 1)); // zstd 5, the default
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ColumnRange {
     /// Global index of the column's first element in this cluster.
@@ -194,6 +367,28 @@ pub struct ColumnRange {
 }
 
 /// A cluster: entry range and, per physical column, its pages.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ClusterDescriptor-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "std::int32_t")], WriteOptions::default())?;
+/// // Ten entries in two clusters: 0..4 and 4..10.
+/// for i in 0..10 {
+///     if i == 4 {
+///         w.commit_cluster()?;
+///     }
+///     w.fill(&Value::Record(vec![("x".into(), Value::Int(i))]))?;
+/// }
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let d = r.descriptor();
+/// let spans: Vec<(usize, u64, u64)> = d.clusters.iter().map(|c| (c.id, c.first_entry, c.n_entries)).collect();
+/// assert_eq!(spans, [(0, 0, 4), (1, 4, 6)]);
+/// assert_eq!(d.clusters[1].columns.len(), d.columns.len());
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ClusterDescriptor {
     /// Global cluster id.
@@ -209,6 +404,23 @@ pub struct ClusterDescriptor {
 
 /// A linked attribute set (format 1.0.1.0+, ROOT 6.38+, experimental): a separate RNTuple in the
 /// same file whose entries annotate ranges of this RNTuple's entries, found through its anchor.
+///
+/// ```
+/// use rntuple::write::{Writer, WriteOptions};
+/// use rntuple::Value;
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-AttributeSetLink-{}.root", std::process::id()));
+/// let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+/// let runs = w.attributes("runs", &[("run", "std::int32_t")])?;
+/// w.fill(&Value::Record(vec![("x".into(), Value::F32(1.0))]))?;
+/// runs.commit_range(0, 1, &Value::Record(vec![("run".into(), Value::Int(7))]))?;
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let link = &r.descriptor().attribute_sets[0];
+/// assert_eq!((link.name.as_str(), link.schema_major, link.schema_minor), ("runs", 1, 0));
+/// assert!(link.anchor_length > 0);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttributeSetLink {
     /// Major version of the attribute schema (1: fields `_rangeStart`, `_rangeLen`, `_userData`).
@@ -225,6 +437,24 @@ pub struct AttributeSetLink {
 }
 
 /// Everything known about one RNTuple.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-Descriptor-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "float"), ("muons", "std::vector<std::pair<float,float>>")], WriteOptions::default())?;
+/// # for _ in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(1.0)), ("muons".into(), Value::List(vec![]))]))?; }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let d = r.descriptor();
+/// assert_eq!((d.name.as_str(), d.num_entries(), d.top_level_fields().len()), ("Events", 3, 2));
+/// assert!(d.writer.starts_with("rntuple v"));
+/// let id = d.field_by_path("muons._0._1").unwrap();
+/// assert_eq!((d.field_path(id), d.type_name(id)), ("muons._0._1".to_string(), "float"));
+/// assert_eq!(d.field_by_path("muons.pt"), None);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Descriptor {
     /// RNTuple name.

@@ -3,6 +3,19 @@
 //!
 //! Public: [`descriptor`], what a [`crate::Reader`] describes an RNTuple with; the rest is
 //! internal (public with the `unstable` feature).
+//!
+//! ```
+//! use rntuple::format::descriptor::Role;
+//! # use rntuple::write::{Writer, WriteOptions};
+//! # let path = std::env::temp_dir().join(format!("rntuple-doc-format-{}.root", std::process::id()));
+//! # Writer::create(&path, "Events", &[("nMuon", "std::uint32_t"), ("Muon_pt", "std::vector<float>")], WriteOptions::default())?.commit()?;
+//! let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+//! let d = r.descriptor();
+//! let top: Vec<(&str, Role)> = d.top_level_fields().iter().map(|&id| (d.fields[id as usize].name.as_str(), d.fields[id as usize].role)).collect();
+//! assert_eq!(top, [("nMuon", Role::Leaf), ("Muon_pt", Role::Collection)]);
+//! # std::fs::remove_file(&path)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod descriptor;
 crate::unstable_mod! {

@@ -5,6 +5,14 @@ use crate::format::descriptor::{Descriptor, FieldDescriptor, Role};
 use crate::primitives::column_type::ColumnType;
 
 /// Fixed-width scalar types a leaf field holds in memory.
+///
+/// ```
+/// use rntuple::logical::Scalar;
+/// assert_eq!(Scalar::from_type_name("Long64_t"), Some(Scalar::I64));
+/// assert_eq!(Scalar::I64.type_name(), "std::int64_t"); // ROOT's normalized name
+/// assert_eq!(Scalar::from_type_name("Double32_t").map(Scalar::type_name), Some("double"));
+/// assert_eq!(Scalar::from_type_name("std::string"), None);
+/// ```
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scalar {

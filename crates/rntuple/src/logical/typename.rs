@@ -1,11 +1,33 @@
 //! C++ type names: parsing into a type tree and normalizing as ROOT does
 //! (`int` → `std::int32_t`, `vector<float>` → `std::vector<float>`,
 //! `ROOT::RVec<T>` → `ROOT::VecOps::RVec<T>`, `Double32_t` kept as an alias of `double`).
+//!
+//! ```
+//! use rntuple::logical::typename::parse;
+//! assert_eq!(parse("vector<int>")?.name(), "std::vector<std::int32_t>");
+//! assert_eq!(parse("std::map<Long64_t, ROOT::RVec<double>>")?.name(), "std::map<std::int64_t,ROOT::VecOps::RVec<double>>");
+//! // A class name alone says nothing of its members (see `TypeExpr::Class`).
+//! assert!(parse("Muon").is_err());
+//! # Ok::<(), rntuple::Error>(())
+//! ```
 
 use crate::error::{Error, Result};
 use crate::logical::kind::Scalar;
 
 /// A parsed type.
+///
+/// ```
+/// use rntuple::logical::typename::{parse, TypeExpr};
+/// use rntuple::logical::Scalar;
+/// let t = parse("std::map<int, std::vector<float>>")?;
+/// let TypeExpr::Map(name, key, value) = &t else { panic!("not a map: {t:?}") };
+/// assert_eq!((name.as_str(), key.name(), value.name()), ("std::map", "std::int32_t".into(), "std::vector<float>".into()));
+/// // `Double32_t` is a double that keeps its alias.
+/// assert_eq!(parse("Double32_t")?, TypeExpr::Scalar(Scalar::F64, Some("Double32_t".into())));
+/// // Untyped records have no type name.
+/// assert_eq!(TypeExpr::Record(vec![("pt".into(), parse("float")?)]).name(), "");
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum TypeExpr {
     /// A fundamental type; `alias` is set for `Double32_t`.

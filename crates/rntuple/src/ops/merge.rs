@@ -39,6 +39,26 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// What a merge did.
+///
+/// ```
+/// use rntuple::ops::merge::merge;
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let a = dir.join(format!("rntuple-doc-MergeStats-a-{}.root", std::process::id()));
+/// # let b = dir.join(format!("rntuple-doc-MergeStats-b-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-MergeStats-out-{}.root", std::process::id()));
+/// # for p in [&a, &b] {
+/// #     let mut w = rntuple::write::Writer::create(p, "Events", &[("x", "std::int32_t")], Default::default())?;
+/// #     for i in 0..3 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i))]))?; }
+/// #     w.commit()?;
+/// # }
+/// let s = merge(&[&a, &b], "Events", &out, WriteOptions::default())?;
+/// assert_eq!((s.entries, s.clusters, s.pages), (6, 2, 2)); // one page of x per input cluster
+/// assert_eq!(s.file_bytes, std::fs::metadata(&out)?.len());
+/// assert!(s.page_bytes > 0 && s.page_bytes < s.file_bytes);
+/// # for p in [&a, &b, &out] { std::fs::remove_file(p)?; }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct MergeStats {
     /// Entries in the output.
@@ -54,6 +74,15 @@ pub struct MergeStats {
 }
 
 /// How the schemas of the inputs must relate (ROOT's `rntuple.MergingMode`, without `Union`).
+///
+/// ```
+/// use rntuple::ops::merge::MergeMode;
+/// assert_eq!(MergeMode::default(), MergeMode::Strict);
+/// assert_eq!("filter".parse::<MergeMode>()?, MergeMode::Filter);
+/// assert_eq!("STRICT".parse::<MergeMode>()?, MergeMode::Strict);
+/// assert!("union".parse::<MergeMode>().is_err());
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MergeMode {
     /// Every input has the same schema (fields, types and columns, in the same order).
@@ -79,6 +108,25 @@ impl std::str::FromStr for MergeMode {
 /// must have the same schema (fields, types and columns); the output's envelopes are compressed
 /// with `opts.compression`, its pages keep the compression of their input. `progress` is called
 /// after each cluster with (clusters done, clusters in all inputs).
+///
+/// ```
+/// use rntuple::ops::merge::merge_with_progress;
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let a = dir.join(format!("rntuple-doc-merge_with_progress-a-{}.root", std::process::id()));
+/// # let b = dir.join(format!("rntuple-doc-merge_with_progress-b-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-merge_with_progress-out-{}.root", std::process::id()));
+/// # for p in [&a, &b] {
+/// #     let mut w = rntuple::write::Writer::create(p, "Events", &[("x", "std::int32_t")], Default::default())?;
+/// #     for i in 0..3 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i))]))?; }
+/// #     w.commit()?;
+/// # }
+/// let mut calls = Vec::new();
+/// merge_with_progress(&[&a, &b], "Events", &out, WriteOptions::default(), |done, all| calls.push((done, all)))?;
+/// assert_eq!(calls, [(1, 2), (2, 2)]);
+/// # for p in [&a, &b, &out] { std::fs::remove_file(p)?; }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn merge_with_progress(
     inputs: &[impl AsRef<Path>],
     name: &str,
@@ -199,6 +247,28 @@ pub fn merge_with_mode(
 }
 
 /// [`merge_with_progress`] without a progress callback.
+///
+/// ```
+/// use rntuple::ops::merge::merge;
+/// use rntuple::write::{Writer, WriteOptions};
+/// # let dir = std::env::temp_dir();
+/// # let a = dir.join(format!("rntuple-doc-merge-a-{}.root", std::process::id()));
+/// # let b = dir.join(format!("rntuple-doc-merge-b-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-merge-out-{}.root", std::process::id()));
+/// # for p in [&a, &b] {
+/// #     let mut w = rntuple::write::Writer::create(p, "Events", &[("x", "std::int32_t")], Default::default())?;
+/// #     for i in 0..3 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i))]))?; }
+/// #     w.commit()?;
+/// # }
+/// assert_eq!(merge(&[&a, &b], "Events", &out, WriteOptions::default())?.entries, 6);
+/// // An input of another schema is refused (see `MergeMode::Filter` for a looser rule).
+/// # let c = dir.join(format!("rntuple-doc-merge-c-{}.root", std::process::id()));
+/// Writer::create(&c, "Events", &[("x", "std::int64_t")], WriteOptions::default())?.commit()?;
+/// assert!(merge(&[&a, &c], "Events", &out, WriteOptions::default()).is_err());
+/// # std::fs::remove_file(&c)?;
+/// # for p in [&a, &b, &out] { std::fs::remove_file(p)?; }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn merge(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, opts: WriteOptions) -> Result<MergeStats> {
     merge_with_progress(inputs, name, output, opts, |_, _| {})
 }

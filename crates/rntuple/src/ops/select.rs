@@ -79,6 +79,26 @@ pub struct SkimMany {
 }
 
 /// What a skim of many inputs did.
+///
+/// ```
+/// use rntuple::ops::skim::{run, SkimOutcome, SkimRequest};
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let input = dir.join(format!("rntuple-doc-SkimManyStats-in-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-SkimManyStats-out-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&input, "Events", &[("x", "std::int32_t"), ("y", "float")], Default::default())?;
+/// # for i in 0..10 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i)), ("y".into(), rntuple::Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// // Two inputs (the same file twice) go to the selecting engine.
+/// let req = SkimRequest { inputs: vec![input.display().to_string(); 2], ..Default::default() };
+/// let report = run(&req, &out, WriteOptions::default(), &|_, _| {})?;
+/// let SkimOutcome::Many(s) = &report.outcome else { panic!("not the selecting engine") };
+/// assert_eq!((s.inputs, s.entries_read, s.entries, s.threads), (2, 20, 20, 1));
+/// assert_eq!((s.clusters_copied, s.method()), (2, "copied pages")); // every entry kept
+/// # std::fs::remove_file(&input)?;
+/// # std::fs::remove_file(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct SkimManyStats {
     /// Input files read.
@@ -338,6 +358,21 @@ pub type Schema = Vec<(String, TypeExpr)>;
 /// The (name, type) of the kept top-level fields of `r` (all when `None`), in schema order, and
 /// their names: the schema of a skim's output. Projected fields become fields of their own
 /// (`nMuon`'s cardinality a `std::uint32_t`, `Muon_pt` an `RVec<float>`).
+///
+/// ```
+/// use rntuple::ops::skim::output_schema;
+/// use rntuple::write::{Projection, Writer, WriteOptions};
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-output_schema-{}.root", std::process::id()));
+/// let projections = vec![Projection::Cardinality { name: "nv".into(), collection: "v".into() }];
+/// Writer::create(&path, "Events", &[("v", "std::vector<float>")], WriteOptions { projections, ..Default::default() })?.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let (schema, names) = output_schema(&r, None)?;
+/// assert_eq!(names, ["v", "nv"]);
+/// assert_eq!(schema[1].1.name(), "std::uint32_t");
+/// assert!(output_schema(&r, Some(&["w".to_string()])).is_err()); // no such field
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn output_schema(r: &Reader, fields: Option<&[String]>) -> Result<(Schema, Vec<String>)> {
     let d = r.descriptor();
     let tops = d.top_level_fields();

@@ -48,6 +48,31 @@ pub use crate::ops::select::{output_schema, SkimManyStats};
 pub use crate::ops::skim_one::{skim, skim_reader, skim_with_progress, Skim, SkimMethod, SkimStats};
 
 /// What to skim, for either engine (see [`run`]).
+///
+/// ```
+/// use rntuple::ops::skim::{run, SkimRequest};
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let input = dir.join(format!("rntuple-doc-SkimRequest-in-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-SkimRequest-out-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&input, "Events", &[("x", "std::int32_t"), ("y", "float")], Default::default())?;
+/// # for i in 0..10 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i)), ("y".into(), rntuple::Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// // The field x of the entries with y > 4.5, on two threads.
+/// let req = SkimRequest {
+///     inputs: vec![input.display().to_string()],
+///     fields: Some(vec!["x".into()]),
+///     where_: Some("y > 4.5".into()),
+///     threads: Some(2),
+///     ..Default::default()
+/// };
+/// run(&req, &out, WriteOptions::default(), &|_, _| {})?;
+/// let r = rntuple::RNTupleFile::open(&out)?.reader("Events")?;
+/// assert_eq!((r.fields().len(), r.num_entries()), (1, 5));
+/// # std::fs::remove_file(&input)?;
+/// # std::fs::remove_file(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct SkimRequest {
     /// Input files, globs (`data/*.root`) or URLs, in order.
@@ -71,6 +96,15 @@ pub struct SkimRequest {
 }
 
 /// An entry range of a skim of one input.
+///
+/// ```
+/// use rntuple::ops::skim::EntryRange;
+/// assert_eq!(EntryRange::Text("2:5".into()).resolve(10)?, (2, 5));
+/// assert_eq!(EntryRange::Text(":".into()).resolve(10)?, (0, 10));
+/// assert!(EntryRange::Text("0:11".into()).resolve(10).is_err()); // past the 10 entries
+/// assert_eq!(EntryRange::Clamped(3, u64::MAX).resolve(10)?, (3, u64::MAX)); // the skim clamps it
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EntryRange {
     /// Entries `[start, stop)`: `stop` is clamped to the entry count, a reversed range is an error
@@ -105,6 +139,18 @@ impl EntryRange {
 }
 
 /// The engine a [`SkimRequest`] runs on.
+///
+/// ```
+/// use rntuple::ops::skim::{EntryRange, SkimEngine, SkimRequest};
+/// let one = SkimRequest { inputs: vec!["a.root".into()], ..Default::default() };
+/// assert_eq!(one.engine()?, SkimEngine::One);
+/// assert_eq!(SkimRequest { where_: Some("x > 1".into()), ..one.clone() }.engine()?, SkimEngine::Many);
+/// assert_eq!(SkimRequest { inputs: vec!["data/*.root".into()], ..one.clone() }.engine()?, SkimEngine::Many);
+/// // An entry range is for the page-copying engine only.
+/// let ranged = SkimRequest { entries: Some(EntryRange::Clamped(0, 5)), threads: Some(2), ..one };
+/// assert!(ranged.engine().is_err());
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SkimEngine {
     /// [`skim_reader`]: one input, no selection; pages copied as stored, or entries re-encoded.
@@ -131,6 +177,24 @@ impl SkimRequest {
 }
 
 /// What the engine of a skim did.
+///
+/// ```
+/// use rntuple::ops::skim::{run, SkimMethod, SkimOutcome, SkimRequest};
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let input = dir.join(format!("rntuple-doc-SkimOutcome-in-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-SkimOutcome-out-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&input, "Events", &[("x", "std::int32_t"), ("y", "float")], Default::default())?;
+/// # for i in 0..10 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i)), ("y".into(), rntuple::Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let req = SkimRequest { inputs: vec![input.display().to_string()], ..Default::default() };
+/// let report = run(&req, &out, WriteOptions::default(), &|_, _| {})?;
+/// let SkimOutcome::One(stats) = &report.outcome else { panic!("not the page-copying engine") };
+/// assert_eq!((stats.entries, stats.method), (10, SkimMethod::CopiedPages));
+/// # std::fs::remove_file(&input)?;
+/// # std::fs::remove_file(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub enum SkimOutcome {
     /// The page-copying engine's statistics ([`SkimEngine::One`]).
@@ -141,6 +205,26 @@ pub enum SkimOutcome {
 
 /// What a skim did: the request's inputs, output and selection, the engine's statistics and the
 /// time taken. [`SkimReport::to_json`] is the report the CLI prints.
+///
+/// ```
+/// use rntuple::ops::skim::{run, SkimRequest};
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let input = dir.join(format!("rntuple-doc-SkimReport-in-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-SkimReport-out-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&input, "Events", &[("x", "std::int32_t"), ("y", "float")], Default::default())?;
+/// # for i in 0..10 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i)), ("y".into(), rntuple::Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let req = SkimRequest { inputs: vec![input.display().to_string()], where_: Some("x < 3".into()), ..Default::default() };
+/// let report = run(&req, &out, WriteOptions::default(), &|_, _| {})?;
+/// assert_eq!((report.ntuple.as_str(), report.where_.as_deref()), ("Events", Some("x < 3")));
+/// assert_eq!(report.output, out.display().to_string());
+/// let json = report.to_json();
+/// assert_eq!((json["method"].as_str(), json["entries"].as_u64()), (Some("re-encoded"), Some(3)));
+/// # std::fs::remove_file(&input)?;
+/// # std::fs::remove_file(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct SkimReport {
     /// The inputs, as given.
@@ -189,6 +273,27 @@ impl SkimReport {
 
 /// Skims `req` into a new file `output` on the engine [`SkimRequest::engine`] picks; `progress` is
 /// called with (entries done, entries to do), from any thread.
+///
+/// ```
+/// use rntuple::ops::skim::{run, SkimRequest};
+/// use rntuple::write::WriteOptions;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// # let dir = std::env::temp_dir();
+/// # let input = dir.join(format!("rntuple-doc-run-in-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-run-out-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&input, "Events", &[("x", "std::int32_t"), ("y", "float")], Default::default())?;
+/// # for i in 0..10 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i)), ("y".into(), rntuple::Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let req = SkimRequest { inputs: vec![input.display().to_string()], where_: Some("x % 2 == 0".into()), ..Default::default() };
+/// let done = AtomicU64::new(0);
+/// let report = run(&req, &out, WriteOptions::default(), &|d, _| {
+///     done.fetch_max(d, Ordering::Relaxed);
+/// })?;
+/// assert_eq!((done.load(Ordering::Relaxed), report.to_json()["entries"].as_u64()), (10, Some(5)));
+/// # std::fs::remove_file(&input)?;
+/// # std::fs::remove_file(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn run(req: &SkimRequest, output: impl AsRef<Path>, opts: WriteOptions, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<SkimReport> {
     let output = output.as_ref();
     let t = Instant::now();

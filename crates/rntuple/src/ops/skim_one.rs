@@ -49,6 +49,25 @@ use std::collections::HashSet;
 use std::path::Path;
 
 /// What to keep.
+///
+/// ```
+/// use rntuple::ops::skim::{skim, Skim, SkimMethod};
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let input = dir.join(format!("rntuple-doc-Skim-in-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-Skim-out-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&input, "Events", &[("x", "std::int32_t"), ("y", "float")], Default::default())?;
+/// # for i in 0..10 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i)), ("y".into(), rntuple::Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// // Field y of the entries from 5 on (the stop is clamped to the 10 entries).
+/// let what = Skim { fields: Some(vec!["y".into()]), entries: Some((5, 100)), reencode: false };
+/// let s = skim(&input, "Events", &out, &what, WriteOptions::default())?;
+/// assert_eq!((s.fields, s.range, s.entries), (vec!["y".to_string()], (5, 10), 5));
+/// assert_eq!(s.method, SkimMethod::Reencoded); // the range cuts the one cluster
+/// # std::fs::remove_file(&input)?;
+/// # std::fs::remove_file(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Skim {
     /// Top-level fields to keep, written in the input's schema order (all when `None`).
@@ -60,6 +79,12 @@ pub struct Skim {
 }
 
 /// How a skim wrote its output.
+///
+/// ```
+/// use rntuple::ops::skim::SkimMethod;
+/// assert_eq!(SkimMethod::CopiedPages.as_str(), "copied pages");
+/// assert_eq!(SkimMethod::Reencoded.as_str(), "re-encoded");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SkimMethod {
     /// Compressed pages copied as stored.
@@ -79,6 +104,25 @@ impl SkimMethod {
 }
 
 /// What a skim did.
+///
+/// ```
+/// use rntuple::ops::skim::{skim, Skim, SkimMethod};
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let input = dir.join(format!("rntuple-doc-SkimStats-in-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-SkimStats-out-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&input, "Events", &[("x", "std::int32_t"), ("y", "float")], Default::default())?;
+/// # for i in 0..10 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i)), ("y".into(), rntuple::Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let s = skim(&input, "Events", &out, &Skim::default(), WriteOptions::default())?;
+/// assert_eq!((s.method, s.reason.as_deref(), s.entries, s.clusters, s.pages), (SkimMethod::CopiedPages, None, 10, 1, 2));
+/// assert_eq!(s.file_bytes, std::fs::metadata(&out)?.len());
+/// let s = skim(&input, "Events", &out, &Skim { reencode: true, ..Default::default() }, WriteOptions::default())?;
+/// assert_eq!((s.method, s.entries, s.pages, s.page_bytes), (SkimMethod::Reencoded, 10, 0, 0));
+/// # std::fs::remove_file(&input)?;
+/// # std::fs::remove_file(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct SkimStats {
     /// How the output was written.
@@ -103,6 +147,23 @@ pub struct SkimStats {
 
 /// Skims the RNTuple `name` of `input` into a new file `output` (see the module docs);
 /// `progress` is called with (entries done, entries to do).
+///
+/// ```
+/// use rntuple::ops::skim::{skim_with_progress, Skim};
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let input = dir.join(format!("rntuple-doc-skim_with_progress-in-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-skim_with_progress-out-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&input, "Events", &[("x", "std::int32_t"), ("y", "float")], Default::default())?;
+/// # for i in 0..10 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i)), ("y".into(), rntuple::Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let mut last = (0, 0);
+/// skim_with_progress(&input, "Events", &out, &Skim::default(), WriteOptions::default(), |done, all| last = (done, all))?;
+/// assert_eq!(last, (10, 10));
+/// # std::fs::remove_file(&input)?;
+/// # std::fs::remove_file(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn skim_with_progress(
     input: impl AsRef<Path>,
     name: &str,
@@ -121,6 +182,24 @@ pub fn skim_with_progress(
 }
 
 /// [`skim_with_progress`] from an open reader (of a file or of bytes in memory).
+///
+/// ```
+/// use rntuple::ops::skim::{skim_reader, Skim};
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let input = dir.join(format!("rntuple-doc-skim_reader-in-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-skim_reader-out-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&input, "Events", &[("x", "std::int32_t"), ("y", "float")], Default::default())?;
+/// # for i in 0..10 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i)), ("y".into(), rntuple::Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::from_bytes(std::fs::read(&input)?)?.reader("Events")?;
+/// let s = skim_reader(&r, &out, &Skim { entries: Some((0, 4)), ..Default::default() }, WriteOptions::default(), |_, _| {})?;
+/// assert_eq!(s.entries, 4);
+/// assert_eq!(rntuple::RNTupleFile::open(&out)?.reader("Events")?.num_entries(), 4);
+/// # std::fs::remove_file(&input)?;
+/// # std::fs::remove_file(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn skim_reader(r: &Reader, output: impl AsRef<Path>, what: &Skim, opts: WriteOptions, mut progress: impl FnMut(u64, u64)) -> Result<SkimStats> {
     let output = output.as_ref();
     let d = r.descriptor();
@@ -161,6 +240,26 @@ pub fn skim_reader(r: &Reader, output: impl AsRef<Path>, what: &Skim, opts: Writ
 }
 
 /// [`skim_with_progress`] without a progress callback.
+///
+/// ```
+/// use rntuple::ops::skim::{skim, Skim};
+/// use rntuple::write::WriteOptions;
+/// # let dir = std::env::temp_dir();
+/// # let input = dir.join(format!("rntuple-doc-skim-in-{}.root", std::process::id()));
+/// # let out = dir.join(format!("rntuple-doc-skim-out-{}.root", std::process::id()));
+/// # let mut w = rntuple::write::Writer::create(&input, "Events", &[("x", "std::int32_t"), ("y", "float")], Default::default())?;
+/// # for i in 0..10 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i)), ("y".into(), rntuple::Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let s = skim(&input, "Events", &out, &Skim { fields: Some(vec!["x".into()]), ..Default::default() }, WriteOptions::default())?;
+/// assert_eq!(s.fields, ["x"]);
+/// let r = rntuple::RNTupleFile::open(&out)?.reader("Events")?;
+/// assert_eq!(r.read_values(None, 9, 10)?[0].to_json().to_string(), r#"{"x":9}"#);
+/// // Writing over the input is refused.
+/// assert!(skim(&input, "Events", &input, &Skim::default(), WriteOptions::default()).is_err());
+/// # std::fs::remove_file(&input)?;
+/// # std::fs::remove_file(&out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn skim(input: impl AsRef<Path>, name: &str, output: impl AsRef<Path>, what: &Skim, opts: WriteOptions) -> Result<SkimStats> {
     skim_with_progress(input, name, output, what, opts, |_, _| {})
 }

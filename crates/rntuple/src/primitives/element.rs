@@ -77,6 +77,14 @@ macro_rules! from_number {
 macro_rules! define_elements {
     ($($v:ident $t:ident $cpp:literal $kind:ident,)*) => {
         /// A contiguous run of values of one primitive type.
+        ///
+        /// ```
+        /// use rntuple::write::ScalarSlice;
+        /// let s: ScalarSlice<'_> = [1.5f32, 2.5][..].into();
+        /// assert_eq!((s.len(), s.is_empty(), s.type_name()), (2, false, "float"));
+        /// assert!(matches!(s, ScalarSlice::F32([1.5, 2.5])));
+        /// assert_eq!(ScalarSlice::U64(&[]).type_name(), "std::uint64_t");
+        /// ```
         #[derive(Debug, Clone, Copy)]
         pub enum ScalarSlice<'a> {
             $(#[doc = concat!("`", $cpp, "`")] $v(&'a [$t]),)*

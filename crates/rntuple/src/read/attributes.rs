@@ -35,6 +35,14 @@ use crate::value::Value;
 pub const ATTRIBUTE_META_FIELDS: [&str; 3] = ["_rangeStart", "_rangeLen", "_userData"];
 
 /// One entry of an attribute set: the range of main entries it annotates and its values.
+///
+/// ```
+/// use rntuple::read::AttributeEntry;
+/// use rntuple::Value;
+/// let e = AttributeEntry { range_start: 10, range_len: 5, values: Value::Record(vec![("run".into(), Value::Int(7))]) };
+/// assert!(e.contains(10) && e.contains(14));
+/// assert!(!e.contains(9) && !e.contains(15));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttributeEntry {
     /// First main entry of the range.
@@ -53,6 +61,25 @@ impl AttributeEntry {
 }
 
 /// An attribute set opened from its main RNTuple's reader ([`Reader::attribute_set`]).
+///
+/// ```
+/// use rntuple::write::{Writer, WriteOptions};
+/// use rntuple::Value;
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-AttributeSetReader-{}.root", std::process::id()));
+/// let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+/// let runs = w.attributes("runs", &[("run", "std::int32_t")])?;
+/// # for i in 0..10 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+/// runs.commit_range(0, 6, &Value::Record(vec![("run".into(), Value::Int(1))]))?;
+/// runs.commit_range(6, 10, &Value::Record(vec![("run".into(), Value::Int(2))]))?;
+/// w.commit()?;
+/// let set = rntuple::RNTupleFile::open(&path)?.reader("Events")?.attribute_set("runs")?;
+/// assert_eq!((set.name(), set.num_entries(), set.link().schema_major), ("runs", 2, 1));
+/// assert_eq!(set.entries_for(7)?[0].values.to_json().to_string(), r#"{"run":2}"#);
+/// assert_eq!((set.entries_in(0, 1)?[0].range_start, set.entries()?[0].range_len), (0, 6));
+/// assert_eq!(set.into_reader().fields()[0].name, "_rangeStart");
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct AttributeSetReader {
     link: AttributeSetLink,
     reader: Reader,

@@ -28,6 +28,25 @@ use std::sync::atomic::Ordering;
 const CHECK_BATCH_BYTES: u64 = 64 << 20;
 
 /// A field whose data in one cluster could not be read.
+///
+/// ```
+/// use rntuple::write::{Compression, Writer, WriteOptions};
+/// use rntuple::Value;
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-Problem-{}.root", std::process::id()));
+/// let opts = WriteOptions { compression: Compression::NONE, ..WriteOptions::default() };
+/// let mut w = Writer::create(&path, "Events", &[("s", "std::string")], opts)?;
+/// w.fill(&Value::Record(vec![("s".into(), Value::String("payload-payload".into()))]))?;
+/// w.commit()?;
+/// let mut bytes = std::fs::read(&path)?;
+/// let at = bytes.windows(15).position(|b| b == b"payload-payload").unwrap();
+/// bytes[at] ^= 0xff; // damage the page of the string's characters
+/// let report = rntuple::RNTupleFile::from_bytes(bytes)?.reader("Events")?.check(|_, _| {});
+/// let p = &report.problems[0];
+/// assert_eq!((p.field.as_str(), p.cluster, p.entries), ("s", 0, (0, 1)));
+/// assert!(p.error.contains("checksum"), "{}", p.error);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Problem {
     /// The top-level field.
@@ -41,6 +60,29 @@ pub struct Problem {
 }
 
 /// What [`Reader::check`] found.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-CheckReport-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+/// // Ten floats in two clusters.
+/// for i in 0..10 {
+///     if i == 5 {
+///         w.commit_cluster()?;
+///     }
+///     w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?;
+/// }
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let mut units = 0;
+/// let report = r.check(|_, _| units += 1); // one (cluster, field) unit at a time
+/// assert_eq!((report.entries, report.clusters, report.fields, report.pages, units), (10, 2, 1, 2, 2));
+/// assert_eq!(report.uncompressed_bytes, 40);
+/// assert!(report.problems.is_empty() && report.skipped_fields.is_empty());
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct CheckReport {
     /// Entries of the RNTuple.

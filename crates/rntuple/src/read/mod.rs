@@ -12,6 +12,23 @@
 //! `check`, `file`, and `bench` (benchmark helpers, `unstable` feature only) < `attributes`
 //! (linked attribute sets, read as RNTuples of their own). From `open` up, files add
 //! `impl Reader` blocks; `pages` adds an `impl PageSource` block.
+//!
+//! ```
+//! use rntuple::read::ReadAhead;
+//! # use rntuple::write::{Writer, WriteOptions};
+//! # use rntuple::Value;
+//! # let path = std::env::temp_dir().join(format!("rntuple-doc-read-{}.root", std::process::id()));
+//! # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+//! # for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+//! # w.commit()?;
+//! let mut r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+//! r.set_read_ahead(ReadAhead::off()); // each page read when it is decoded
+//! let batch = r.read_batch(None, 0, r.num_entries())?;
+//! assert_eq!((batch.num_rows(), batch.num_columns()), (3, 1));
+//! assert_eq!(r.read_values(Some(&["x"]), 2, 3)?[0].to_json().to_string(), r#"{"x":2.0}"#);
+//! # std::fs::remove_file(&path)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod arrow;
 pub(crate) mod attributes;

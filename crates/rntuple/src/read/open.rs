@@ -23,6 +23,24 @@ pub const MAX_ENVELOPE: u64 = 1 << 30;
 pub const MAX_FIELD_DEPTH: usize = 128;
 
 /// Reads one RNTuple.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-Reader-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+/// # for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// assert_eq!(r.num_entries(), 3);
+/// let names: Vec<&str> = r.fields().iter().map(|f| f.name.as_str()).collect();
+/// assert_eq!(names, ["x"]);
+/// assert_eq!(r.read_batch(Some(&["x"]), 1, 3)?.num_rows(), 2);
+/// assert_eq!(r.read_values(None, 1, 2)?[0].to_json().to_string(), r#"{"x":1.0}"#);
+/// assert!(r.read_batch(Some(&["y"]), 0, 1).is_err()); // no such field
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Reader {
     /// The byte source, the cluster pool and read-ahead, page loading and statistics.
     pub(super) page_source: PageSource,

@@ -16,6 +16,25 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 /// I/O and decoding statistics of a reader.
+///
+/// ```
+/// use std::sync::atomic::Ordering;
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ReadStats-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+/// # for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// assert_eq!(r.stats().pages.load(Ordering::Relaxed), 0);
+/// r.read_batch(None, 0, 3)?;
+/// let s = r.stats();
+/// assert_eq!(s.pages.load(Ordering::Relaxed), 1);
+/// assert_eq!(s.uncompressed_bytes.load(Ordering::Relaxed), 12); // three floats
+/// assert!(s.stored_bytes.load(Ordering::Relaxed) > 0);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct ReadStats {
     /// Pages read.

@@ -40,12 +40,35 @@ use crate::read::reader::Reader;
 use crate::value::Value;
 
 /// A Rust type that a field's value can be read into.
+///
+/// ```
+/// use rntuple::read::FromValue;
+/// use rntuple::Value;
+/// let pts = Value::List(vec![Value::F32(1.5), Value::F32(2.0)]);
+/// assert_eq!(Vec::<f32>::from_value(&pts, "pts")?, [1.5, 2.0]);
+/// assert_eq!(Option::<String>::from_value(&Value::Null, "tag")?, None);
+/// let e = u8::from_value(&Value::Int(300), "n").unwrap_err();
+/// assert!(e.to_string().contains("field 'n'"), "{e}");
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 pub trait FromValue: Sized {
     /// Converts the value of the field at `path` (used in error messages).
     fn from_value(v: &Value, path: &str) -> Result<Self>;
 }
 
 /// A Rust type whose values are entries: its members are top-level fields, matched by name.
+///
+/// ```
+/// use rntuple::read::FromEntry;
+/// use rntuple::Value;
+/// #[derive(rntuple::Record, Debug, PartialEq)]
+/// struct Event { id: u64, tag: Option<String> }
+/// assert_eq!(Event::field_names(), ["id", "tag"]);
+/// // A member the entry lacks reads as null: `None` for an `Option`, an error otherwise.
+/// assert_eq!(Event::from_entry(&Value::Record(vec![("id".into(), Value::UInt(7))]))?, Event { id: 7, tag: None });
+/// assert!(Event::from_entry(&Value::Record(vec![])).is_err());
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 pub trait FromEntry: Sized {
     /// The top-level fields the type reads.
     fn field_names() -> Vec<&'static str>;
@@ -210,6 +233,24 @@ tuple!(4; A 0, B 1, C 2, D 3);
 tuple!(5; A 0, B 1, C 2, D 3, E 4);
 
 /// Entries read `batch` at a time, for [`Reader::iter_typed`].
+///
+/// ```
+/// #[derive(rntuple::Record, Debug, PartialEq)]
+/// struct Hit { x: f32 }
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-TypedEntries-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+/// # for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let mut hits = r.iter_typed::<Hit>(2); // two entries per read
+/// assert_eq!(hits.next().transpose()?, Some(Hit { x: 0.0 }));
+/// let rest: Vec<Hit> = hits.collect::<rntuple::Result<_>>()?;
+/// assert_eq!(rest, [Hit { x: 1.0 }, Hit { x: 2.0 }]);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct TypedEntries<'r, T> {
     reader: &'r Reader,
     names: Vec<&'static str>,

@@ -5,6 +5,25 @@
 //!
 //! Public: [`source`] (implement [`source::ReadAt`] to read from anywhere) and
 //! [`refuse_same_file`]; the rest is internal (public with the `unstable` feature).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use rntuple::storage::{refuse_same_file, source::FileSource};
+//! # use rntuple::write::{Writer, WriteOptions};
+//! # use rntuple::Value;
+//! # let path = std::env::temp_dir().join(format!("rntuple-doc-storage-{}.root", std::process::id()));
+//! # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+//! # for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+//! # w.commit()?;
+//! let f = rntuple::RNTupleFile::from_source(Arc::new(FileSource::open(&path)?))?;
+//! assert_eq!(f.names(), ["Events"]);
+//! let (requests, bytes) = f.io_counts().unwrap(); // a local file counts its reads
+//! assert!(requests > 0 && bytes > 0);
+//! // Writing over an input is refused before anything is opened for writing.
+//! assert!(refuse_same_file(&path, &[path.as_path()], "skim").is_err());
+//! # std::fs::remove_file(&path)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub(crate) mod file_sink;
 pub(crate) mod positioned;

@@ -1,5 +1,24 @@
 //! Byte sources: where the reader gets its bytes from (a local file or memory; HTTP and S3 in
 //! `remote`; a path or URL is dispatched to one of them by `location`), and what they count.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use rntuple::storage::source::{FileSource, MemSource, ReadAt};
+//! # use rntuple::write::{Writer, WriteOptions};
+//! # use rntuple::Value;
+//! # let path = std::env::temp_dir().join(format!("rntuple-doc-source-{}.root", std::process::id()));
+//! # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+//! # for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+//! # w.commit()?;
+//! // The same file read from disk and from memory.
+//! let from_disk: Arc<dyn ReadAt> = Arc::new(FileSource::open(&path)?);
+//! let in_memory: Arc<dyn ReadAt> = Arc::new(MemSource(Arc::new(std::fs::read(&path)?)));
+//! for src in [from_disk, in_memory] {
+//!     assert_eq!(rntuple::RNTupleFile::from_source(src)?.reader("Events")?.num_entries(), 3);
+//! }
+//! # std::fs::remove_file(&path)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::error::{Error, Result};
 use std::fs::File;
@@ -11,6 +30,14 @@ use std::sync::Arc;
 
 /// The requests a source served and the bytes they returned (a pread or an HTTP range request
 /// is one request).
+///
+/// ```
+/// use rntuple::storage::source::SourceCounters;
+/// let c = SourceCounters::default();
+/// c.add(100);
+/// c.add(28);
+/// assert_eq!(c.get(), (2, 128));
+/// ```
 #[derive(Debug, Default)]
 pub struct SourceCounters {
     /// Requests issued.
@@ -32,10 +59,55 @@ impl SourceCounters {
 }
 
 /// Hands each range read by [`ReadAt::read_ranges`] to the caller: its index and its bytes.
+///
+/// ```
+/// use std::sync::Arc;
+/// use rntuple::storage::source::{MemSource, RangeSink, ReadAt};
+/// let m = MemSource(Arc::new((0u8..100).collect()));
+/// let mut got = Vec::new();
+/// let sink: &mut RangeSink<'_> = &mut |i, bytes| {
+///     got.push((i, bytes));
+///     Ok(())
+/// };
+/// m.read_ranges(&[10..12, 50..51], sink)?;
+/// assert_eq!(got, [(0, vec![10, 11]), (1, vec![50])]);
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 pub type RangeSink<'a> = dyn FnMut(usize, Vec<u8>) -> Result<()> + 'a;
 
 /// Random-access read of a byte range. Implementations check the range against the source's
 /// length before allocating, so a lying size in a file cannot drive a large allocation.
+///
+/// A source implements [`len`](ReadAt::len) and [`read_exact_at`](ReadAt::read_exact_at); the
+/// other methods have defaults.
+///
+/// ```
+/// use std::sync::Arc;
+/// use rntuple::storage::source::ReadAt;
+/// struct Bytes(Vec<u8>);
+/// impl ReadAt for Bytes {
+///     fn len(&self) -> u64 {
+///         self.0.len() as u64
+///     }
+///     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> rntuple::Result<()> {
+///         let range = usize::try_from(offset).ok().and_then(|s| Some(s..s.checked_add(buf.len())?));
+///         let bytes = range.and_then(|r| self.0.get(r)).ok_or_else(|| rntuple::Error::corrupt("read beyond the end", offset))?;
+///         buf.copy_from_slice(bytes);
+///         Ok(())
+///     }
+/// }
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ReadAt-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+/// # for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let src = Arc::new(Bytes(std::fs::read(&path)?));
+/// assert_eq!(rntuple::RNTupleFile::from_source(src.clone())?.reader("Events")?.num_entries(), 3);
+/// assert!(src.read_vec(src.len() - 1, 2, "tail").is_err());
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait ReadAt: Send + Sync {
     /// Total length of the source in bytes.
     fn len(&self) -> u64;
@@ -104,6 +176,25 @@ pub trait ReadAt: Send + Sync {
 }
 
 /// A local file read with `pread`.
+///
+/// ```
+/// use rntuple::storage::source::{FileSource, ReadAt};
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-FileSource-{}.root", std::process::id()));
+/// # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+/// # for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// let src = FileSource::open(&path)?;
+/// assert_eq!(src.len(), std::fs::metadata(&path)?.len());
+/// assert_eq!(src.read_vec(0, 4, "file header")?, b"root"); // the magic of every ROOT file
+/// assert_eq!(src.counters().map(|c| c.get()), Some((1, 4)));
+/// let again = FileSource::from_file(std::fs::File::open(&path)?, &path)?;
+/// assert_eq!(again.len(), src.len());
+/// assert!(FileSource::open(std::env::temp_dir()).is_err()); // a directory is refused
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FileSource {
     file: File,
     len: u64,
@@ -186,6 +277,15 @@ impl ReadAt for FileSource {
 }
 
 /// An in-memory byte source (tests, fuzzing, data already in memory).
+///
+/// ```
+/// use std::sync::Arc;
+/// use rntuple::storage::source::{MemSource, ReadAt};
+/// let m = MemSource(Arc::new(b"root and more".to_vec()));
+/// assert_eq!(m.len(), 13);
+/// assert_eq!(m.view(0, 4), Some(&b"root"[..])); // lent in place, not copied
+/// assert!(m.read_vec(10, 4, "tail").is_err()); // beyond the end
+/// ```
 #[derive(Clone)]
 pub struct MemSource(pub Arc<Vec<u8>>);
 

@@ -103,6 +103,25 @@ impl LinkedSet for Arc<Mutex<AttributeSlot>> {
 
 /// A handle for writing one attribute set (from [`crate::write::Writer::attributes`]); `Send`,
 /// usable while the main writer fills. The set is committed with its main writer.
+///
+/// ```
+/// use rntuple::write::{Writer, WriteOptions};
+/// use rntuple::Value;
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-AttributeSetWriter-{}.root", std::process::id()));
+/// let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+/// let calib = w.attributes("calibration", &[("version", "std::string")])?;
+/// # for i in 0..4 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
+/// let v2 = Value::Record(vec![("version".into(), Value::String("v2".into()))]);
+/// calib.commit_range(0, 4, &v2)?;
+/// assert!(calib.commit_range(3, 2, &v2).is_err()); // a range cannot end before it starts
+/// assert_eq!((calib.name(), calib.num_entries()), ("calibration".to_string(), 1));
+/// w.commit()?;
+/// assert!(calib.commit_range(0, 1, &v2).is_err()); // committed with its RNTuple
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// assert_eq!(r.attribute_set("calibration")?.entries_for(2)?[0].values, v2);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct AttributeSetWriter {
     pub(crate) slot: Arc<Mutex<AttributeSlot>>,
 }

@@ -1,6 +1,21 @@
 //! Event iteration: writing. [`Writer`] writes sequentially; [`ParallelWriter`] lets many threads
 //! write one RNTuple into one file, each through its own [`FillContext`]; [`FileWriter`] writes
 //! several RNTuples (each through such a writer) into one file at once.
+//!
+//! ```
+//! use rntuple::write::{Compression, Writer, WriteOptions};
+//! use rntuple::Value;
+//! let path = std::env::temp_dir().join(format!("rntuple-doc-write-{}.root", std::process::id()));
+//! let opts = WriteOptions { compression: Compression::lz4(1), ..WriteOptions::default() };
+//! let mut w = Writer::create(&path, "Events", &[("run", "std::uint32_t"), ("pt", "std::vector<float>")], opts)?;
+//! w.fill(&Value::Record(vec![("run".into(), Value::UInt(1)), ("pt".into(), Value::List(vec![Value::F32(25.0)]))]))?;
+//! assert_eq!(w.num_entries(), 1);
+//! w.commit()?;
+//! let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+//! assert_eq!(r.read_values(None, 0, 1)?[0].to_json().to_string(), r#"{"run":1,"pt":[25.0]}"#);
+//! # std::fs::remove_file(&path)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod attributes;
 pub(crate) mod builder;

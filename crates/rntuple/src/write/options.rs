@@ -69,6 +69,16 @@ impl ColumnOptions {
 }
 
 /// The value of one option, for by-name access.
+///
+/// ```
+/// use rntuple::write::{OptionValue, WriteOptions};
+/// let mut o = WriteOptions::default();
+/// assert_eq!(o.get("enable_page_checksums"), Some(OptionValue::Bool(true)));
+/// o.set("max_unzipped_page_size", OptionValue::UInt(64 << 10))?;
+/// assert_eq!(o.max_unzipped_page_size, 64 << 10);
+/// assert!(o.set("buffered", OptionValue::UInt(1)).is_err()); // a switch takes a Bool
+/// # Ok::<(), rntuple::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OptionValue {
     /// A switch.
@@ -78,6 +88,14 @@ pub enum OptionValue {
 }
 
 /// The kind of value an option takes.
+///
+/// ```
+/// use rntuple::write::{OptionKind, WriteOptions};
+/// let kind = |name| WriteOptions::OPTIONS.iter().find(|o| o.name == name).map(|o| o.kind);
+/// assert_eq!(kind("use_direct_io"), Some(OptionKind::Bool));
+/// assert_eq!(kind("compression"), Some(OptionKind::UInt)); // ROOT's settings integer
+/// assert_eq!(kind("columns"), None); // not a by-name option
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OptionKind {
     /// `true` or `false`.
@@ -87,6 +105,15 @@ pub enum OptionKind {
 }
 
 /// One entry of [`WriteOptions::OPTIONS`].
+///
+/// ```
+/// use rntuple::write::{OptionKind, WriteOptions};
+/// let info = WriteOptions::OPTIONS.iter().find(|o| o.name == "max_unzipped_page_size").unwrap();
+/// assert_eq!(info.kind, OptionKind::UInt);
+/// assert!(info.doc.contains("Largest uncompressed page"));
+/// // Every option can be read by name.
+/// assert!(WriteOptions::OPTIONS.iter().all(|o| WriteOptions::default().get(o.name).is_some()));
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct OptionInfo {
     /// The option's name (the struct field, the Python keyword).
@@ -148,6 +175,23 @@ impl OptionType for Compression {
 macro_rules! write_options {
     ($($(#[doc = $doc:literal])* $name:ident : $ty:ty = $default:expr;)*) => {
     /// Write options, named and defaulted like ROOT's `RNTupleWriteOptions`.
+    ///
+    /// ```
+    /// use rntuple::write::{Compression, WriteOptions, Writer};
+    /// # use rntuple::Value;
+    /// assert_eq!(WriteOptions::default().compression, Compression::zstd(5));
+    /// let opts = WriteOptions { compression: Compression::lz4(4), enable_page_checksums: false, ..WriteOptions::default() };
+    /// opts.validate()?;
+    /// let path = std::env::temp_dir().join(format!("rntuple-doc-WriteOptions-{}.root", std::process::id()));
+    /// let mut w = Writer::create(&path, "Events", &[("x", "float")], opts)?;
+    /// w.fill(&Value::Record(vec![("x".into(), Value::F32(1.0))]))?;
+    /// w.commit()?;
+    /// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+    /// let range = r.descriptor().clusters[0].columns[0].clone().unwrap();
+    /// assert_eq!((range.compression, range.pages[0].has_checksum), (404, false));
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
         #[derive(Debug, Clone)]
         pub struct WriteOptions {
             $($(#[doc = $doc])* pub $name: $ty,)*

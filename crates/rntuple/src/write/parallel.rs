@@ -45,6 +45,24 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 /// What one fill context did, for the benchmark and for tuning.
+///
+/// ```
+/// use rntuple::write::{ParallelWriter, WriteOptions};
+/// use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ContextMetrics-{}.root", std::process::id()));
+/// let w = ParallelWriter::create(&path, "Events", &[("x", "std::int64_t")], WriteOptions::default())?;
+/// let mut ctx = w.fill_context()?;
+/// for i in 0..100 {
+///     ctx.fill(&Value::Record(vec![("x".into(), Value::Int(i))]))?;
+/// }
+/// let m = ctx.finish()?; // flushes the last cluster
+/// assert_eq!((m.entries, m.clusters), (100, 1));
+/// assert!(m.bytes_written > 0 && m.acquisitions > 0);
+/// assert_eq!(w.metrics()[0].entries, 100);
+/// w.commit()?;
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ContextMetrics {
     /// Entries filled.
@@ -168,6 +186,22 @@ impl Shared {
 /// order they are committed. Pages are compressed on the filling threads (the options'
 /// `use_implicit_mt` is not used here). The dataset is committed by [`ParallelWriter::commit`],
 /// or when the writer is dropped (errors then go to standard error).
+///
+/// ```
+/// use rntuple::write::{ParallelWriter, WriteOptions};
+/// use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ParallelWriter-{}.root", std::process::id()));
+/// let w = ParallelWriter::create(&path, "Events", &[("x", "std::int32_t")], WriteOptions::default())?;
+/// let mut ctx = w.fill_context()?;
+/// ctx.fill(&Value::Record(vec![("x".into(), Value::Int(7))]))?;
+/// assert!(w.commit().is_err()); // a context is still filling
+/// drop(ctx); // commits its last cluster
+/// assert_eq!((w.num_entries(), w.metrics().len()), (1, 1));
+/// let size = w.commit()?;
+/// assert_eq!(size, std::fs::metadata(&path)?.len());
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct ParallelWriter {
     shared: Arc<Shared>,
     committed: Mutex<bool>,
@@ -408,6 +442,24 @@ pub trait FillDestination: ClusterOut + Sized {
 /// Its entries stay in order. Full clusters are committed as they fill up (or staged, see
 /// [`FillContext::enable_staged_cluster_committing`]). Dropping the context flushes its last
 /// cluster; [`FillContext::finish`] does the same and returns errors and metrics.
+///
+/// ```
+/// use rntuple::write::{ParallelWriter, WriteOptions};
+/// use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-FillContext-{}.root", std::process::id()));
+/// let w = ParallelWriter::create(&path, "Events", &[("x", "std::int32_t")], WriteOptions::default())?;
+/// let mut ctx = w.fill_context()?;
+/// ctx.enable_staged_cluster_committing(true)?;
+/// ctx.fill(&Value::Record(vec![("x".into(), Value::Int(1))]))?;
+/// ctx.flush_cluster()?; // sealed and staged, not committed
+/// assert_eq!((ctx.num_entries(), w.num_entries()), (1, 0));
+/// ctx.commit_staged_clusters()?;
+/// assert_eq!((w.num_entries(), ctx.metrics().clusters), (1, 1));
+/// ctx.finish()?;
+/// w.commit()?;
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FillContext<O: FillDestination = ContextOut> {
     b: ClusterBuilder<O>,
     done: bool,

@@ -29,6 +29,20 @@ use crate::error::{Error, Result};
 use crate::format::descriptor::{AliasColumn, Descriptor, FieldDescriptor, Role};
 
 /// A projected top-level field over a top-level collection of records.
+///
+/// ```
+/// use rntuple::write::{Projection, Writer, WriteOptions};
+/// use rntuple::Value;
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-Projection-{}.root", std::process::id()));
+/// let projections = vec![Projection::Cardinality { name: "nJet".into(), collection: "Jet_pt".into() }];
+/// let mut w = Writer::create(&path, "Events", &[("Jet_pt", "std::vector<float>")], WriteOptions { projections, ..Default::default() })?;
+/// w.fill(&Value::Record(vec![("Jet_pt".into(), Value::List(vec![Value::F32(30.0), Value::F32(12.5)]))]))?;
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// assert_eq!(r.read_values(Some(&["nJet"]), 0, 1)?[0].to_json().to_string(), r#"{"nJet":2}"#);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Projection {
     /// `name` reads the member `member` of the records of `collection`, as

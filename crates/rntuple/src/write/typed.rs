@@ -30,6 +30,33 @@ pub use crate::primitives::element::ScalarSlice;
 use crate::write::plan::Plan;
 
 /// A Rust type that can be written as an RNTuple field.
+///
+/// ```
+/// use rntuple::logical::typename::TypeExpr;
+/// use rntuple::read::FromValue;
+/// use rntuple::write::{FieldValue, FieldWriter, Writer, WriteOptions};
+/// /// An energy in MeV, written as a `float` field.
+/// #[derive(Debug, PartialEq)]
+/// struct MeV(f32);
+/// impl FieldValue for MeV {
+///     fn type_expr() -> TypeExpr { f32::type_expr() }
+///     fn put(&self, w: FieldWriter<'_>) -> rntuple::Result<()> { self.0.put(w) }
+/// }
+/// impl FromValue for MeV {
+///     fn from_value(v: &rntuple::Value, path: &str) -> rntuple::Result<Self> { f32::from_value(v, path).map(MeV) }
+/// }
+/// #[derive(rntuple::Record, Debug, PartialEq)]
+/// struct Event { energy: MeV, hits: Vec<MeV> }
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-FieldValue-{}.root", std::process::id()));
+/// let mut w = Writer::create_typed::<Event>(&path, "Events", WriteOptions::default())?;
+/// w.fill_typed(&Event { energy: MeV(125.0), hits: vec![MeV(1.5), MeV(2.5)] })?;
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// assert_eq!(r.display_type(r.fields()[1].id), "std::vector<float>");
+/// assert_eq!(r.read_typed::<Event>(0, 1)?, [Event { energy: MeV(125.0), hits: vec![MeV(1.5), MeV(2.5)] }]);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait FieldValue {
     /// The field's type (a ROOT type, or an untyped record for derived structs).
     fn type_expr() -> TypeExpr;
@@ -48,6 +75,31 @@ pub trait FieldValue {
 }
 
 /// A Rust type whose values are entries: its members are the top-level fields.
+///
+/// `#[derive(Record)]` implements it; by hand:
+///
+/// ```
+/// use rntuple::logical::typename::{parse, TypeExpr};
+/// use rntuple::write::{Entry, RecordWriter, Writer, WriteOptions};
+/// struct Hit { layer: u8, energy: f64 }
+/// impl Entry for Hit {
+///     fn fields() -> Vec<(String, TypeExpr)> {
+///         vec![("layer".into(), parse("std::uint8_t").unwrap()), ("energy".into(), parse("double").unwrap())]
+///     }
+///     fn put_fields(&self, w: &mut RecordWriter<'_>) -> rntuple::Result<()> {
+///         w.member(&self.layer)?;
+///         w.member(&self.energy)
+///     }
+/// }
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-Entry-{}.root", std::process::id()));
+/// let mut w = Writer::create_typed::<Hit>(&path, "Hits", WriteOptions::default())?;
+/// w.fill_typed(&Hit { layer: 3, energy: 0.25 })?;
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Hits")?;
+/// assert_eq!(r.read_values(None, 0, 1)?[0].to_json().to_string(), r#"{"layer":3,"energy":0.25}"#);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Entry: 'static {
     /// The top-level fields: (name, type).
     fn fields() -> Vec<(String, TypeExpr)>;
@@ -68,6 +120,33 @@ pub(crate) trait TypedCols {
 }
 
 /// Writes one value into the columns of a field.
+///
+/// ```
+/// use rntuple::logical::typename::{parse, TypeExpr};
+/// use rntuple::write::{FieldValue, FieldWriter, ScalarSlice, Writer, WriteOptions};
+/// # use rntuple::read::FromValue;
+/// /// Samples written as a `std::vector<float>`, copied in bulk.
+/// struct Samples(Vec<f32>);
+/// impl FieldValue for Samples {
+///     fn type_expr() -> TypeExpr { parse("std::vector<float>").unwrap() }
+///     fn put(&self, w: FieldWriter<'_>) -> rntuple::Result<()> {
+///         w.collection(|items| items.scalars(ScalarSlice::F32(&self.0)))
+///     }
+/// }
+/// # impl FromValue for Samples {
+/// #     fn from_value(v: &rntuple::Value, path: &str) -> rntuple::Result<Self> { Vec::from_value(v, path).map(Samples) }
+/// # }
+/// #[derive(rntuple::Record)]
+/// struct Trace { samples: Samples }
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-FieldWriter-{}.root", std::process::id()));
+/// let mut w = Writer::create_typed::<Trace>(&path, "Traces", WriteOptions::default())?;
+/// w.fill_typed(&Trace { samples: Samples(vec![0.5, 1.0, 0.75]) })?;
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Traces")?;
+/// assert_eq!(r.read_values(None, 0, 1)?[0].to_json().to_string(), r#"{"samples":[0.5,1.0,0.75]}"#);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FieldWriter<'a> {
     cols: &'a mut dyn TypedCols,
     plan: &'a Plan,
@@ -144,6 +223,36 @@ impl<'a> FieldWriter<'a> {
 }
 
 /// Writes the members of a record (or the top-level fields of an entry) in order.
+///
+/// ```
+/// use rntuple::logical::typename::{parse, TypeExpr};
+/// use rntuple::write::{FieldValue, FieldWriter, Writer, WriteOptions};
+/// # use rntuple::read::FromValue;
+/// /// A point written as a `std::pair<float,float>`.
+/// struct Point { x: f32, y: f32 }
+/// impl FieldValue for Point {
+///     fn type_expr() -> TypeExpr { parse("std::pair<float,float>").unwrap() }
+///     fn put(&self, w: FieldWriter<'_>) -> rntuple::Result<()> {
+///         let mut r = w.record()?;
+///         r.member(&self.x)?;
+///         r.member(&self.y)?;
+///         r.finish() // an error had a member been left out
+///     }
+/// }
+/// # impl FromValue for Point {
+/// #     fn from_value(v: &rntuple::Value, path: &str) -> rntuple::Result<Self> { <(f32, f32)>::from_value(v, path).map(|(x, y)| Point { x, y }) }
+/// # }
+/// #[derive(rntuple::Record)]
+/// struct Event { p: Point }
+/// let path = std::env::temp_dir().join(format!("rntuple-doc-RecordWriter-{}.root", std::process::id()));
+/// let mut w = Writer::create_typed::<Event>(&path, "Events", WriteOptions::default())?;
+/// w.fill_typed(&Event { p: Point { x: 1.0, y: 2.5 } })?;
+/// w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// assert_eq!(r.read_values(None, 0, 1)?[0].to_json().to_string(), r#"{"p":[1.0,2.5]}"#);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct RecordWriter<'a> {
     cols: &'a mut dyn TypedCols,
     children: &'a [Plan],
