@@ -92,8 +92,11 @@ $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.installed
 
 bench-deps: $(VENV)/.bench-installed
 
+# Unit and integration tests, then the doctests; the examples (developer tools) are not linked here, as a
+# plain `cargo test` would (clippy --all-targets checks that they compile; the tests that run one build it).
 cargo-test:
-	cargo test --release $(WORKSPACE)
+	cargo test --release $(WORKSPACE) --tests
+	cargo test --release $(WORKSPACE) --doc
 
 fuzz-smoke:
 	bash fuzz/smoke.sh
@@ -116,10 +119,10 @@ python: venv
 		$(abspath $(VENV))/bin/maturin develop --release --quiet $(PY_FEATURES)
 
 pytest: venv build python
-	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross
-	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/hostile
-	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/remote
-	$(PY) -m pytest -q tests/python
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/cross
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/hostile
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/remote
+	$(PY) -m pytest -q --durations=10 tests/python
 
 # Formatting (rustfmt.toml), clippy and ruff (ruff.toml; ruff is pinned in requirements-test.txt).
 lint: venv
@@ -142,7 +145,7 @@ bench-read: venv bench-deps build
 tsan:
 	rustup component add rust-src --toolchain nightly
 	RUSTFLAGS="-Zsanitizer=thread" cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
-		--target-dir target/tsan -p rntuple --test parallel_stress
+		--target-dir target/tsan -p rntuple --test integration parallel_stress::
 
 # Reading where the data is: local cold and warm, HTTP through a latency proxy (0, 10, 50 ms), S3 (moto);
 # against uproot and ROOT (bench/io_bench.py). And the format comparison of the RNTuple papers.

@@ -2,7 +2,7 @@
 //! Where it does not (tmpfs on older kernels, some overlay and network file systems), the
 //! integration tests are compiled with `--cfg rntuple_no_direct_io`, which marks the direct-I/O
 //! stress test `#[ignore]` with the reason, so that `cargo test` counts it as ignored instead of
-//! passing without having run (tests/parallel_stress.rs). Nothing of the library depends on it.
+//! passing without having run (tests/integration/parallel_stress.rs). Nothing of the library depends on it.
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(rntuple_no_direct_io)");

@@ -34,23 +34,3 @@ pub(crate) fn parse_range(s: Option<&str>, n: u64) -> Result<(u64, u64), Box<dyn
         e => e.into(),
     })
 }
-
-#[cfg(test)]
-mod tests {
-    use super::parse_range;
-
-    #[test]
-    fn entry_ranges() {
-        assert_eq!(parse_range(None, 10).unwrap(), (0, 10));
-        assert_eq!(parse_range(Some("2:5"), 10).unwrap(), (2, 5));
-        assert_eq!(parse_range(Some(":"), 10).unwrap(), (0, 10));
-        assert_eq!(parse_range(Some("3:"), 10).unwrap(), (3, 10));
-        assert_eq!(parse_range(Some("10:10"), 10).unwrap(), (10, 10));
-        let e = |s: &str| parse_range(Some(s), 10).unwrap_err().to_string();
-        assert!(e("10:5").contains("start 10 is after stop 5"), "{}", e("10:5"));
-        assert!(e("0:11").contains("has 10 entries"), "{}", e("0:11"));
-        assert!(e("11:").contains("has 10 entries"), "{}", e("11:"));
-        assert!(e("x:3").contains("bad start"));
-        assert!(e("5").contains("expected START:STOP"));
-    }
-}

@@ -1,9 +1,9 @@
 //! The integration tests in one binary: each file is a module (run one with
 //! `cargo test --release -p rntuple --test integration skim_run::`). One binary instead of one per
 //! file because every test binary links the library and Arrow with thin LTO (about 80 s each here);
-//! the tests that install their own global allocator (`corruption_sweep`, `page_buffer_budget`) and
-//! the ThreadSanitizer target (`parallel_stress`) stay binaries of their own. Tests of different
-//! modules now run concurrently in one process: temporary files carry their module's name.
+//! the tests that install their own global allocator (`corruption_sweep`, `page_buffer_budget`) stay
+//! binaries of their own. Tests of different modules run concurrently in one process: temporary
+//! files carry their module's name. `make tsan` runs `parallel_stress::` of this binary.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -19,6 +19,7 @@ mod key_split;
 mod merge;
 mod multi_cluster_reading;
 mod multi_ntuple;
+mod parallel_stress;
 mod read_ahead;
 mod skim;
 mod skim_run;
