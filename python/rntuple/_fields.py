@@ -23,16 +23,19 @@ _COLUMN_DTYPE = {
 _INDEX32 = {0x0E, 0x1A}
 
 
+# The order of a field row (``NativeReader.field_rows``): the native reader's compact form of a field record.
+FIELD_ROW = ("id", "name", "type", "alias", "description", "role", "parent", "children", "repetition", "source",
+             "flags", "readable", "kind", "columns")
+
+
 class FieldNode:
-    """One field record of an RNTuple, as the native reader describes it."""
+    """One field record of an RNTuple, as the native reader describes it (a row in the order of ``FIELD_ROW``)."""
 
-    __slots__ = ("id", "name", "type", "alias", "description", "role", "parent", "children", "repetition",
-                 "source", "flags", "readable", "kind", "columns", "uname")
+    __slots__ = (*FIELD_ROW, "uname")
 
-    def __init__(self, rec: dict):
-        for k in ("id", "name", "type", "alias", "description", "role", "parent", "children", "repetition",
-                  "source", "flags", "readable", "kind", "columns"):
-            setattr(self, k, rec[k])
+    def __init__(self, row: tuple):
+        for k, v in zip(FIELD_ROW, row, strict=True):
+            setattr(self, k, v)
         self.uname = self.name
 
     def __repr__(self):
@@ -57,14 +60,19 @@ class FieldTree:
     path of visible names. The keys are found on first use: a read of named top-level fields needs none (a
     schema of tens of thousands of fields makes them cost more than the read)."""
 
-    def __init__(self, records: list[dict], top_ids: list[int]):
-        self.nodes = [FieldNode(r) for r in records]
+    def __init__(self, rows: list[tuple], top_ids: list[int]):
+        self.nodes = [FieldNode(r) for r in rows]
+        if any(n.id != i for i, n in enumerate(self.nodes)):
+            raise ValueError("field rows are not in field id order")
         self._uproot_names()
-        self.records = {r["id"]: r for r in records}
         self.top_ids = list(top_ids)
         self._path_of: dict[int, str] | None = None
 
     # ----- nodes (layouts)
+
+    def _has(self, fid) -> bool:
+        """Whether ``fid`` names a field (a parent or child id out of range names none)."""
+        return isinstance(fid, int) and 0 <= fid < len(self.nodes)
 
     def __getitem__(self, i) -> FieldNode:
         return self.nodes[i]
@@ -161,8 +169,8 @@ class FieldTree:
             self._path_of = {}
             self._in_variant_of: dict[int, bool] = {}
             for fid in self.top_ids:
-                self._names[fid] = self.records[fid]["name"]
-                self._walk(fid, self.records[fid]["name"], False)
+                self._names[fid] = self.nodes[fid].name
+                self._walk(fid, self.nodes[fid].name, False)
             self._id_of = {p: fid for fid, p in self._path_of.items() if not self._in_variant_of.get(fid)}
         return self
 
@@ -190,39 +198,39 @@ class FieldTree:
         parts, tops = [], set(self.top_ids)
         while True:
             if fid in tops:
-                parts.append(self.records[fid]["name"])
+                parts.append(self.nodes[fid].name)
                 return ".".join(reversed(parts))
             if not self._anonymous(fid):
-                parts.append(self.records[fid]["name"])
-            fid = self.records[fid].get("parent")
-            if fid is None or fid not in self.records:
+                parts.append(self.nodes[fid].name)
+            fid = self.nodes[fid].parent
+            if fid is None or not self._has(fid):
                 return key
 
     def _anonymous(self, fid) -> bool:
-        r = self.records[fid]
-        p = r.get("parent")
-        if p is None or p not in self.records:
+        r = self.nodes[fid]
+        p = r.parent
+        if p is None or not self._has(p):
             return False
-        parent = self.records[p]
-        role = parent.get("role")
-        if role in ("collection", "variant") or parent.get("repetition") is not None:
+        parent = self.nodes[p]
+        role = parent.role
+        if role in ("collection", "variant") or parent.repetition is not None:
             return True
-        if role == "leaf" and r["name"] == "_0":
+        if role == "leaf" and r.name == "_0":
             return True
-        return role == "record" and re.fullmatch(r":_[0-9]+", r["name"]) is not None
+        return role == "record" and _BASE.fullmatch(r.name) is not None
 
     def _walk(self, fid, path, in_variant):
         self._path_of[fid] = path
         self._in_variant_of[fid] = in_variant
         kids = []  # (field id, [anonymous ancestors' ids, outermost first])
-        below_variant = in_variant or self.records[fid].get("role") == "variant"
-        stack = [(c, []) for c in self.records[fid].get("children") or []]
+        below_variant = in_variant or self.nodes[fid].role == "variant"
+        stack = [(c, []) for c in self.nodes[fid].children]
         while stack:
             c, via = stack.pop(0)
-            if c not in self.records:
+            if not self._has(c):
                 continue
             if self._anonymous(c):
-                stack[:0] = [(g, [*via, c]) for g in self.records[c].get("children") or []]
+                stack[:0] = [(g, [*via, c]) for g in self.nodes[c].children]
                 continue
             kids.append((c, via))
         names = [self._own_name(c) for c, _ in kids]
@@ -236,7 +244,7 @@ class FieldTree:
             for i, (c, via) in enumerate(kids):
                 if names[i] in dup and prefixes[i] < len(via):
                     prefixes[i] += 1
-                    types = [self.records[a].get("type") or "" for a in via[: prefixes[i]]]
+                    types = [self.nodes[a].type or "" for a in via[: prefixes[i]]]
                     names[i] = "::".join([*types, self._own_name(c)])
         for (c, _), n in zip(kids, names):
             self._names[c] = n
@@ -245,10 +253,10 @@ class FieldTree:
 
     def _own_name(self, fid) -> str:
         """uproot's name of a field: a tuple's or pair's member ``_0`` is ``0`` (awkward's tuple field)."""
-        r = self.records[fid]
-        name = r["name"]
-        parent = self.records.get(r.get("parent"))
-        if parent is not None and parent.get("role") == "record" and re.fullmatch(r"_[0-9]+", name):
+        r = self.nodes[fid]
+        name = r.name
+        parent = self.nodes[r.parent] if r.parent is not None and self._has(r.parent) else None
+        if parent is not None and parent.role == "record" and _TUPLE_MEMBER.fullmatch(name):
             return name[1:]
         return name
 
@@ -259,13 +267,13 @@ class FieldTree:
         return self.top_ids
 
     def name(self, fid) -> str:
-        return self._key_index()._names.get(fid, self.records[fid]["name"])
+        return self._key_index()._names.get(fid, self.nodes[fid].name)
 
     def typename(self, fid) -> str:
-        return self.records[fid].get("type") or ""
+        return self.nodes[fid].type or ""
 
     def description(self, fid) -> str:
-        return self.records[fid].get("description") or ""
+        return self.nodes[fid].description or ""
 
     def items(
         self, below, *, filter_name=None, filter_typename=None, filter_field=None, recursive=True, full_paths=True, ignore_duplicates=False, make_field=None

@@ -23,7 +23,7 @@ class RNTuple:
         self._native = native
         self._path = path
         self._top = [(name, typ, fid) for name, typ, fid in native.top_fields()]
-        self._tree = FieldTree(native.field_records(), [fid for _, _, fid in self._top])
+        self._tree = FieldTree(native.field_rows(), [fid for _, _, fid in self._top])
 
     @property
     def name(self) -> str:

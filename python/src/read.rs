@@ -3,9 +3,11 @@
 //! form of `rntuple dump`; the GIL is released while reading and decompressing.
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use rntuple::format::descriptor::Role;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::IntoPyObjectExt;
+use rntuple::format::descriptor::{Descriptor, Role};
 use rntuple::{Error, RNTupleFile, Reader};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -64,6 +66,21 @@ impl NativeFile {
 #[pyclass(module = "rntuple._rntuple", frozen)]
 struct NativeReader {
     reader: Arc<Reader>,
+}
+
+/// (column type id, bits on storage) of a field's columns of its first representation.
+fn rep0_columns(d: &Descriptor, columns: &[u32]) -> Vec<(u16, u16)> {
+    let mut cols = Vec::new();
+    let mut rep0: Option<u16> = None;
+    for &c in columns {
+        if let Some(col) = d.columns.get(c as usize) {
+            let r = *rep0.get_or_insert(col.representation);
+            if col.representation == r {
+                cols.push((col.column_type, col.bits_on_storage));
+            }
+        }
+    }
+    cols
 }
 
 fn role_name(r: Role) -> &'static str {
@@ -151,18 +168,41 @@ impl NativeReader {
             x.set_item("type_checksum", f.type_checksum)?;
             x.set_item("readable", self.reader.is_readable(f.id))?;
             x.set_item("kind", self.reader.kind(f.id).ok().map(|k| format!("{k:?}")))?;
-            let mut cols = Vec::new();
-            let mut rep0: Option<u16> = None;
-            for &c in &f.columns {
-                if let Some(col) = d.columns.get(c as usize) {
-                    let r = *rep0.get_or_insert(col.representation);
-                    if col.representation == r {
-                        cols.push((col.column_type, col.bits_on_storage));
-                    }
-                }
-            }
-            x.set_item("columns", cols)?;
+            x.set_item("columns", rep0_columns(d, &f.columns))?;
             out.push(x);
+        }
+        Ok(out)
+    }
+
+    /// Every field record as a tuple, in the order of `rntuple._fields.FIELD_ROW` (id, name, type, alias,
+    /// description, role, parent, children, repetition, source, flags, readable, kind, columns): the compact
+    /// form the field tree is built from. Repeated strings (types, kinds, roles, the empty string) are one
+    /// Python object each, so a schema of tens of thousands of fields costs a few hundred bytes per field.
+    fn field_rows<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+        let d = self.reader.descriptor();
+        let mut shared: HashMap<String, Bound<'py, PyString>> = HashMap::new();
+        let mut intern = |s: &str| shared.entry(s.to_owned()).or_insert_with(|| PyString::new(py, s)).clone();
+        let mut out = Vec::with_capacity(d.fields.len());
+        for f in &d.fields {
+            let kind = self.reader.kind(f.id).ok().map(|k| intern(&format!("{k:?}")));
+            let cols = PyList::new(py, rep0_columns(d, &f.columns))?;
+            let row = [
+                f.id.into_bound_py_any(py)?,
+                PyString::new(py, &f.name).into_any(),
+                intern(&f.type_name).into_any(),
+                intern(&f.type_alias).into_any(),
+                intern(&f.description).into_any(),
+                intern(role_name(f.role)).into_any(),
+                f.parent.into_bound_py_any(py)?,
+                PyTuple::new(py, &f.children)?.into_any(),
+                f.repetition.into_bound_py_any(py)?,
+                f.projection_source.into_bound_py_any(py)?,
+                f.flags.into_bound_py_any(py)?,
+                self.reader.is_readable(f.id).into_bound_py_any(py)?,
+                kind.into_bound_py_any(py)?,
+                cols.into_any(),
+            ];
+            out.push(PyTuple::new(py, row)?);
         }
         Ok(out)
     }

@@ -411,3 +411,21 @@ def test_dtypes_follow_columns(testdata):
     a = rntuple.open(p)["ntuple"].arrays()
     for f in a.fields:
         assert a[f].layout.dtype == np.float32
+
+
+@pytest.mark.parametrize("sub,filename,name", PARAMS)
+def test_field_rows_match_field_records(testdata, sub, filename, name):
+    """The compact field rows the field tree is built from say what the public ``field_records`` dicts say,
+    key by key in ``FIELD_ROW`` order, for every field of every shared RNTuple."""
+    from rntuple._fields import FIELD_ROW
+
+    nt = rntuple.open(testdata / sub / filename)[name]
+    rows, records = nt._native.field_rows(), nt.field_records
+    assert len(rows) == len(records) > 0
+    for row, rec in zip(rows, records):
+        assert len(row) == len(FIELD_ROW)
+        got = dict(zip(FIELD_ROW, row))
+        got["children"] = list(got["children"])
+        assert got == {k: rec[k] for k in FIELD_ROW}, rec["name"]
+    # the tree's nodes are those rows, in id order
+    assert [n.name for n in nt._tree.nodes] == [r["name"] for r in records]
