@@ -101,10 +101,13 @@ cargo-test:
 fuzz-smoke:
 	bash fuzz/smoke.sh
 
-# Longer runs of the randomized cross tests than `make test` does: 500 random schemas through ROOT and uproot.
+# Longer runs of the randomized cross tests than `make test` does: 500 random schemas through ROOT and uproot,
+# and 40 SIGKILLs of each checkpointing writer (make test: 8).
 RANDOM_SEEDS_LONG ?= 500
+CRASH_KILLS_LONG ?= 40
 test-long: venv build python
 	RNTUPLE_RANDOM_SEEDS=$(RANDOM_SEEDS_LONG) RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross/test_random_schemas.py
+	RNTUPLE_CRASH_KILLS=$(CRASH_KILLS_LONG) RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross/test_crash_checkpoint.py
 
 # Every fuzz target at once for FUZZ_LONG_SECONDS of wall time (default an hour each), at the lowest
 # CPU priority, with the smoke run's memory limits; logs and per-target CPU time in fuzz/logs/.
@@ -119,7 +122,7 @@ python: venv
 		$(abspath $(VENV))/bin/maturin develop --release --quiet $(PY_FEATURES)
 
 pytest: venv build python
-	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/cross
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=25 tests/cross
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/hostile
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/remote
 	$(PY) -m pytest -q --durations=10 tests/python

@@ -82,9 +82,12 @@ struct VariantGetTagTag {
    using type = std::uint8_t (*)(const void *, std::size_t);
    friend type Get(VariantGetTagTag);
 };
+// Not where rootcling makes the dictionary of this file (ACLiC, root_load.py): a dictionary cannot name them.
+#ifndef __ROOTCLING__
 template struct Rob<VariantTagOffsetTag, &ROOT::RVariantField::fTagOffset>;
 template struct Rob<VariantOffsetTag, &ROOT::RVariantField::fVariantOffset>;
 template struct Rob<VariantGetTagTag, &ROOT::RVariantField::GetTag>;
+#endif
 
 inline void AppendEscaped(std::string &o, const std::string &s)
 {

@@ -4,7 +4,7 @@ last checkpoint present exactly once and nothing else.
 
 `rntuple bench write --checkpoint-clusters 1` with small clusters makes a checkpoint after every cluster; it is
 killed at a random moment between its start and a few seconds in, sequential and with two threads (the
-parallel writer), 20 times each. Every kill's file is read by one long-lived ROOT process (importing ROOT once),
+parallel writer), 8 times each in `make test` (RNTUPLE_CRASH_KILLS sets the number; `make test-long` kills 40 times). Every kill's file is read by one long-lived ROOT process (importing ROOT once),
 by uproot and by `rntuple check`. The synthetic data's eventId is `thread * entries + i`, so the ids of each
 thread must be a prefix of its range, without duplicates; the entries must be the sum of the clusters'.
 """
@@ -12,6 +12,7 @@ thread must be a prefix of its range, without duplicates; the entries must be th
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -22,7 +23,7 @@ import numpy as np
 import pytest
 import uproot
 
-KILLS = 20
+KILLS = int(os.environ.get("RNTUPLE_CRASH_KILLS", "8"))
 ENTRIES_PER_THREAD = 20_000_000  # more than any run reaches before its kill
 CLUSTER_BYTES = 64 << 10  # small clusters: many checkpoints per second
 

@@ -78,11 +78,9 @@ ROOT.gROOT.SetBatch(True)
 ROOT.gErrorIgnoreLevel = ROOT.kWarning
 ROOT.gSystem.ResetSignals()
 cross, jobs = sys.argv[1], json.loads(sys.argv[2])
-ROOT.gInterpreter.AddIncludePath(cross)
-if not ROOT.gInterpreter.Declare(open(os.path.join(cross, "root_helpers.cxx")).read()):
-    print(json.dumps({"error": "cling could not compile root_helpers.cxx"}))
-    sys.stdout.flush()
-    os._exit(1)
+sys.path.insert(0, cross)
+import root_load  # root_helpers.cxx and the map dictionary, compiled once (tests/cross/root_load.py)
+root_load.load(ROOT)
 extra = os.environ.get("RNTUPLE_ROOT_EXTRA")
 if extra:
     exec(open(extra).read())
