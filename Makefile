@@ -115,10 +115,11 @@ FUZZ_LONG_SECONDS ?= 3600
 fuzz-long:
 	FUZZ_PARALLEL=1 FUZZ_TIMEOUT=120 FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_SECONDS_EACH=$(FUZZ_LONG_SECONDS) nice -n 19 bash fuzz/smoke.sh
 
-# The Python package (python/, a PyO3 extension built by maturin with its own target directory), installed
-# into $(VENV) in editable mode.
+# The Python package (python/, a PyO3 extension built by maturin), installed into $(VENV) in editable mode.
+# python/ is a workspace of its own but builds in this one's target directory: with the same profile and
+# dependency features it reuses what `make build` and `make lint` compiled.
 python: venv
-	cd python && CARGO_TARGET_DIR=$(abspath python/target) VIRTUAL_ENV=$(abspath $(VENV)) \
+	cd python && CARGO_TARGET_DIR=$(abspath target) VIRTUAL_ENV=$(abspath $(VENV)) \
 		$(abspath $(VENV))/bin/maturin develop --release --quiet $(PY_FEATURES)
 
 pytest: venv build python
@@ -132,7 +133,7 @@ lint: venv
 	cargo fmt --all --check
 	cargo clippy $(WORKSPACE) --all-targets --release -- -D warnings
 	cd python && cargo fmt --check
-	cd python && CARGO_TARGET_DIR=$(abspath python/target) cargo clippy --all-targets --release $(PY_FEATURES) -- -D warnings
+	cd python && CARGO_TARGET_DIR=$(abspath target) cargo clippy --all-targets --release $(PY_FEATURES) -- -D warnings
 	$(VENV)/bin/ruff check python tests bench .ci
 	$(PY) .ci/check_layout.py
 	$(PY) -m pytest -q .ci/test_check_layout.py
