@@ -37,9 +37,8 @@ DICTIONARY_TYPES = [
 def cache_dir(ROOT) -> Path:
     """The build directory of these sources for this ROOT version."""
     h = hashlib.sha256()
-    for p in (HELPERS, XTYPES, Path(__file__)):
+    for p in (HELPERS, XTYPES, Path(__file__)):  # this file holds DICTIONARY_TYPES
         h.update(p.read_bytes())
-    h.update(";".join(DICTIONARY_TYPES).encode())
     h.update(str(ROOT.gROOT.GetVersion()).encode())
     return CACHE / h.hexdigest()[:16]
 

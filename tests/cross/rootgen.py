@@ -40,8 +40,6 @@ SOURCES = [HERE / "rootgen.py", HERE / "root_helpers.cxx", HERE / "xtypes.h", HE
 
 import root_load  # noqa: E402  (sys.path holds this directory: pytest's rootdir, or the oracle scripts' insert)
 
-DICTIONARY_TYPES = root_load.DICTIONARY_TYPES
-
 MiB = 1024 * 1024
 
 # Every case: the generator call (function in namespace xgen, arguments after the output path), the RNTuples the

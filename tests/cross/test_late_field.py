@@ -32,7 +32,7 @@ import rootgen
 from pathlib import Path
 ROOT, _ = rootgen._load_root(Path(sys.argv[2]))
 # std::map<std::int32_t,float> (field m) needs a compiled dictionary in ROOT 6.40 from pip (see
-# rootgen.DICTIONARY_TYPES): without one, its collection proxy aborts.
+# root_load.DICTIONARY_TYPES): without one, its collection proxy aborts.
 (Path(sys.argv[2]) / "dict").mkdir(parents=True, exist_ok=True)  # ACLiC writes into the current directory
 ROOT.gSystem.ChangeDirectory(str(Path(sys.argv[2]) / "dict"))
 ROOT.gInterpreter.GenerateDictionary("std::map<std::int32_t,float>", "map;cstdint")
