@@ -447,12 +447,19 @@ def rotate(items: list, rep: int) -> list:
 
 
 def alternate(impls: dict, reps: int) -> dict:
-    """impl name -> fn(); calls them in turn, `reps` rounds (a, b, a, b, ...); name -> list of results."""
+    """impl name -> fn(); calls them in turn, `reps` rounds, each starting at another one (a, b, b, a, ...,
+    see `rotate`); name -> list of results, in round order."""
     out: dict = {name: [] for name in impls}
-    for _ in range(reps):
-        for name, fn in impls.items():
-            out[name].append(fn())
+    for rep in range(reps):
+        for name in rotate(list(impls), rep):
+            out[name].append(impls[name]())
     return out
+
+
+def paired_ratios(after: list[float], before: list[float]) -> list[float]:
+    """after[i] / before[i] for each round of `alternate`: the two ran back to back, so a slow phase of the
+    machine cancels out of the ratio (a ratio of medians keeps it when it hit one side more often)."""
+    return [a / b for a, b in zip(after, before) if a and b]
 
 
 # ----------------------------------------------------------------------------------------------

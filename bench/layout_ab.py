@@ -6,8 +6,11 @@ write and read. Used to show that a change of code layout left the speed alone.
     .venv/bin/python bench/layout_ab.py --before /path/to/old/rntuple --after target/release/rntuple \\
         [--before-py /path/to/old/site-dir] [--reps 5] [--json PATH]
 
-Each measurement alternates the two builds (before, after, before, ...) so that both see the same
-machine state; reports the median of each and the ratio after/before. `--before-py` is a directory
+Each measurement alternates the two builds, each round starting with the other one (before, after,
+after, before, ...) so that both see the same machine state; reports the median of each, their ratio,
+and the median and quartiles of the paired ratios (after/before of the two runs of one round, which a
+slow phase of a shared VM hits alike). Python: writing, opening, and `arrays()` (best of 3 in one
+process, so that the figure is the read and not the process's first touch of the data). `--before-py` is a directory
 holding the old build of the Python package (`pip install --target DIR old.whl`); the new one is
 the package installed in the running interpreter. Timings are never asserted anywhere.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -38,10 +42,12 @@ data = ak.Array({"eventId": np.arange(n, dtype=np.uint64), "particles": parts})
 t = time.perf_counter(); rntuple.write(path, "Events", data); w = time.perf_counter() - t
 t = time.perf_counter()
 with rntuple.open(path) as f:
-    a = f["Events"].arrays()
-r = time.perf_counter() - t
+    o = time.perf_counter() - t
+    reads = []
+    for _ in range(3):
+        t = time.perf_counter(); a = f["Events"].arrays(); reads.append(time.perf_counter() - t)
 assert len(a) == n
-print(json.dumps({"write": w, "read": r}))
+print(json.dumps({"write": w, "open": o, "read": min(reads)}))
 """
 
 
@@ -59,13 +65,23 @@ def main():
     ap.add_argument("--before", required=True)
     ap.add_argument("--after", required=True)
     ap.add_argument("--before-py")
+    ap.add_argument("--read-entries", type=int, help="entries of the file the read case reads (default 5x --entries: a read "
+                    "of 2,000,000 synthetic entries takes ~0.05 s, where a VM's hiccup is a large share)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="rntuple-ab-")
+    try:
+        measure(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def measure(args, tmp):
     data = os.path.join(tmp, "read.root")
-    subprocess.run([args.after, "bench", "write", "--threads", "2", "--entries", str(args.entries), "--output", data, "--no-progress"], check=True, capture_output=True)
+    read_entries = args.read_entries or 5 * args.entries
+    subprocess.run([args.after, "bench", "write", "--threads", "2", "--entries", str(read_entries), "--output", data, "--no-progress"], check=True, capture_output=True)
     n = str(args.entries)
     cases = {
-        "read, all fields (s)": (lambda b: [b, "bench", "read", data, "--ntuple", "Events"], "seconds"),
+        f"read, all fields, {read_entries:,} entries (s)": (lambda b: [b, "bench", "read", data, "--ntuple", "Events"], "seconds"),
         "sequential write 505 -> /dev/null (entries/s)": (lambda b: [b, "bench", "write", "--mode", "sequential", "--entries", n, "--no-progress"], "entries_per_second"),
         "sequential write 0 -> file (entries/s)": (
             lambda b: [b, "bench", "write", "--mode", "sequential", "--compression", "0", "--entries", n, "--output", os.path.join(tmp, "w.root"), "--no-progress"],
@@ -81,25 +97,25 @@ def main():
         results[name] = H.alternate({side: lambda cmd=cmd, key=key, side=side: run(cmd(getattr(args, side)))[key]
                                      for side in ("before", "after")}, args.reps)
     if args.before_py:
-        py = {"Python write (s)": {"before": [], "after": []}, "Python read (s)": {"before": [], "after": []}}
-        for _ in range(args.reps):
-            for side in ("before", "after"):
-                env = dict(os.environ)
-                if side == "before":
-                    env["PYTHONPATH"] = args.before_py + os.pathsep + env.get("PYTHONPATH", "")
-                r = run([sys.executable, "-c", PY_SNIPPET, str(args.entries), os.path.join(tmp, f"py-{side}.root")], env=env)
-                py["Python write (s)"][side].append(r["write"])
-                py["Python read (s)"][side].append(r["read"])
-        results.update(py)
+        def py_run(side):
+            env = dict(os.environ)
+            if side == "before":
+                env["PYTHONPATH"] = args.before_py + os.pathsep + env.get("PYTHONPATH", "")
+            return run([sys.executable, "-c", PY_SNIPPET, str(args.entries), os.path.join(tmp, f"py-{side}.root")], env=env)
+        py = H.alternate({side: lambda side=side: py_run(side) for side in ("before", "after")}, args.reps)
+        for key, name in (("write", "Python write (s)"), ("open", "Python open (s)"), ("read", "Python arrays(), best of 3 (s)")):
+            results[name] = {side: [r[key] for r in py[side]] for side in py}
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} vCPUs, {platform.platform()}")
-    print(f"{args.reps} alternated repetitions, {args.entries:,} entries; medians (min-max)")
+    print(f"{args.reps} alternated repetitions, {args.entries:,} entries; medians (min-max); throughput rows: higher is better")
     rows = []
     for name, got in results.items():
         b, a = statistics.median(got["before"]), statistics.median(got["after"])
-        fmt = (lambda x: f"{x:,.0f}") if "entries/s" in name else (lambda x: f"{x:.3f}")
+        fmt = (lambda x: f"{x:,.0f}") if "entries/s" in name else (lambda x: f"{x:.3f}" if b >= 0.01 else f"{x * 1e3:.2f} ms")
         span = lambda v, fmt=fmt: f"{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})"
-        rows.append([name, span(got["before"]), span(got["after"]), f"{a / b:.3f}"])
-    print("\n".join(H.markdown_table(["measurement", "before", "after", "after/before"], rows, "llll")))
+        pairs = sorted(H.paired_ratios(got["after"], got["before"]))
+        q = statistics.quantiles(pairs, n=4) if len(pairs) >= 2 else pairs * 3
+        rows.append([name, span(got["before"]), span(got["after"]), f"{a / b:.3f}", f"{statistics.median(pairs):.3f} ({q[0]:.3f}-{q[-1]:.3f})"])
+    print("\n".join(H.markdown_table(["measurement", "before", "after", "after/before (medians)", "paired after/before: median (quartiles)"], rows, "lllll")))
     if args.json:
         H.write_json(args.json, {"machine": H.machine_info(), "reps": args.reps, "entries": args.entries,
                                  "before": args.before, "after": args.after, "runs": results})
