@@ -110,7 +110,7 @@ def measure(args, tmp):
     rows = []
     for name, got in results.items():
         b, a = statistics.median(got["before"]), statistics.median(got["after"])
-        fmt = (lambda x: f"{x:,.0f}") if "entries/s" in name else (lambda x: f"{x:.3f}" if b >= 0.01 else f"{x * 1e3:.2f} ms")
+        fmt = (lambda x: f"{x:,.0f}") if "entries/s" in name else (lambda x, b=b: f"{x:.3f}" if b >= 0.01 else f"{x * 1e3:.2f} ms")
         span = lambda v, fmt=fmt: f"{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})"
         pairs = sorted(H.paired_ratios(got["after"], got["before"]))
         q = statistics.quantiles(pairs, n=4) if len(pairs) >= 2 else pairs * 3
