@@ -113,7 +113,7 @@ test-long: venv build python
 # CPU priority, with the smoke run's memory limits; logs and per-target CPU time in fuzz/logs/.
 FUZZ_LONG_SECONDS ?= 3600
 fuzz-long:
-	FUZZ_PARALLEL=1 FUZZ_TIMEOUT=120 FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_SECONDS_EACH=$(FUZZ_LONG_SECONDS) nice -n 19 bash fuzz/smoke.sh
+	FUZZ_OPT_LEVEL=3 FUZZ_PARALLEL=1 FUZZ_TIMEOUT=120 FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_SECONDS_EACH=$(FUZZ_LONG_SECONDS) nice -n 19 bash fuzz/smoke.sh
 
 # The Python package (python/, a PyO3 extension built by maturin), installed into $(VENV) in editable mode.
 # python/ is a workspace of its own but builds in this one's target directory: with the same profile and
