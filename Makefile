@@ -5,8 +5,8 @@
 #   make test  -- installs the test environment (.venv), runs `make lint`, builds, runs cargo tests, the fuzz
 #                 smoke run, the cross-implementation pytest suite (ROOT 6.40, uproot) and the Python package's tests
 #   make lint  -- rustfmt (--check) and clippy (-D warnings) on the workspace and on python/, ruff on the Python
-#                 code (python, tests, bench), the layout checker and its tests, the public API list (nightly
-#                 rustdoc JSON); changes nothing (`cargo fmt --all`, `cd python && cargo fmt` and
+#                 code (python, tests, bench), the layout checker and its tests, the public API list (rustdoc
+#                 JSON); changes nothing (`cargo fmt --all`, `cd python && cargo fmt` and
 #                 `python3 .ci/public_api.py` apply)
 
 SHELL := /bin/bash

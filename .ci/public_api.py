@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The public API of the `rntuple` crate (default features, without `unstable`), one item per line,
-from rustdoc's JSON output (nightly `rustdoc --output-format json`): every item reachable from the crate
+from rustdoc's JSON output (`rustdoc --output-format json`, unstable: through .ci/rustdoc-unstable): every item reachable from the crate
 root through public modules and re-exports, each under every path it can be named by; inherent and
 trait-impl methods, associated constants and types, struct fields and enum variants under their type.
 Items hidden from the docs (`#[doc(hidden)]`: what the derive macro's expansions call) are not API.
@@ -21,14 +21,16 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIST = ROOT / "crates" / "rntuple" / "public-api.txt"
-TARGET = pathlib.Path(os.environ.get("RNTUPLE_API_TARGET", ROOT / "target" / "public-api"))
+# The workspace's own target directory and toolchain: the dependencies' metadata is the one `make lint`'s clippy
+# just checked (a nightly toolchain or a target directory of its own checked them all again: 160 s -> ~60 s).
+TARGET = pathlib.Path(os.environ.get("RNTUPLE_API_TARGET", ROOT / "target"))
 
 
 def rustdoc_json(root=ROOT, target=TARGET):
-    env = dict(os.environ, RUSTDOCFLAGS="-Z unstable-options --output-format json -D warnings")
+    env = dict(os.environ, RUSTDOC=str(ROOT / ".ci" / "rustdoc-unstable"), RUSTDOCFLAGS="-Z unstable-options --output-format json -D warnings")
     # --release: the dev profile's `package."*"` opt-level 2 also optimizes the proc macros and build scripts
     # (the release profile does not): 288 -> 160 s from scratch (bench/RESULTS.md). The JSON is the same.
-    cmd = ["cargo", "+nightly", "doc", "--quiet", "--release", "--no-deps", "-p", "rntuple", "--lib", "--target-dir", str(target)]
+    cmd = ["cargo", "doc", "--quiet", "--release", "--no-deps", "-p", "rntuple", "--lib", "--target-dir", str(target)]
     subprocess.run(cmd, cwd=root, env=env, check=True)
     return json.loads((target / "doc" / "rntuple.json").read_text())
 
