@@ -80,7 +80,9 @@ demo: build
 $(VENV)/.installed: requirements-test.txt | mpi-deps
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r requirements-test.txt
+	# --no-compile: the modules a test imports are byte-compiled when first imported (87 -> 50 s for the install,
+	# the first import of uproot, awkward, pyarrow, pandas, dask-awkward and coffea no slower: bench/RESULTS.md).
+	$(VENV)/bin/pip install --quiet --no-compile -r requirements-test.txt
 	touch $@
 
 venv: $(VENV)/.installed
