@@ -42,6 +42,7 @@ from ._dask import dask as dask
 from ._dask import to_rntuple as to_rntuple
 from ._data import infer_schema
 from ._dataset import concatenate, iterate
+from ._expressions import NameConflictWarning
 from ._field import Field
 from ._file import File, open
 from ._file_writer import FileWriter
@@ -62,6 +63,10 @@ from ._schema import root_type_of_arrow, root_type_of_form
 from ._skim import skim
 from ._writers import FillContext, ParallelWriter, Writer, write
 
+#: uproot's name for a missing key (here: a missing RNTuple or field), so that ``except uproot.KeyInFileError``
+#: in a script moved to ``import rntuple as uproot`` keeps working.
+KeyInFileError = NotFoundError
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -76,6 +81,8 @@ __all__ = [
     "FillContext",
     "InternalError",
     "InvalidArgumentError",
+    "KeyInFileError",
+    "NameConflictWarning",
     "NotFoundError",
     "ParallelWriter",
     "RNTuple",

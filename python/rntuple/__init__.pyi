@@ -63,6 +63,12 @@ class RNTupleIOError(RNTupleError, OSError):
     """An operating-system I/O error, or an error of a Python file object being read, with what was being
     done. Also an ``OSError``."""
 
+# uproot's name for NotFoundError.
+KeyInFileError = NotFoundError
+
+class NameConflictWarning(Warning):
+    """An alias named like a field: the field is used (as uproot's warning)."""
+
 def open(path: Union[_Path, bytes, bytearray, memoryview, BinaryIO]) -> File:
     """Opens a ROOT file holding RNTuples (a context manager): a path, the file's bytes, or a binary
     file object (read range by range when it can seek, whole when it cannot)."""

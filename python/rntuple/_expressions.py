@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import math
+import warnings
 from typing import Callable, Iterable
 
 import awkward as ak
@@ -97,6 +98,19 @@ class ExpressionError(KeyError):
 
     def __str__(self):
         return str(self.args[0]) if self.args else ""
+
+
+class NameConflictWarning(Warning):
+    """An alias has the name of a field: the field is used, everywhere (as uproot's warning of the same name)."""
+
+
+def without_shadowing(aliases: dict, keys) -> dict:
+    """``aliases`` without those named like a field (a key of ``keys``), with a :class:`NameConflictWarning`
+    for each: as in uproot, the field wins in expressions, in the cut and in the output alike."""
+    clash = [a for a in aliases if a in keys]
+    for a in clash:
+        warnings.warn(f"{a!r} is both an alias and a field name; using the field", NameConflictWarning, stacklevel=4)
+    return {a: e for a, e in aliases.items() if a not in clash} if clash else aliases
 
 
 def parse(expression: str) -> ast.Expression:

@@ -35,6 +35,8 @@ def plan(t, expressions, cut, filter_name, filter_typename, filter_field, aliase
     if aliases is not None and not isinstance(aliases, dict):
         raise TypeError(f"aliases must be a dict {{name: expression}}, not {aliases!r}")
     aliases = dict(aliases or {})
+    if aliases:
+        aliases = _expr.without_shadowing(aliases, t._uproot_tree.id_of)
     filtering = any(f is not None for f in (filter_name, filter_typename, filter_field))
     if cut is None and not aliases and not filtering:
         # Top-level fields only (all of them, or named): no key tree to build (a schema of tens of

@@ -439,3 +439,38 @@ def test_keys_typenames_and_show_as_uproot_on_the_shared_files(testdata):
                     if "." in k:
                         assert ours.arrays(filter_name=k, entry_stop=20).tolist() == theirs.arrays(filter_name=k, entry_stop=20).tolist(), (p.name, k)
     assert checked >= 20
+
+
+ALIAS_CONFLICT_SCRIPT = textwrap.dedent("""
+    {import_line}
+    import warnings
+
+    out = {{}}
+    t = uproot.open(path)[name]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out["arrays"] = t.arrays(["run", "met"], cut="met < 30", aliases={{"met": "met * 100"}}).tolist()
+    out["warnings"] = sorted({{(type(w.message).__name__, "alias" in str(w.message)) for w in caught}})
+""")
+
+
+def test_an_alias_named_like_a_field_loses_to_the_field_with_a_warning(files, tmp_path):
+    # uproot: the field wins in the cut and in the output, with a NameConflictWarning (here the alias won in the cut).
+    path, _ = files
+    data = _data(1)
+    tree = tmp_path / "tree.root"
+    with uproot.recreate(tree) as f:
+        f.mktree("tree", {"run": "int32", "met": "float32"})
+        f["tree"].extend({"run": data.run, "met": data.met})
+    theirs = _run(ALIAS_CONFLICT_SCRIPT, "import uproot", path=str(tree), name="tree")
+    ours = _run(ALIAS_CONFLICT_SCRIPT, "import rntuple as uproot", path=path, name="Events")
+    assert ours == theirs
+    met = data.met.to_numpy()
+    assert [r["met"] for r in ours["arrays"]] == met[met < 30].tolist()
+    assert ours["warnings"] == [("NameConflictWarning", True)]
+
+
+def test_key_in_file_error_is_uproots_name_for_not_found(files):
+    with pytest.raises(rntuple.KeyInFileError, match="nope"):
+        rntuple.open(files[0])["nope"]
+    assert issubclass(rntuple.KeyInFileError, KeyError)
