@@ -111,11 +111,27 @@ def project(array: ak.Array, segments: list[str]) -> ak.Array:
 # ----- library="np" / "pd" (as uproot 5 does for RNTuples) ---------------------------------------------------
 
 
+def jagged(form: ak.forms.Form) -> bool:
+    """Whether values of ``form`` have a variable-length dimension (strings aside, which are values): numpy then
+    gets an object array of one array per entry, whatever the lengths in the chunk at hand (a chunk whose lists
+    all have one length must not turn into a 2-D array: its type decides, as in uproot)."""
+    if isinstance(form, (ak.forms.ListOffsetForm, ak.forms.ListForm)):
+        return form.parameter("__array__") not in ("string", "bytestring")
+    if isinstance(form, ak.forms.UnionForm):
+        return True
+    if isinstance(form, ak.forms.RecordForm):
+        return any(jagged(c) for c in form.contents)
+    content = getattr(form, "content", None)
+    return content is not None and jagged(content)
+
+
 def _awkward_to_numpy(data):
     if isinstance(data, str):
         return data
     if isinstance(data, ak.Array) and isinstance(data.layout, ak.contents.RecordArray):
         try:
+            if jagged(data.layout.form):
+                raise TypeError("jagged members")
             return data.to_numpy()
         except (TypeError, ValueError):
             fields = data.fields
@@ -136,11 +152,12 @@ def _awkward_to_numpy(data):
 
 def to_numpy(array: ak.Array, name: str):
     """One field as numpy: a numeric array when it is rectangular, else an object array of one numpy array per
-    entry (uproot's library="np" for jagged data)."""
-    try:
-        return array.to_numpy()
-    except (ValueError, TypeError):
-        pass
+    entry (uproot's library="np" for jagged data), decided by the type (``jagged``), not by the chunk's values."""
+    if not jagged(array.layout.form):
+        try:
+            return array.to_numpy()
+        except (ValueError, TypeError):
+            pass
     if array.ndim == 2 and not array.fields:
         try:  # fast path of the common case: a collection of numbers
             content = ak.to_numpy(ak.flatten(array, axis=1))

@@ -474,3 +474,30 @@ def test_key_in_file_error_is_uproots_name_for_not_found(files):
     with pytest.raises(rntuple.KeyInFileError, match="nope"):
         rntuple.open(files[0])["nope"]
     assert issubclass(rntuple.KeyInFileError, KeyError)
+
+
+def test_numpy_and_pandas_of_jagged_fields_follow_the_type_not_the_chunk(tmp_path):
+    # A chunk whose lists all have one length (one entry, or regular data) stays one array per entry: an object
+    # array for numpy, a column of arrays for pandas (a 2-D array, and pandas refusing it, before).
+    path = tmp_path / "equal.root"
+    data = ak.Array({"run": np.arange(5, dtype=np.int32), "hits": [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10, 11]],
+                     "mu": [{"pt": [float(i), 2.0 * i]} for i in range(5)]})
+    rntuple.write(path, "Events", data)
+    t = rntuple.open(path)["Events"]
+    for start, stop in ((0, 1), (0, 4), (4, 5)):
+        got = t.arrays(["run", "hits"], library="np", entry_start=start, entry_stop=stop)
+        assert got["hits"].dtype == object and got["hits"].shape == (stop - start,)
+        assert [h.tolist() for h in got["hits"]] == data.hits[start:stop].tolist()
+        df = t.arrays(["run", "hits"], library="pd", entry_start=start, entry_stop=stop)
+        assert list(df.index) == list(range(start, stop))
+        assert [h.tolist() for h in df["hits"]] == data.hits[start:stop].tolist()
+        field = t["hits"].array(library="np", entry_start=start, entry_stop=stop)
+        assert field.dtype == object and field.shape == (stop - start,)
+        mu = t["mu"].array(library="np", entry_start=start, entry_stop=stop)
+        assert mu.dtype.names == ("pt",) and mu.dtype["pt"] == np.dtype(object)
+        assert [m["pt"].tolist() for m in mu] == data.mu.pt[start:stop].tolist()
+    chunks = list(t.iterate(["hits"], step_size=2, library="pd"))
+    assert [len(c) for c in chunks] == [2, 2, 1]
+    assert [h.tolist() for c in chunks for h in c["hits"]] == data.hits.tolist()
+    # scalars stay plain numeric arrays
+    assert t.arrays(["run"], library="np", entry_stop=1)["run"].dtype == np.int32
