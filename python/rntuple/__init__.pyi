@@ -177,6 +177,9 @@ class RNTuple:
     @property
     def num_entries(self) -> int:
         """Number of entries."""
+    @property
+    def classname(self) -> str:
+        """``"ROOT::RNTuple"``, as uproot's."""
     def __len__(self) -> int: ...
     @property
     def schema(self) -> dict[str, str]:

@@ -35,6 +35,11 @@ class RNTuple:
         """Number of entries."""
         return self._native.num_entries
 
+    @property
+    def classname(self) -> str:
+        """The ROOT class of the object: ``"ROOT::RNTuple"`` (as uproot's ``classname``)."""
+        return "ROOT::RNTuple"
+
     def __len__(self) -> int:
         return self.num_entries
 

@@ -470,9 +470,10 @@ def test_an_alias_named_like_a_field_loses_to_the_field_with_a_warning(files, tm
     assert ours["warnings"] == [("NameConflictWarning", True)]
 
 
-def test_key_in_file_error_is_uproots_name_for_not_found(files):
+def test_key_in_file_error_and_classname_as_uproot(files):
     with pytest.raises(rntuple.KeyInFileError, match="nope"):
         rntuple.open(files[0])["nope"]
+    assert rntuple.open(files[0])["Events"].classname == uproot.open(files[0])["Events"].classname == "ROOT::RNTuple"
     assert issubclass(rntuple.KeyInFileError, KeyError)
 
 
