@@ -406,6 +406,10 @@ class Field:
     def array(self, entry_start: int | None = None, entry_stop: int | None = None,
               library: _Library = "ak", **uproot_only: Any) -> Any:
         """The field's values as an awkward, pyarrow or numpy array or a pandas Series."""
+    def arrays(self, *, filter_name: _Filter = None, filter_typename: _Filter = None, filter_field: Callable[[Field], bool] | None = None,
+               entry_start: int | None = None, entry_stop: int | None = None, library: _Library = "ak", how: Any = None,
+               **uproot_only: Any) -> Any:
+        """The field as records ``{name: values}`` (uproot's ``RField.arrays``)."""
     def iterate(self, *legacy: Any, step_size: Union[int, str] = "100 MB", entry_start: int | None = None,
                 entry_stop: int | None = None, library: _Library = "ak",
                 progress: bool | None = None) -> Iterator[Any]: ...

@@ -154,6 +154,29 @@ class Field:
         pd = _compat.pandas()
         return pd.Series(out, index=pd.RangeIndex(start, start + len(out)), name=self._path)
 
+    def arrays(self, *, filter_name=None, filter_typename=None, filter_field=None, entry_start: int | None = None,
+               entry_stop: int | None = None, library: str = "ak", how=None, **uproot_only):
+        """The field as records ``{name: values}`` for entries ``entry_start:entry_stop`` (uproot's
+        ``RField.arrays``); the filters keep only the subfields they select (and the fields between). ``library``
+        and ``how`` as :meth:`RNTuple.arrays`; expressions and cuts are the RNTuple's (``field.ntuple.arrays``).
+
+        >>> jets = rntuple.open("events.root")["Events"]["Jet"].arrays(filter_name="pt", entry_stop=10)
+        """
+        library = _compat.regularize_library(library)
+        top, *segments = (self._path,) if self._path in self._ntuple.schema else self._path.split(".")
+        if any(f is not None for f in (filter_name, filter_typename, filter_field)):
+            kept = self.keys(filter_name=filter_name, filter_typename=filter_typename, filter_field=filter_field)
+            if not kept:
+                raise NotFoundError(f"no subfield of {self._path!r} passes the filters (keys: {', '.join(self.keys())})")
+            got = self._ntuple.arrays(filter_name=[f"{self._path}.{k}" for k in kept], entry_start=entry_start, entry_stop=entry_stop)
+        else:
+            got = self._ntuple.arrays([top], entry_start=entry_start, entry_stop=entry_stop)
+        records = ak.zip({self.name: _compat.project(got[top], segments)}, depth_limit=1)
+        start, _ = self._ntuple._range(entry_start, entry_stop)
+        if library == "pa":
+            return ak.to_arrow_table(records, extensionarray=False)
+        return _compat.group(_compat.convert(records, library, start), [self.name], how, library)
+
     def iterate(
         self,
         *legacy,

@@ -502,3 +502,25 @@ def test_numpy_and_pandas_of_jagged_fields_follow_the_type_not_the_chunk(tmp_pat
     assert [h.tolist() for c in chunks for h in c["hits"]] == data.hits.tolist()
     # scalars stay plain numeric arrays
     assert t.arrays(["run"], library="np", entry_stop=1)["run"].dtype == np.int32
+
+
+def test_field_arrays_as_uproot(tmp_path):
+    path = tmp_path / "fields.root"
+    data = ak.Array({"run": np.arange(6, dtype=np.int32), "hits": [[1], [], [2, 3], [4], [5, 6, 7], []],
+                     "mu": [{"pt": [float(i)] * (i % 3), "q": [1] * (i % 3)} for i in range(6)]})
+    rntuple.write(path, "Events", data)
+    ours, theirs = rntuple.open(path)["Events"], uproot.open(path)["Events"]
+    for name in ("run", "hits", "mu", "mu.pt"):
+        for kw in ({}, {"entry_start": 2, "entry_stop": 5}):
+            a, b = ours[name].arrays(**kw), theirs[name].arrays(**kw)
+            assert a.fields == b.fields and a.tolist() == b.tolist(), (name, kw)
+    # a filter keeps the subfields it selects
+    a, b = ours["mu"].arrays(filter_name="pt"), theirs["mu"].arrays(filter_name="pt")
+    assert a.tolist() == b.tolist() == [{"mu": {"pt": [float(i)] * (i % 3)}} for i in range(6)]
+    df = ours["run"].arrays(library="pd", entry_start=1, entry_stop=4)
+    assert list(df.columns) == ["run"] and list(df.index) == [1, 2, 3] and df["run"].tolist() == [1, 2, 3]
+    assert ours["hits"].arrays(library="np")["hits"].dtype == np.dtype(object)
+    (only,) = ours["run"].arrays(how=tuple, entry_stop=2)
+    assert only.tolist() == [0, 1]
+    with pytest.raises(KeyError, match="passes the filters"):
+        ours["mu"].arrays(filter_name="nope")
