@@ -7,7 +7,7 @@
 //! alone in a child process (`isolated`): the largest allocation is the process's (`alloc_probe`).
 
 use super::{alloc_probe, isolated};
-use crate::common;
+use crate::common::{self, Rng};
 
 use rntuple::RNTupleFile;
 use std::sync::Arc;
@@ -27,21 +27,6 @@ fn skim_both(bytes: Vec<u8>, out: &std::path::Path) -> usize {
         }
     }
     ok
-}
-
-/// Small deterministic generator (SplitMix64).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// Reads everything readable in `bytes`; the result is irrelevant, only that it returns.
@@ -66,35 +51,35 @@ fn mutate(orig: &[u8], rng: &mut Rng, kind: usize) -> (Vec<u8>, String) {
     let desc;
     match kind {
         0 => {
-            let p = rng.below(len);
-            let bit = rng.below(8);
+            let p = rng.index(len);
+            let bit = rng.index(8);
             b[p] ^= 1 << bit;
             desc = format!("flip bit {bit} of byte {p}");
         }
         1 => {
-            let p = rng.below(len);
+            let p = rng.index(len);
             let v = rng.next() as u8;
             b[p] = v;
             desc = format!("byte {p} := {v:#x}");
         }
         2 => {
             // A lying size or count: a 4- or 8-byte word replaced by a large or extreme value.
-            let w = if rng.below(2) == 0 { 4 } else { 8 };
-            let p = rng.below(len.saturating_sub(w));
+            let w = if rng.index(2) == 0 { 4 } else { 8 };
+            let p = rng.index(len.saturating_sub(w));
             let vals: [u64; 6] = [u64::MAX, 1 << 47, 0x7FFF_FFFF, 1 << 31, 0, rng.next()];
-            let v = vals[rng.below(vals.len())];
-            let bytes = if rng.below(2) == 0 { v.to_le_bytes() } else { v.to_be_bytes() };
+            let v = vals[rng.index(vals.len())];
+            let bytes = if rng.index(2) == 0 { v.to_le_bytes() } else { v.to_be_bytes() };
             b[p..p + w].copy_from_slice(&bytes[..w]);
             desc = format!("{w} bytes at {p} := {v:#x}");
         }
         3 => {
-            let n = rng.below(len);
+            let n = rng.index(len);
             b.truncate(n);
             desc = format!("truncated to {n} bytes");
         }
         _ => {
             // A burst of damage: several random bytes in a small window.
-            let p = rng.below(len);
+            let p = rng.index(len);
             for i in 0..8 {
                 if p + i < len {
                     b[p + i] = rng.next() as u8;
@@ -201,15 +186,15 @@ fn corrupted_envelopes_with_valid_checksums() {
                     continue;
                 }
                 let mut b = orig.clone();
-                let p = start + body.start + rng.below(body.len());
+                let p = start + body.start + rng.index(body.len());
                 let desc = match i % 3 {
                     0 => {
-                        b[p] ^= 1 << rng.below(8);
+                        b[p] ^= 1 << rng.index(8);
                         format!("flip at {p}")
                     }
                     1 => {
                         let w = 4.min(start + body.end - p);
-                        let v = [u32::MAX, 0x8000_0000, 0xFFFF, 0][rng.below(4)];
+                        let v = [u32::MAX, 0x8000_0000, 0xFFFF, 0][rng.index(4)];
                         b[p..p + w].copy_from_slice(&v.to_le_bytes()[..w]);
                         format!("u32 {v:#x} at {p}")
                     }
@@ -297,21 +282,21 @@ fn declare(parts: &mut [rntuple_testkit::NTupleParts], rng: &mut Rng) -> Declare
             u64::MAX >> 8,
             rng.next(),
         ];
-        vals[rng.below(vals.len())]
+        vals[rng.index(vals.len())]
     };
-    let p = rng.below(parts.len());
+    let p = rng.index(parts.len());
     let part = &mut parts[p];
     let d = &mut part.desc;
     let n_clusters = d.clusters.len();
-    let kind = rng.below(10);
-    let cluster = rng.below(n_clusters);
+    let kind = rng.index(10);
+    let cluster = rng.index(n_clusters);
     let pages: Vec<(usize, usize)> = d
         .clusters
         .get(cluster)
         .map_or(vec![], |c| c.columns.iter().enumerate().filter_map(|(i, r)| r.as_ref().filter(|r| !r.pages.is_empty()).map(|r| (i, r.pages.len()))).collect());
     let page = (!pages.is_empty()).then(|| {
-        let (col, n) = pages[rng.below(pages.len())];
-        (col, rng.below(n))
+        let (col, n) = pages[rng.index(pages.len())];
+        (col, rng.index(n))
     });
     match (kind, page) {
         (0, Some((col, k))) => {
@@ -325,7 +310,7 @@ fn declare(parts: &mut [rntuple_testkit::NTupleParts], rng: &mut Rng) -> Declare
             let Some(Some(r)) = d.clusters[cluster].columns.get(col) else { unreachable!() };
             let at = r.pages[k].locator.offset;
             let bytes = part.pages.entry(at).or_default();
-            let n = rng.below(bytes.len() * 2 + 16);
+            let n = rng.index(bytes.len() * 2 + 16);
             bytes.resize(n, 0x5A);
             (format!("cluster {cluster} column {col} page {k}: {n} stored bytes"), None, None)
         }
@@ -342,7 +327,7 @@ fn declare(parts: &mut [rntuple_testkit::NTupleParts], rng: &mut Rng) -> Declare
             if raw.len() < 8 {
                 return ("short page".into(), None, None);
             }
-            let w = rng.below(raw.len() - 7);
+            let w = rng.index(raw.len() - 7);
             let v = extreme(rng, 0);
             raw[w..w + 8].copy_from_slice(&v.to_le_bytes());
             let z = rntuple_testkit::compress(&raw, if r.compression == 0 { 0 } else { 505 }).unwrap();
@@ -367,7 +352,7 @@ fn declare(parts: &mut [rntuple_testkit::NTupleParts], rng: &mut Rng) -> Declare
         (3, _) if n_clusters > 0 => {
             let v = extreme(rng, d.clusters[cluster].n_entries);
             d.clusters[cluster].n_entries = v;
-            if rng.below(2) == 0 {
+            if rng.index(2) == 0 {
                 // The cluster groups agree with the lie.
                 let end = d.clusters.iter().map(|c| c.first_entry.saturating_add(c.n_entries)).max().unwrap_or(0);
                 if let Some(g) = d.cluster_groups.last_mut() {
@@ -378,33 +363,33 @@ fn declare(parts: &mut [rntuple_testkit::NTupleParts], rng: &mut Rng) -> Declare
         }
         (4, _) if n_clusters > 0 => {
             let cols = d.clusters[cluster].columns.len();
-            let col = rng.below(cols);
+            let col = rng.index(cols);
             let Some(Some(r)) = d.clusters[cluster].columns.get_mut(col) else { return ("no column".into(), None, None) };
             let v = extreme(rng, r.first_element);
             r.first_element = v;
             (format!("cluster {cluster} column {col}: element offset {v}"), None, None)
         }
         (5, _) if !d.columns.is_empty() => {
-            let col = rng.below(d.columns.len());
+            let col = rng.index(d.columns.len());
             let v = extreme(rng, 0).max(1);
             d.columns[col].first_element = v;
             (format!("column {col} deferred to element {v}"), None, None)
         }
         (6, _) => {
-            let Some(f) = d.fields.iter_mut().filter(|f| f.repetition.is_some()).nth(rng.below(4)) else { return ("no array field".into(), None, None) };
+            let Some(f) = d.fields.iter_mut().filter(|f| f.repetition.is_some()).nth(rng.index(4)) else { return ("no array field".into(), None, None) };
             let v = extreme(rng, f.repetition.unwrap_or(0));
             f.repetition = Some(v);
             (format!("field '{}': repetition {v}", f.name), None, None)
         }
         (7, _) => {
             // An envelope's own length word (type | length << 16), resealed.
-            let ty = [1u16, 2, 3][rng.below(3)];
+            let ty = [1u16, 2, 3][rng.index(3)];
             let v = extreme(rng, 0) & ((1 << 48) - 1);
             (format!("envelope {ty}: length word {v}"), Some((ty, v)), None)
         }
         _ => {
             // The anchor's stored or uncompressed envelope sizes (the anchor's checksum is new).
-            let which = rng.below(4);
+            let which = rng.index(4);
             (format!("anchor size field {which}"), None, Some((which, extreme(rng, 0))))
         }
     }
