@@ -9,6 +9,7 @@ from typing import Iterator
 
 from . import _rntuple
 from . import _uproot_compat as _compat
+from ._field import Field
 from ._ntuple import RNTuple
 from ._rntuple import NotFoundError
 
@@ -142,14 +143,22 @@ class File:
     def __contains__(self, name) -> bool:
         return isinstance(name, str) and name.split(";")[0] in self.keys()
 
-    def __getitem__(self, name: str) -> "RNTuple":
-        """The RNTuple ``name`` (a trailing ROOT cycle such as ``;1`` is ignored)."""
+    def __getitem__(self, name: str) -> "RNTuple | Field":
+        """The RNTuple ``name`` (a trailing ROOT cycle such as ``;1`` is ignored), or, as in uproot, one of its
+        fields by a path through the file: ``f["Events/Muon_pt"]``, ``f["Events/mu/pt"]``, ``f["Events;1/mu.pt"]``."""
         if not isinstance(name, str):
             raise TypeError(f"RNTuple names are strings, got {type(name).__name__}")
-        name = name.split(";")[0]
-        if name not in self.keys():
-            raise NotFoundError(_compat.missing_ntuple_message(self._path, name, self.keys()))
-        return RNTuple(self._native.reader(name), self._path)
+        names = self.keys()
+        plain = "/".join(part.split(";")[0] for part in name.split("/"))
+        if plain in names:
+            return RNTuple(self._native.reader(plain), self._path)
+        # The longest leading path that names an RNTuple (which may sit in a directory); the rest is a field.
+        parts = plain.split("/")
+        for cut in range(len(parts) - 1, 0, -1):
+            ntuple = "/".join(parts[:cut])
+            if ntuple in names:
+                return RNTuple(self._native.reader(ntuple), self._path)["/".join(parts[cut:])]
+        raise NotFoundError(_compat.missing_ntuple_message(self._path, plain, names))
 
     def close(self) -> None:
         """Releases the file (readers already made stay usable)."""

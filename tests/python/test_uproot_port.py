@@ -524,3 +524,17 @@ def test_field_arrays_as_uproot(tmp_path):
     assert only.tolist() == [0, 1]
     with pytest.raises(KeyError, match="passes the filters"):
         ours["mu"].arrays(filter_name="nope")
+
+
+def test_field_paths_through_the_file_as_uproot(tmp_path):
+    path = tmp_path / "paths.root"
+    rntuple.write(path, "Events", ak.Array({"run": [1, 2], "mu": [{"pt": [1.0]}, {"pt": [2.0, 3.0]}]}))
+    ours, theirs = rntuple.open(path), uproot.open(path)
+    for key in ("Events/run", "Events/mu", "Events/mu/pt", "Events;1/mu.pt"):
+        a, b = ours[key], theirs[key]
+        assert a.path == b.path and a.array().tolist() == b.array().tolist(), key
+    assert isinstance(ours["Events;1"], rntuple.RNTuple)
+    with pytest.raises(rntuple.KeyInFileError, match="nope"):
+        ours["Events/nope"]
+    with pytest.raises(rntuple.KeyInFileError, match="Nope"):
+        ours["Nope/run"]
