@@ -80,9 +80,9 @@ demo: build
 $(VENV)/.installed: requirements-test.txt | mpi-deps
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	# --no-compile: the modules a test imports are byte-compiled when first imported (87 -> 50 s for the install,
-	# the first import of uproot, awkward, pyarrow, pandas, dask-awkward and coffea no slower: bench/RESULTS.md).
-	$(VENV)/bin/pip install --quiet --no-compile -r requirements-test.txt
+	# Byte-compiled at install (not --no-compile: with PYTHONDONTWRITEBYTECODE set, as on the CI machine, every
+	# Python process of the tests would compile what it imports from source again: bench/RESULTS.md).
+	$(VENV)/bin/pip install --quiet -r requirements-test.txt
 	touch $@
 
 venv: $(VENV)/.installed
@@ -124,8 +124,11 @@ python: venv
 	cd python && CARGO_TARGET_DIR=$(abspath target) VIRTUAL_ENV=$(abspath $(VENV)) \
 		$(abspath $(VENV))/bin/maturin develop --release --quiet $(PY_FEATURES)
 
+# tests/cross on CROSS_WORKERS pytest-xdist workers, a test file per worker at a time (its module fixtures are built
+# once): most of its time is ROOT and cargo processes, which two vCPUs run side by side (bench/RESULTS.md).
+CROSS_WORKERS ?= 2
 pytest: venv build python
-	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=25 tests/cross
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q -n $(CROSS_WORKERS) --dist loadfile --durations=25 tests/cross
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/hostile
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/remote
 	$(PY) -m pytest -q --durations=10 tests/python
