@@ -77,11 +77,11 @@ demo: build
 		&& $(BIN) check /tmp/rntuple-demo-mpi.root; \
 	fi
 
+# Byte-compiled at install (not --no-compile: with PYTHONDONTWRITEBYTECODE set, as on the CI machine, every Python
+# process of the tests would compile what it imports from source again: bench/RESULTS.md).
 $(VENV)/.installed: requirements-test.txt | mpi-deps
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	# Byte-compiled at install (not --no-compile: with PYTHONDONTWRITEBYTECODE set, as on the CI machine, every
-	# Python process of the tests would compile what it imports from source again: bench/RESULTS.md).
 	$(VENV)/bin/pip install --quiet -r requirements-test.txt
 	touch $@
 
