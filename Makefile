@@ -6,7 +6,7 @@
 #                 smoke run, the cross-implementation pytest suite (ROOT 6.40, uproot) and the Python package's tests
 #   make lint  -- rustfmt (--check) and clippy (-D warnings) on the workspace and on python/, ruff on the Python
 #                 code (python, tests, bench), the layout checker and its tests, the public API list (rustdoc
-#                 JSON); changes nothing (`cargo fmt --all`, `cd python && cargo fmt` and
+#                 JSON), the C header against crates/rntuple-c (`make header` regenerates it); changes nothing (`cargo fmt --all`, `cd python && cargo fmt` and
 #                 `python3 .ci/public_api.py` apply)
 
 SHELL := /bin/bash
@@ -28,7 +28,7 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
+.PHONY: header bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -39,6 +39,16 @@ MPIRUN := mpirun --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-
 
 build:
 	cargo build --release $(WORKSPACE)
+
+# include/rntuple.h, the C ABI's header, generated from crates/rntuple-c by cbindgen (pinned, installed into
+# target/tools when missing); `make lint` checks that the committed header matches the code.
+CBINDGEN_VERSION := 0.29.4
+CBINDGEN := target/tools/bin/cbindgen
+$(CBINDGEN):
+	cargo install --quiet --locked --root target/tools cbindgen --version $(CBINDGEN_VERSION)
+HEADER_CMD = $(CBINDGEN) --quiet --config crates/rntuple-c/cbindgen.toml --crate rntuple-c crates/rntuple-c
+header: $(CBINDGEN)
+	$(HEADER_CMD) --output include/rntuple.h
 
 # Open MPI and libclang (the Rust MPI bindings generate theirs with it), nginx and xrootd (the HTTP
 # and XRootD servers of the remote-reading tests), from Debian's packages when missing.
@@ -132,6 +142,7 @@ pytest: venv build python
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/hostile
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/remote
 	$(PY) -m pytest -q --durations=10 tests/python
+	$(PY) -m pytest -q --durations=5 tests/c
 
 # Formatting (rustfmt.toml), clippy and ruff (ruff.toml; ruff is pinned in requirements-test.txt).
 lint: venv
@@ -143,6 +154,9 @@ lint: venv
 	$(PY) .ci/check_layout.py
 	$(PY) -m pytest -q .ci/test_check_layout.py
 	$(PY) .ci/public_api.py --check
+	@$(MAKE) --no-print-directory $(CBINDGEN)
+	@$(HEADER_CMD) --output target/rntuple.h.generated
+	@diff -u include/rntuple.h target/rntuple.h.generated || (echo "include/rntuple.h differs from crates/rntuple-c: run 'make header'"; exit 1)
 
 test: mpi-deps venv lint build cargo-test fuzz-smoke pytest
 

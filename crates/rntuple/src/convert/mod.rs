@@ -32,6 +32,30 @@ mod parquet;
 use crate::error::{Error, Result};
 use std::path::Path;
 
+/// The RNTuple schema, (field name, type) pairs in order, of an Arrow schema: one top-level field
+/// per Arrow field, the types as the conversions map them (`Int32` -> `std::int32_t`, `LargeList` ->
+/// `std::vector`, `Struct` -> an untyped record, `Utf8` -> `std::string`, ...); a level the schema
+/// marks nullable becomes `std::optional`. What a writer made from an Arrow schema (the C ABI's
+/// `rntuple_writer_create_arrow`) writes.
+///
+/// ```
+/// use rntuple::arrow::datatypes::{DataType, Field, Schema};
+/// let s = Schema::new(vec![
+///     Field::new("n", DataType::Int32, false),
+///     Field::new("pt", DataType::LargeList(Field::new("item", DataType::Float32, false).into()), false),
+///     Field::new("w", DataType::Float64, true),
+/// ]);
+/// let names: Vec<(String, String)> = rntuple::convert::schema_from_arrow(&s)?.iter().map(|(n, t)| (n.clone(), t.name())).collect();
+/// assert_eq!(names[0], ("n".into(), "std::int32_t".into()));
+/// assert_eq!(names[1], ("pt".into(), "std::vector<float>".into()));
+/// assert_eq!(names[2], ("w".into(), "std::optional<double>".into()));
+/// # Ok::<(), rntuple::Error>(())
+/// ```
+pub fn schema_from_arrow(schema: &arrow_schema::Schema) -> Result<Vec<(String, crate::logical::typename::TypeExpr)>> {
+    let nulls: Vec<arrow_types::NullTree> = schema.fields().iter().map(|f| arrow_types::NullTree::nullable(f.data_type(), f.is_nullable())).collect();
+    arrow_types::rntuple_schema(schema, &nulls)
+}
+
 /// A file format of a conversion, chosen by the file's extension.
 ///
 /// ```

@@ -1,0 +1,35 @@
+//! # rntuple-c
+//!
+//! The C ABI of `rntuple` (header `include/rntuple.h`, generated from this crate by cbindgen and
+//! checked by `make lint`). For C, C++ (`include/rntuple.hpp`) and every language with a C
+//! foreign-function interface: data cross as the Arrow C data interface (`ArrowSchema`,
+//! `ArrowArray`) and stream interface (`ArrowArrayStream`).
+//!
+//! Rules of every function:
+//! * it returns a status ([`status`]): `RNTUPLE_OK` (0) or an error code, and on error leaves a
+//!   message for this thread, read with [`rntuple_last_error`];
+//! * objects are handles (`uint64_t`, never 0), looked up in a registry: a null pointer, a freed or
+//!   never-issued handle, a handle of the wrong kind or a call after `commit` is an error code,
+//!   never undefined behaviour; handles may be used from any thread;
+//! * no Rust panic crosses the boundary (it becomes `RNTUPLE_ERR_INTERNAL`);
+//! * strings in are NUL-terminated UTF-8; strings out go into the caller's buffer (snprintf-like:
+//!   the full length is always reported, `RNTUPLE_ERR_BUFFER` when it did not fit).
+//!
+//! Modules, one per kind of object: [`status`] (codes, last error, the panic guard), [`handles`]
+//! (the registry), [`read`] (files and readers), [`stream`] (Arrow streams out), [`options`]
+//! (write options), [`write`] (writers, parallel writers, fill contexts, file writers), [`entry`]
+//! (typed setters filling entry by entry), [`ops`] (merge, skim, check).
+#![allow(non_camel_case_types)]
+#![allow(clippy::missing_safety_doc)]
+
+pub mod entry;
+pub mod ffi_types;
+pub mod handles;
+pub mod ops;
+pub mod options;
+pub mod read;
+pub mod setters;
+pub mod status;
+pub mod stream;
+pub mod strings;
+pub mod write;

@@ -1,0 +1,222 @@
+//! The typed setters of [`crate::entry`], one per C type, for a writer or fill context handle
+//! (`target`): `rntuple_entry_set_<type>` for a field of that fundamental type,
+//! `rntuple_entry_set_vec_<type>` for a `std::vector`/`ROOT::RVec` of it, `rntuple_entry_set_string`
+//! for a `std::string`. The type must be the field's own (`float` for `float`, `int32_t` for
+//! `std::int32_t`): another is `RNTUPLE_ERR_SCHEMA_MISMATCH` naming both.
+
+use crate::status::{guard, CError};
+use crate::strings::{put, str_arg};
+use crate::write::with_target;
+use std::ffi::c_char;
+
+/// The setters' slot of the top-level field `name` of a writer or fill context (`*out`): look it
+/// up once, set it for every entry.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_field(target: u64, name: *const c_char, out: *mut u32) -> i32 {
+    guard("rntuple_entry_field", || {
+        let name = unsafe { str_arg(name, "name") }?;
+        let slot = with_target(target, |t| t.entry().field(name))?;
+        unsafe { put(out, slot, "out") }
+    })
+}
+
+/// Ends the entry being filled: every field must have been set since the last fill. Every 4096
+/// entries the gathered entries go to the writer.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_fill(target: u64) -> i32 {
+    guard("rntuple_entry_fill", || {
+        with_target(target, |t| {
+            if t.entry().fill()? {
+                t.flush_entries()?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// Sets a `std::string` field to `len` bytes of UTF-8 at `text` (not NUL-terminated; may be null when
+/// `len` is 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_string(target: u64, slot: u32, text: *const c_char, len: usize) -> i32 {
+    guard("rntuple_entry_set_string", || {
+        let bytes = unsafe { items(text.cast::<u8>(), len, "text") }?;
+        with_target(target, |t| t.entry().set_string(slot, bytes))
+    })
+}
+
+/// `n` items at `data` (null allowed when `n` is 0).
+unsafe fn items<'a, T>(data: *const T, n: usize, arg: &str) -> Result<&'a [T], CError> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if data.is_null() {
+        return Err(CError::null(arg));
+    }
+    // SAFETY: `data` points to `n` items (the caller's contract).
+    Ok(unsafe { std::slice::from_raw_parts(data, n) })
+}
+
+/// Sets a field of C type `bool`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_bool(target: u64, slot: u32, value: bool) -> i32 {
+    guard("rntuple_entry_set_bool", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `bool` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_bool(target: u64, slot: u32, data: *const bool, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_bool", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}
+
+/// Sets a field of C type `int8_t`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_i8(target: u64, slot: u32, value: i8) -> i32 {
+    guard("rntuple_entry_set_i8", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `int8_t` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_i8(target: u64, slot: u32, data: *const i8, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_i8", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}
+
+/// Sets a field of C type `uint8_t`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_u8(target: u64, slot: u32, value: u8) -> i32 {
+    guard("rntuple_entry_set_u8", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `uint8_t` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_u8(target: u64, slot: u32, data: *const u8, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_u8", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}
+
+/// Sets a field of C type `int16_t`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_i16(target: u64, slot: u32, value: i16) -> i32 {
+    guard("rntuple_entry_set_i16", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `int16_t` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_i16(target: u64, slot: u32, data: *const i16, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_i16", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}
+
+/// Sets a field of C type `uint16_t`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_u16(target: u64, slot: u32, value: u16) -> i32 {
+    guard("rntuple_entry_set_u16", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `uint16_t` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_u16(target: u64, slot: u32, data: *const u16, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_u16", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}
+
+/// Sets a field of C type `int32_t`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_i32(target: u64, slot: u32, value: i32) -> i32 {
+    guard("rntuple_entry_set_i32", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `int32_t` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_i32(target: u64, slot: u32, data: *const i32, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_i32", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}
+
+/// Sets a field of C type `uint32_t`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_u32(target: u64, slot: u32, value: u32) -> i32 {
+    guard("rntuple_entry_set_u32", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `uint32_t` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_u32(target: u64, slot: u32, data: *const u32, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_u32", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}
+
+/// Sets a field of C type `int64_t`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_i64(target: u64, slot: u32, value: i64) -> i32 {
+    guard("rntuple_entry_set_i64", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `int64_t` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_i64(target: u64, slot: u32, data: *const i64, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_i64", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}
+
+/// Sets a field of C type `uint64_t`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_u64(target: u64, slot: u32, value: u64) -> i32 {
+    guard("rntuple_entry_set_u64", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `uint64_t` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_u64(target: u64, slot: u32, data: *const u64, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_u64", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}
+
+/// Sets a field of C type `float`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_f32(target: u64, slot: u32, value: f32) -> i32 {
+    guard("rntuple_entry_set_f32", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `float` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_f32(target: u64, slot: u32, data: *const f32, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_f32", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}
+
+/// Sets a field of C type `double`.
+#[unsafe(no_mangle)]
+pub extern "C" fn rntuple_entry_set_f64(target: u64, slot: u32, value: f64) -> i32 {
+    guard("rntuple_entry_set_f64", || with_target(target, |t| t.entry().set(slot, value)))
+}
+
+/// Sets a vector field of `double` to the `n` items at `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_set_vec_f64(target: u64, slot: u32, data: *const f64, n: usize) -> i32 {
+    guard("rntuple_entry_set_vec_f64", || {
+        let v = unsafe { items(data, n, "data") }?;
+        with_target(target, |t| t.entry().set_vec(slot, v))
+    })
+}

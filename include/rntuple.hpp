@@ -1,0 +1,346 @@
+// rntuple.hpp: a header-only C++17 layer over the C ABI (rntuple.h): RAII handles, exceptions
+// that carry the library's message and status, typed setters, and EntryBinder, which fills a
+// struct of scalars, strings and std::vectors per entry (what an output module does).
+//
+//   rntuple::ParallelWriter w("out.root", "Events", R"({"pt": "float", "jets": "std::vector<float>"})");
+//   std::thread t([&] {
+//     rntuple::FillContext ctx = w.fill_context();
+//     rntuple::EntryBinder<Event> bind(ctx);
+//     bind.field("pt", &Event::pt).field("jets", &Event::jets);
+//     for (const Event& e : events) bind.fill(e);
+//     ctx.finish();
+//   });
+//   t.join();
+//   w.commit();
+#ifndef RNTUPLE_HPP
+#define RNTUPLE_HPP
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "rntuple.h"
+
+namespace rntuple {
+
+/// A failed call: the status code (RNTUPLE_ERR_*) and the library's message.
+class Error : public std::runtime_error {
+ public:
+  Error(int32_t status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  int32_t status() const noexcept { return status_; }
+
+ private:
+  int32_t status_;
+};
+
+namespace detail {
+inline void check(int32_t status) {
+  if (status != RNTUPLE_OK) throw Error(status, rntuple_last_error());
+}
+
+/// A string the library writes into a buffer: asked once with a guess, again at the right size.
+template <class F>
+std::string text(F&& call) {
+  std::string s(64, '\0');
+  size_t len = 0;
+  int32_t st = call(s.data(), s.size(), &len);
+  if (st == RNTUPLE_ERR_BUFFER) {
+    s.assign(len + 1, '\0');
+    st = call(s.data(), s.size(), &len);
+  }
+  check(st);
+  s.resize(len);
+  return s;
+}
+
+/// A handle freed by `Free` when its owner goes.
+template <int32_t (*Free)(uint64_t)>
+class Handle {
+ public:
+  Handle() = default;
+  explicit Handle(uint64_t h) : h_(h) {}
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& o) noexcept : h_(std::exchange(o.h_, 0)) {}
+  Handle& operator=(Handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, 0);
+    }
+    return *this;
+  }
+  ~Handle() { reset(); }
+  uint64_t get() const noexcept { return h_; }
+  void reset() noexcept {
+    if (h_) Free(h_);
+    h_ = 0;
+  }
+
+ private:
+  uint64_t h_ = 0;
+};
+}  // namespace detail
+
+/// Write options by name (ROOT's RNTupleWriteOptions in snake case), ROOT's defaults otherwise.
+class Options {
+ public:
+  Options() {
+    uint64_t h = 0;
+    detail::check(rntuple_write_options_new(&h));
+    h_ = detail::Handle<rntuple_write_options_free>(h);
+  }
+  Options& set(const std::string& name, const std::string& value) {
+    detail::check(rntuple_write_options_set(h_.get(), name.c_str(), value.c_str()));
+    return *this;
+  }
+  Options& set(const std::string& name, uint64_t value) { return set(name, std::to_string(value)); }
+  Options& half(const std::string& field) {
+    detail::check(rntuple_write_options_half(h_.get(), field.c_str()));
+    return *this;
+  }
+  Options& truncate(const std::string& field, unsigned bits) {
+    detail::check(rntuple_write_options_truncate(h_.get(), field.c_str(), bits));
+    return *this;
+  }
+  Options& quantize(const std::string& field, double min, double max, unsigned bits) {
+    detail::check(rntuple_write_options_quantize(h_.get(), field.c_str(), min, max, bits));
+    return *this;
+  }
+  std::string get(const std::string& name) const {
+    return detail::text([&](char* b, size_t c, size_t* l) { return rntuple_write_options_get(h_.get(), name.c_str(), b, c, l); });
+  }
+  uint64_t handle() const noexcept { return h_.get(); }
+
+ private:
+  detail::Handle<rntuple_write_options_free> h_;
+};
+
+/// One RNTuple open for reading.
+class Reader {
+ public:
+  /// The RNTuple `ntuple` of the file at `path` (a path or URL); empty: the file's only one.
+  explicit Reader(const std::string& path, const std::string& ntuple = "") {
+    uint64_t h = 0;
+    detail::check(rntuple_open(path.c_str(), ntuple.empty() ? nullptr : ntuple.c_str(), &h));
+    h_ = detail::Handle<rntuple_reader_free>(h);
+  }
+  uint64_t entries() const {
+    uint64_t n = 0;
+    detail::check(rntuple_reader_entries(h_.get(), &n));
+    return n;
+  }
+  /// Readable top-level fields: (name, ROOT type name).
+  std::vector<std::pair<std::string, std::string>> fields() const {
+    size_t n = 0;
+    detail::check(rntuple_reader_field_count(h_.get(), &n));
+    std::vector<std::pair<std::string, std::string>> out;
+    for (size_t i = 0; i < n; i++) {
+      out.emplace_back(detail::text([&](char* b, size_t c, size_t* l) { return rntuple_reader_field_name(h_.get(), i, b, c, l); }),
+                       detail::text([&](char* b, size_t c, size_t* l) { return rntuple_reader_field_type(h_.get(), i, b, c, l); }));
+    }
+    return out;
+  }
+  /// Clusters: (first entry, number of entries).
+  std::vector<std::pair<uint64_t, uint64_t>> clusters() const {
+    size_t n = 0;
+    detail::check(rntuple_reader_cluster_count(h_.get(), &n));
+    std::vector<std::pair<uint64_t, uint64_t>> out(n);
+    for (size_t i = 0; i < n; i++) detail::check(rntuple_reader_cluster(h_.get(), i, &out[i].first, &out[i].second));
+    return out;
+  }
+  /// An Arrow stream of the fields (all when empty) of entries [start, stop), batches of
+  /// `batch_size` entries (0: per cluster). The caller releases it.
+  ArrowArrayStream stream(const std::vector<std::string>& fields = {}, uint64_t start = 0, uint64_t stop = UINT64_MAX,
+                          uint64_t batch_size = 0) const {
+    std::vector<const char*> names;
+    for (const auto& f : fields) names.push_back(f.c_str());
+    ArrowArrayStream s{};
+    detail::check(rntuple_reader_stream(h_.get(), names.empty() ? nullptr : names.data(), names.size(), start, stop, batch_size, &s));
+    return s;
+  }
+  uint64_t handle() const noexcept { return h_.get(); }
+
+ private:
+  detail::Handle<rntuple_reader_free> h_;
+};
+
+/// The typed setters of a writer or fill context: set each field of an entry, then fill().
+class EntryTarget {
+ public:
+  /// The setters' slot of a top-level field.
+  uint32_t field(const std::string& name) const {
+    uint32_t slot = 0;
+    detail::check(rntuple_entry_field(target(), name.c_str(), &slot));
+    return slot;
+  }
+  void set(uint32_t slot, bool v) const { detail::check(rntuple_entry_set_bool(target(), slot, v)); }
+  void set(uint32_t slot, int8_t v) const { detail::check(rntuple_entry_set_i8(target(), slot, v)); }
+  void set(uint32_t slot, uint8_t v) const { detail::check(rntuple_entry_set_u8(target(), slot, v)); }
+  void set(uint32_t slot, int16_t v) const { detail::check(rntuple_entry_set_i16(target(), slot, v)); }
+  void set(uint32_t slot, uint16_t v) const { detail::check(rntuple_entry_set_u16(target(), slot, v)); }
+  void set(uint32_t slot, int32_t v) const { detail::check(rntuple_entry_set_i32(target(), slot, v)); }
+  void set(uint32_t slot, uint32_t v) const { detail::check(rntuple_entry_set_u32(target(), slot, v)); }
+  void set(uint32_t slot, int64_t v) const { detail::check(rntuple_entry_set_i64(target(), slot, v)); }
+  void set(uint32_t slot, uint64_t v) const { detail::check(rntuple_entry_set_u64(target(), slot, v)); }
+  void set(uint32_t slot, float v) const { detail::check(rntuple_entry_set_f32(target(), slot, v)); }
+  void set(uint32_t slot, double v) const { detail::check(rntuple_entry_set_f64(target(), slot, v)); }
+  void set(uint32_t slot, std::string_view v) const { detail::check(rntuple_entry_set_string(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::string& v) const { set(slot, std::string_view(v)); }
+  void set(uint32_t slot, const std::vector<int8_t>& v) const { detail::check(rntuple_entry_set_vec_i8(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<uint8_t>& v) const { detail::check(rntuple_entry_set_vec_u8(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<int16_t>& v) const { detail::check(rntuple_entry_set_vec_i16(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<uint16_t>& v) const { detail::check(rntuple_entry_set_vec_u16(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<int32_t>& v) const { detail::check(rntuple_entry_set_vec_i32(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<uint32_t>& v) const { detail::check(rntuple_entry_set_vec_u32(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<int64_t>& v) const { detail::check(rntuple_entry_set_vec_i64(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<uint64_t>& v) const { detail::check(rntuple_entry_set_vec_u64(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<float>& v) const { detail::check(rntuple_entry_set_vec_f32(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<double>& v) const { detail::check(rntuple_entry_set_vec_f64(target(), slot, v.data(), v.size())); }
+  /// std::vector<bool> is packed: copied into bools first.
+  void set(uint32_t slot, const std::vector<bool>& v) const {
+    std::vector<unsigned char> tmp(v.begin(), v.end());
+    detail::check(rntuple_entry_set_vec_bool(target(), slot, reinterpret_cast<const bool*>(tmp.data()), tmp.size()));
+  }
+  /// Ends the entry (every field set).
+  void fill() const { detail::check(rntuple_entry_fill(target())); }
+
+ protected:
+  virtual uint64_t target() const = 0;
+  ~EntryTarget() = default;
+};
+
+/// A sequential writer of a new RNTuple in a new file; `schema_json`: {"field": "C++ type", ...}.
+class Writer : public EntryTarget {
+ public:
+  Writer(const std::string& path, const std::string& ntuple, const std::string& schema_json, const Options* options = nullptr) {
+    uint64_t h = 0;
+    detail::check(rntuple_writer_create(path.c_str(), ntuple.c_str(), schema_json.c_str(), options ? options->handle() : 0, &h));
+    h_ = detail::Handle<rntuple_writer_free>(h);
+  }
+  explicit Writer(uint64_t adopted) : h_(adopted) {}
+  /// Appends a record batch (moved in; `schema` stays the caller's).
+  void append(ArrowArray* batch, const ArrowSchema* schema) { detail::check(rntuple_writer_append(h_.get(), batch, schema)); }
+  uint64_t entries() const {
+    uint64_t n = 0;
+    detail::check(rntuple_writer_entries(h_.get(), &n));
+    return n;
+  }
+  void checkpoint() { detail::check(rntuple_writer_checkpoint(h_.get())); }
+  /// Commits; returns the file's size. A writer destroyed without a commit is aborted.
+  uint64_t commit() {
+    uint64_t bytes = 0;
+    detail::check(rntuple_writer_commit(h_.get(), &bytes));
+    return bytes;
+  }
+
+ protected:
+  uint64_t target() const override { return h_.get(); }
+
+ private:
+  detail::Handle<rntuple_writer_free> h_;
+};
+
+/// One thread's fill context of a ParallelWriter; finish() it (or let it go) before the commit.
+class FillContext : public EntryTarget {
+ public:
+  explicit FillContext(uint64_t adopted) : h_(adopted) {}
+  void append(ArrowArray* batch, const ArrowSchema* schema) { detail::check(rntuple_fill_context_append(h_.get(), batch, schema)); }
+  void flush_cluster() { detail::check(rntuple_fill_context_flush_cluster(h_.get())); }
+  void finish() { detail::check(rntuple_fill_context_finish(h_.get())); }
+
+ protected:
+  uint64_t target() const override { return h_.get(); }
+
+ private:
+  detail::Handle<rntuple_fill_context_free> h_;
+};
+
+/// A parallel writer: one fill context per thread, each compressing its own clusters.
+class ParallelWriter {
+ public:
+  ParallelWriter(const std::string& path, const std::string& ntuple, const std::string& schema_json, const Options* options = nullptr) {
+    uint64_t h = 0;
+    detail::check(rntuple_parallel_writer_create(path.c_str(), ntuple.c_str(), schema_json.c_str(), options ? options->handle() : 0, &h));
+    h_ = detail::Handle<rntuple_parallel_writer_free>(h);
+  }
+  explicit ParallelWriter(uint64_t adopted) : h_(adopted) {}
+  FillContext fill_context() const {
+    uint64_t c = 0;
+    detail::check(rntuple_parallel_writer_fill_context(h_.get(), &c));
+    return FillContext(c);
+  }
+  uint64_t entries() const {
+    uint64_t n = 0;
+    detail::check(rntuple_parallel_writer_entries(h_.get(), &n));
+    return n;
+  }
+  void checkpoint() { detail::check(rntuple_parallel_writer_checkpoint(h_.get())); }
+  uint64_t commit() {
+    uint64_t bytes = 0;
+    detail::check(rntuple_parallel_writer_commit(h_.get(), &bytes));
+    return bytes;
+  }
+
+ private:
+  detail::Handle<rntuple_parallel_writer_free> h_;
+};
+
+/// A file of several RNTuples: writers of each, committed before the file.
+class FileWriter {
+ public:
+  explicit FileWriter(const std::string& path, const Options* options = nullptr) {
+    uint64_t h = 0;
+    detail::check(rntuple_file_writer_create(path.c_str(), options ? options->handle() : 0, &h));
+    h_ = detail::Handle<rntuple_file_writer_free>(h);
+  }
+  Writer writer(const std::string& ntuple, const std::string& schema_json, const Options* options = nullptr) {
+    uint64_t w = 0;
+    detail::check(rntuple_file_writer_writer(h_.get(), ntuple.c_str(), schema_json.c_str(), options ? options->handle() : 0, &w));
+    return Writer(w);
+  }
+  ParallelWriter parallel_writer(const std::string& ntuple, const std::string& schema_json, const Options* options = nullptr) {
+    uint64_t w = 0;
+    detail::check(rntuple_file_writer_parallel_writer(h_.get(), ntuple.c_str(), schema_json.c_str(), options ? options->handle() : 0, &w));
+    return ParallelWriter(w);
+  }
+  uint64_t commit() {
+    uint64_t bytes = 0;
+    detail::check(rntuple_file_writer_commit(h_.get(), &bytes));
+    return bytes;
+  }
+
+ private:
+  detail::Handle<rntuple_file_writer_free> h_;
+};
+
+/// Fills entries from a struct `S`: each bound member (a scalar, std::string or std::vector of
+/// scalars) goes to the field of its name. Bind once per writer or fill context.
+template <class S>
+class EntryBinder {
+ public:
+  explicit EntryBinder(const EntryTarget& target) : target_(&target) {}
+  template <class M>
+  EntryBinder& field(const std::string& name, M S::*member) {
+    uint32_t slot = target_->field(name);
+    setters_.push_back([slot, member](const EntryTarget& t, const S& s) { t.set(slot, s.*member); });
+    return *this;
+  }
+  /// Sets every bound field from `s` and ends the entry.
+  void fill(const S& s) const {
+    for (const auto& set : setters_) set(*target_, s);
+    target_->fill();
+  }
+
+ private:
+  const EntryTarget* target_;
+  std::vector<std::function<void(const EntryTarget&, const S&)>> setters_;
+};
+
+}  // namespace rntuple
+
+#endif  // RNTUPLE_HPP

@@ -1,0 +1,170 @@
+/* The misuse table: every way of calling the C ABI wrongly that a program can do without
+ * undefined behaviour on its own side returns its error code and a message naming what is wrong,
+ * with no crash and no leak (the test runs under AddressSanitizer and LeakSanitizer). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static int failures = 0, cases = 0;
+
+static void expect(const char* what, int32_t got, int32_t want, const char* needle) {
+  cases++;
+  const char* msg = rntuple_last_error();
+  if (got != want || (needle && !strstr(msg, needle))) {
+    fprintf(stderr, "FAIL %s: got %s (%s), want %s with '%s'\n", what, rntuple_status_name(got), msg, rntuple_status_name(want),
+            needle ? needle : "");
+    failures++;
+  } else {
+    printf("ok   %-58s %-30s %s\n", what, rntuple_status_name(got), msg);
+  }
+}
+
+/* A hand-made record batch {y: int32} of two rows, counting its releases. */
+static int releases = 0;
+static int32_t y_values[2] = {1, 2};
+static const void* y_buffers[2] = {NULL, y_values};
+static const void* top_buffers[1] = {NULL};
+static void release_child(struct ArrowArray* a) { a->release = NULL; }
+static void release_array(struct ArrowArray* a) {
+  releases++;
+  struct ArrowArray* c = a->children[0];
+  if (c->release) c->release(c);
+  a->release = NULL;
+}
+static struct ArrowArray y_child;
+static struct ArrowArray* y_children[1];
+static void make_batch(struct ArrowArray* a) {
+  y_child = (struct ArrowArray){2, 0, 0, 2, 0, y_buffers, NULL, NULL, release_child, NULL};
+  y_children[0] = &y_child;
+  *a = (struct ArrowArray){2, 0, 0, 1, 1, top_buffers, y_children, NULL, release_array, NULL};
+}
+static struct ArrowSchema y_schema = {"i", "y", NULL, 0, 0, NULL, NULL, NULL, NULL};
+static struct ArrowSchema* y_schemas[1] = {&y_schema};
+static struct ArrowSchema batch_schema = {"+s", "", NULL, 0, 1, y_schemas, NULL, NULL, NULL};
+
+static void* other_thread(void* arg) {
+  uint64_t f;
+  *(int32_t*)arg = rntuple_file_open(NULL, &f); /* an error on this thread only */
+  return NULL;
+}
+
+int main(void) {
+  char path[256], junk[256];
+  snprintf(path, sizeof path, "/tmp/rntuple-c-misuse-%d.root", (int)getpid());
+  snprintf(junk, sizeof junk, "/tmp/rntuple-c-misuse-%d.junk", (int)getpid());
+  FILE* j = fopen(junk, "wb");
+  fputs("this is not a ROOT file, not at all; it is long enough to be read", j);
+  fclose(j);
+
+  /* A file to misuse: {x: float, v: std::vector<std::int32_t>}, three entries. */
+  uint64_t w = 0, f = 0, r = 0, o = 0;
+  uint32_t sx = 0, sv = 0;
+  CHECK(rntuple_writer_create(path, "T", "{\"x\": \"float\", \"v\": \"std::vector<std::int32_t>\"}", 0, &w));
+  CHECK(rntuple_entry_field(w, "x", &sx));
+  CHECK(rntuple_entry_field(w, "v", &sv));
+  for (int i = 0; i < 3; i++) {
+    int32_t items[3] = {i, i, i};
+    CHECK(rntuple_entry_set_f32(w, sx, (float)i));
+    CHECK(rntuple_entry_set_vec_i32(w, sv, items, (size_t)i));
+    CHECK(rntuple_entry_fill(w));
+  }
+  uint64_t n = 0;
+  char buf[64];
+  size_t len = 0;
+
+  expect("entry setter of the wrong C type", rntuple_entry_set_i32(w, sx, 1), RNTUPLE_ERR_SCHEMA_MISMATCH, "field 'x'");
+  expect("vector setter on a scalar field", rntuple_entry_set_vec_f32(w, sx, NULL, 0), RNTUPLE_ERR_SCHEMA_MISMATCH, "field 'x'");
+  expect("entry field that does not exist", rntuple_entry_field(w, "nope", &sx), RNTUPLE_ERR_NOT_FOUND, "no top-level field 'nope'");
+  expect("setter slot past the fields", rntuple_entry_set_f32(w, 7, 1.0f), RNTUPLE_ERR_INVALID_ARGUMENT, "slot 7");
+  expect("vector setter with null data", rntuple_entry_set_vec_i32(w, sv, NULL, 2), RNTUPLE_ERR_NULL_POINTER, "'data'");
+  CHECK(rntuple_entry_set_f32(w, sx, 9.0f));
+  expect("fill with a field not set", rntuple_entry_fill(w), RNTUPLE_ERR_INVALID_ARGUMENT, "fields not set: v");
+  struct ArrowArray batch;
+  make_batch(&batch);
+  expect("append of a batch of another schema", rntuple_writer_append(w, &batch, &batch_schema), RNTUPLE_ERR_SCHEMA_MISMATCH, "(y) are not the writer's (x, v)");
+  EXPECT(batch.release == NULL && releases == 1); /* moved in and released by the library, once */
+  expect("append of a released array", rntuple_writer_append(w, &batch, &batch_schema), RNTUPLE_ERR_INVALID_ARGUMENT, "released");
+  expect("append with a null schema", rntuple_writer_append(w, &batch, NULL), RNTUPLE_ERR_NULL_POINTER, "'schema'");
+  CHECK(rntuple_writer_entries(w, &n));
+  EXPECT(n == 3); /* the half-set entry is not one */
+  CHECK(rntuple_writer_commit(w, NULL));
+  expect("commit after commit", rntuple_writer_commit(w, NULL), RNTUPLE_ERR_STATE, "committed or aborted already");
+  expect("setter after commit", rntuple_entry_set_f32(w, sx, 1.0f), RNTUPLE_ERR_STATE, "committed");
+  make_batch(&batch);
+  expect("append after commit", rntuple_writer_append(w, &batch, &batch_schema), RNTUPLE_ERR_STATE, "committed");
+  EXPECT(batch.release == NULL && releases == 2);
+  CHECK(rntuple_writer_free(w));
+  expect("writer used after free", rntuple_writer_checkpoint(w), RNTUPLE_ERR_BAD_HANDLE, "freed or never issued");
+
+  expect("open a null path", rntuple_file_open(NULL, &f), RNTUPLE_ERR_NULL_POINTER, "'path'");
+  expect("open with a null out-pointer", rntuple_file_open(path, NULL), RNTUPLE_ERR_NULL_POINTER, "'out'");
+  expect("open a missing file", rntuple_file_open("/nonexistent/x.root", &f), RNTUPLE_ERR_NOT_FOUND, "/nonexistent/x.root");
+  expect("open a file that is not ROOT's", rntuple_file_open(junk, &f), RNTUPLE_ERR_CORRUPT, "");
+  CHECK(rntuple_file_open(path, &f));
+  expect("reader of a missing RNTuple", rntuple_reader_open(f, "Nope", &r), RNTUPLE_ERR_NOT_FOUND, "Nope");
+  expect("file handle where a reader goes", rntuple_reader_entries(f, &n), RNTUPLE_ERR_WRONG_HANDLE, "is a file, not a reader");
+  expect("handle 0", rntuple_reader_entries(0, &n), RNTUPLE_ERR_BAD_HANDLE, "handle 0");
+  expect("forged handle", rntuple_reader_entries(0x02000000deadbeefULL, &n), RNTUPLE_ERR_BAD_HANDLE, "never issued");
+  CHECK(rntuple_reader_open(f, NULL, &r)); /* the only RNTuple */
+  expect("reader handle where a writer goes", rntuple_entry_set_f32(r, 0, 1.0f), RNTUPLE_ERR_WRONG_HANDLE, "not a writer or a fill context");
+  expect("field index past the fields", rntuple_reader_field_name(r, 2, buf, sizeof buf, &len), RNTUPLE_ERR_INVALID_ARGUMENT, "past the 2");
+  expect("name into a small buffer", rntuple_reader_field_type(r, 1, buf, 4, &len), RNTUPLE_ERR_BUFFER, "too small");
+  EXPECT(len == strlen("std::vector<std::int32_t>") && strcmp(buf, "std") == 0);
+  expect("cluster index past the clusters", rntuple_reader_cluster(r, 5, &n, &n), RNTUPLE_ERR_INVALID_ARGUMENT, "past the 1 clusters");
+  const char* nope[1] = {"nope"};
+  struct ArrowArrayStream s;
+  expect("stream of a missing field", rntuple_reader_stream(r, nope, 1, 0, UINT64_MAX, 0, &s), RNTUPLE_ERR_NOT_FOUND, "no top-level field 'nope'");
+  expect("stream of a reversed range", rntuple_reader_stream(r, NULL, 0, 3, 1, 0, &s), RNTUPLE_ERR_INVALID_ARGUMENT, "entry range");
+  expect("fields null with a count", rntuple_reader_stream(r, NULL, 2, 0, 1, 0, &s), RNTUPLE_ERR_NULL_POINTER, "'fields'");
+  CHECK(rntuple_reader_free(r));
+  expect("reader freed twice", rntuple_reader_free(r), RNTUPLE_ERR_BAD_HANDLE, "freed");
+  CHECK(rntuple_file_free(f));
+
+  CHECK(rntuple_write_options_new(&o));
+  expect("unknown write option", rntuple_write_options_set(o, "no_such_option", "1"), RNTUPLE_ERR_INVALID_ARGUMENT, "unknown write option 'no_such_option'");
+  expect("option value not a number", rntuple_write_options_set(o, "compression", "abc"), RNTUPLE_ERR_INVALID_ARGUMENT, "non-negative integer");
+  expect("switch value not a bool", rntuple_write_options_set(o, "enable_page_checksums", "maybe"), RNTUPLE_ERR_INVALID_ARGUMENT, "true or false");
+  expect("quantization of 99 bits", rntuple_write_options_quantize(o, "x", 0.0, 1.0, 99), RNTUPLE_ERR_INVALID_ARGUMENT, "field 'x'");
+  expect("schema that is not JSON", rntuple_writer_create(path, "T", "{x", o, &w), RNTUPLE_ERR_INVALID_ARGUMENT, "not JSON");
+  expect("schema with an unknown type", rntuple_writer_create(path, "T", "{\"x\": \"NoSuchClass\"}", o, &w), RNTUPLE_ERR_INVALID_ARGUMENT, "field 'x'");
+  expect("schema without fields", rntuple_writer_create(path, "T", "{}", o, &w), RNTUPLE_ERR_INVALID_ARGUMENT, "no field");
+  expect("options handle where a writer goes", rntuple_writer_commit(o, NULL), RNTUPLE_ERR_WRONG_HANDLE, "is a write options, not a writer");
+  CHECK(rntuple_write_options_free(o));
+  expect("options used after free", rntuple_writer_create(path, "T", "{\"x\": \"float\"}", o, &w), RNTUPLE_ERR_BAD_HANDLE, "write options");
+
+  uint64_t p = 0, c = 0;
+  CHECK(rntuple_parallel_writer_create(path, "P", "{\"s\": \"std::string\"}", 0, &p));
+  CHECK(rntuple_parallel_writer_fill_context(p, &c));
+  uint32_t ss = 0;
+  CHECK(rntuple_entry_field(c, "s", &ss));
+  expect("string that is not UTF-8", rntuple_entry_set_string(c, ss, "\xff\xfe", 2), RNTUPLE_ERR_INVALID_ARGUMENT, "UTF-8");
+  CHECK(rntuple_entry_set_string(c, ss, "muon", 4));
+  CHECK(rntuple_entry_fill(c));
+  CHECK(rntuple_fill_context_finish(c));
+  expect("fill context finished twice", rntuple_fill_context_finish(c), RNTUPLE_ERR_STATE, "finished");
+  expect("setter on a finished context", rntuple_entry_set_string(c, ss, "x", 1), RNTUPLE_ERR_STATE, "finished");
+  CHECK(rntuple_fill_context_free(c));
+  CHECK(rntuple_parallel_writer_commit(p, NULL));
+  expect("fill context after commit", rntuple_parallel_writer_fill_context(p, &c), RNTUPLE_ERR_STATE, "committed");
+  CHECK(rntuple_parallel_writer_free(p));
+
+  /* Messages are per thread. */
+  int32_t theirs = 0;
+  int32_t ours = rntuple_reader_entries(0, &n);
+  pthread_t t;
+  pthread_create(&t, NULL, other_thread, &theirs);
+  pthread_join(t, NULL);
+  EXPECT(theirs == RNTUPLE_ERR_NULL_POINTER);
+  expect("a message stays with its thread", ours, RNTUPLE_ERR_BAD_HANDLE, "rntuple_reader_entries: handle 0");
+  EXPECT(strcmp(rntuple_status_name(99), "RNTUPLE_UNKNOWN_STATUS") == 0);
+
+  EXPECT(rntuple_live_handles() == 0);
+  remove(path);
+  remove(junk);
+  printf("%d misuse cases, %d failed\n", cases, failures);
+  return failures == 0 ? 0 : 1;
+}
