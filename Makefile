@@ -28,7 +28,7 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: header bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
+.PHONY: header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -49,6 +49,25 @@ $(CBINDGEN):
 HEADER_CMD = $(CBINDGEN) --quiet --config crates/rntuple-c/cbindgen.toml --crate rntuple-c crates/rntuple-c
 header: $(CBINDGEN)
 	$(HEADER_CMD) --output include/rntuple.h
+
+# The C/C++ library as a C++ project expects it: `make install PREFIX=...` puts librntuple_c.so and .a, rntuple.h and
+# rntuple.hpp, a pkg-config file (rntuple.pc) and a CMake package (find_package(rntuple): rntuple::rntuple,
+# rntuple::rntuple_static) under PREFIX (DESTDIR is honoured). The libraries lose their debug information.
+PREFIX ?= /usr/local
+C_VERSION = $$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+C_STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+# (The libraries come from `make build`: building rntuple-c alone would compile the core again with other features.)
+install: build
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/rntuple $(DESTDIR)$(PREFIX)/include
+	install -m 644 include/rntuple.h include/rntuple.hpp $(DESTDIR)$(PREFIX)/include/
+	install -m 755 target/release/librntuple_c.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 target/release/librntuple_c.a $(DESTDIR)$(PREFIX)/lib/
+	strip --strip-debug $(DESTDIR)$(PREFIX)/lib/librntuple_c.so $(DESTDIR)$(PREFIX)/lib/librntuple_c.a
+	sed -e "s|@PREFIX@|$(PREFIX)|" -e "s|@VERSION@|$(C_VERSION)|" -e "s|@STATIC_LIBS@|$(C_STATIC_LIBS)|" \
+		crates/rntuple-c/install/rntuple.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rntuple.pc
+	install -m 644 crates/rntuple-c/install/rntupleConfig.cmake $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/
+	sed -e "s|@VERSION@|$(C_VERSION)|" crates/rntuple-c/install/rntupleConfigVersion.cmake.in \
+		> $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/rntupleConfigVersion.cmake
 
 # Open MPI and libclang (the Rust MPI bindings generate theirs with it), nginx and xrootd (the HTTP
 # and XRootD servers of the remote-reading tests), from Debian's packages when missing.

@@ -274,3 +274,99 @@ def test_root_reads_what_the_abi_wrote(ctest):
     np.testing.assert_array_equal(t["jet_eta_sum"], 0.5 * n * (n - 1) / 2 - n)
     np.testing.assert_array_equal(t["jet_id_sum"], n * (n - 1) // 2)
     np.testing.assert_array_equal(t["odd"], e % 2 == 1)
+
+
+# --- merge, skim and check through the ABI (ctypes on the library itself) --------------------------------
+
+
+@pytest.fixture(scope="module")
+def capi():
+    if not (LIB_DIR / "librntuple_c.so").exists():
+        _skip_or_fail(f"{LIB_DIR}/librntuple_c.so is missing: run `make build` first")
+    lib = ctypes.CDLL(str(LIB_DIR / "librntuple_c.so"))
+    strs = ctypes.POINTER(ctypes.c_char_p)
+    u64p = ctypes.POINTER(ctypes.c_uint64)
+    report = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
+    lib.rntuple_merge.argtypes = [strs, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64, *report]
+    lib.rntuple_skim.argtypes = [strs, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t, ctypes.c_char_p,
+                                 ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, *report]
+    lib.rntuple_check.argtypes = [ctypes.c_char_p, ctypes.c_char_p, u64p, *report]
+    lib.rntuple_last_error.restype = ctypes.c_char_p
+    lib.rntuple_status_name.restype = ctypes.c_char_p
+    return lib
+
+
+def _strs(items):
+    arr = (ctypes.c_char_p * len(items))(*[str(x).encode() for x in items])
+    return ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p)), arr
+
+
+def _call(lib, fn, *args, report=True):
+    buf = ctypes.create_string_buffer(1 << 16)
+    n = ctypes.c_size_t(0)
+    extra = (buf, len(buf), ctypes.byref(n)) if report else (None, 0, None)
+    st = getattr(lib, fn)(*args, *extra)
+    msg = lib.rntuple_last_error().decode()
+    return st, (json.loads(buf.value) if report and st == 0 else None), msg
+
+
+@pytest.fixture(scope="module")
+def small_files(tmp_path_factory):
+    import rntuple
+
+    d = tmp_path_factory.mktemp("ops")
+    paths = []
+    for k in range(2):
+        x = np.arange(10 * k, 10 * k + 10, dtype=np.float32)
+        paths.append(d / f"in{k}.root")
+        rntuple.write(paths[-1], "Events", {"x": x, "n": np.arange(10, dtype=np.int32)})
+    return d, paths
+
+
+def test_merge_skim_check_through_the_abi(capi, small_files):
+    import rntuple
+
+    d, paths = small_files
+    ins, keep = _strs(paths)
+    st, rep, msg = _call(capi, "rntuple_merge", ins, 2, None, str(d / "merged.root").encode(), 0)
+    assert st == 0, msg
+    assert rep["entries"] == 20 and rep["file_bytes"] == (d / "merged.root").stat().st_size
+    fields, keep2 = _strs(["x"])
+    st, rep, msg = _call(capi, "rntuple_skim", ins, 2, b"Events", str(d / "skim.root").encode(), fields, 1, b"x >= 5 && n % 2 == 0",
+                         0, 2**64 - 1, 0)
+    assert st == 0, msg
+    with rntuple.open(d / "skim.root") as f:
+        got = f["Events"].arrays()
+    assert got.fields == ["x"] and got["x"].to_list() == [6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 18.0]
+    problems = ctypes.c_uint64(99)
+    st, rep, msg = _call(capi, "rntuple_check", str(d / "merged.root").encode(), None, ctypes.byref(problems))
+    assert st == 0 and problems.value == 0 and rep["entries"] == 20 and rep["problems"] == [], msg
+    # Errors: a missing input, a bad expression, no inputs.
+    bad, keep3 = _strs([d / "missing.root"])
+    st, _, msg = _call(capi, "rntuple_merge", bad, 1, b"Events", str(d / "m2.root").encode(), 0)
+    assert capi.rntuple_status_name(st) == b"RNTUPLE_ERR_NOT_FOUND" and "missing.root" in msg
+    st, _, msg = _call(capi, "rntuple_skim", ins, 2, None, str(d / "s2.root").encode(), None, 0, b"x >>> 1", 0, 2**64 - 1, 0)
+    assert st != 0 and msg.startswith("rntuple_skim: ")
+    st, _, msg = _call(capi, "rntuple_merge", ins, 0, None, str(d / "m3.root").encode(), 0)
+    assert capi.rntuple_status_name(st) == b"RNTUPLE_ERR_INVALID_ARGUMENT" and "no input" in msg
+
+
+def test_check_through_the_abi_finds_a_damaged_page(capi, tmp_path):
+    import rntuple
+
+    path = tmp_path / "big.root"
+    rntuple.write(path, "Events", {"x": np.random.default_rng(3).normal(size=200_000).astype(np.float32)})
+    data = bytearray(path.read_bytes())
+    found = False
+    for frac in (0.2, 0.3, 0.4, 0.5):  # somewhere inside the pages; the footer and the page list sit at the end
+        damaged = bytearray(data)
+        damaged[int(len(data) * frac)] ^= 0xFF
+        p = tmp_path / f"damaged{frac}.root"
+        p.write_bytes(bytes(damaged))
+        problems = ctypes.c_uint64(0)
+        st, rep, msg = _call(capi, "rntuple_check", str(p).encode(), b"Events", ctypes.byref(problems))
+        assert capi.rntuple_status_name(st) in (b"RNTUPLE_OK", b"RNTUPLE_ERR_CORRUPT"), msg
+        if st == 0 and problems.value > 0:
+            assert rep["problems"][0]["field"] == "x" and rep["problems"][0]["error"]
+            found = True
+    assert found, "no damaged page was found by check"
