@@ -72,6 +72,42 @@ struct ArrowArrayStream {
 // Bytes of values gathered before they go to the writer, whatever the entry count.
 #define ENTRY_BATCH_BYTES (16 << 20)
 
+// `rntuple_value.ctype`: `bool`.
+#define RNTUPLE_TYPE_BOOL 1
+
+// `rntuple_value.ctype`: `int8_t`.
+#define RNTUPLE_TYPE_I8 2
+
+// `rntuple_value.ctype`: `uint8_t`.
+#define RNTUPLE_TYPE_U8 3
+
+// `rntuple_value.ctype`: `int16_t`.
+#define RNTUPLE_TYPE_I16 4
+
+// `rntuple_value.ctype`: `uint16_t`.
+#define RNTUPLE_TYPE_U16 5
+
+// `rntuple_value.ctype`: `int32_t`.
+#define RNTUPLE_TYPE_I32 6
+
+// `rntuple_value.ctype`: `uint32_t`.
+#define RNTUPLE_TYPE_U32 7
+
+// `rntuple_value.ctype`: `int64_t`.
+#define RNTUPLE_TYPE_I64 8
+
+// `rntuple_value.ctype`: `uint64_t`.
+#define RNTUPLE_TYPE_U64 9
+
+// `rntuple_value.ctype`: `float`.
+#define RNTUPLE_TYPE_F32 10
+
+// `rntuple_value.ctype`: `double`.
+#define RNTUPLE_TYPE_F64 11
+
+// `rntuple_value.ctype`: UTF-8 bytes of a `std::string` field.
+#define RNTUPLE_TYPE_STRING 12
+
 // Success.
 #define RNTUPLE_OK 0
 
@@ -120,6 +156,19 @@ struct ArrowArrayStream;
 
 // `struct ArrowSchema` of the Arrow C data interface.
 struct ArrowSchema;
+
+// One field's value in an entry given whole to `rntuple_entry_fill_values`.
+struct rntuple_value {
+  // The field's slot (`rntuple_entry_field`).
+  uint32_t slot;
+  // The C type of `data`: an `RNTUPLE_TYPE_*` code.
+  uint32_t ctype;
+  // A scalar field: its value; a vector field: its items; a string: its bytes (may be null when
+  // `len` is 0).
+  const void *data;
+  // 1 for a scalar; the number of items of a vector, of bytes of a string.
+  size_t len;
+};
 
 #ifdef __cplusplus
 extern "C" {
@@ -303,6 +352,11 @@ int32_t rntuple_entry_set_f64(uint64_t target, uint32_t slot, double value);
 
 // Sets a vector field of `double` to the `n` items at `data`.
 int32_t rntuple_entry_set_vec_f64(uint64_t target, uint32_t slot, const double *data, size_t n);
+
+// Sets the fields of an entry from `values[0..n]` and fills it, in one call (one lookup of the
+// handle, one lock): what `rntuple.hpp`'s `EntryBinder` does per entry. Each value's C type must
+// be its field's (as for the setters); every field must be given.
+int32_t rntuple_entry_fill_values(uint64_t target, const struct rntuple_value *values, size_t n);
 
 // The message of the last failed call on this thread (an empty string when none failed). The
 // pointer stays valid until the next failing call on this thread; never null.

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -208,6 +209,8 @@ class EntryTarget {
   }
   /// Ends the entry (every field set).
   void fill() const { detail::check(rntuple_entry_fill(target())); }
+  /// The writer's or fill context's handle.
+  uint64_t handle() const { return target(); }
 
  protected:
   virtual uint64_t target() const = 0;
@@ -318,27 +321,82 @@ class FileWriter {
   detail::Handle<rntuple_file_writer_free> h_;
 };
 
-/// Fills entries from a struct `S`: each bound member (a scalar, std::string or std::vector of
-/// scalars) goes to the field of its name. Bind once per writer or fill context.
+namespace detail {
+template <class T>
+struct CType;
+#define RNTUPLE_CTYPE(T, CODE) \
+  template <>              \
+  struct CType<T> {        \
+    static constexpr uint32_t code = CODE; \
+  };
+RNTUPLE_CTYPE(bool, RNTUPLE_TYPE_BOOL)
+RNTUPLE_CTYPE(int8_t, RNTUPLE_TYPE_I8)
+RNTUPLE_CTYPE(uint8_t, RNTUPLE_TYPE_U8)
+RNTUPLE_CTYPE(int16_t, RNTUPLE_TYPE_I16)
+RNTUPLE_CTYPE(uint16_t, RNTUPLE_TYPE_U16)
+RNTUPLE_CTYPE(int32_t, RNTUPLE_TYPE_I32)
+RNTUPLE_CTYPE(uint32_t, RNTUPLE_TYPE_U32)
+RNTUPLE_CTYPE(int64_t, RNTUPLE_TYPE_I64)
+RNTUPLE_CTYPE(uint64_t, RNTUPLE_TYPE_U64)
+RNTUPLE_CTYPE(float, RNTUPLE_TYPE_F32)
+RNTUPLE_CTYPE(double, RNTUPLE_TYPE_F64)
+#undef RNTUPLE_CTYPE
+
+template <class T>
+struct IsVector : std::false_type {};
+template <class T, class A>
+struct IsVector<std::vector<T, A>> : std::true_type {};
+}  // namespace detail
+
+/// Fills entries from a struct `S`: each bound member (a fundamental type, std::string or std::vector
+/// of a fundamental type) goes to the field of its name; fill() gives the library the whole entry
+/// in one call (rntuple_entry_fill_values). The member's C++ type must be the field's own (an
+/// int32_t member for a std::int32_t field), else fill() throws RNTUPLE_ERR_SCHEMA_MISMATCH. Bind
+/// once per writer or fill context; a binder is used by one thread.
 template <class S>
 class EntryBinder {
  public:
   explicit EntryBinder(const EntryTarget& target) : target_(&target) {}
+
   template <class M>
   EntryBinder& field(const std::string& name, M S::*member) {
-    uint32_t slot = target_->field(name);
-    setters_.push_back([slot, member](const EntryTarget& t, const S& s) { t.set(slot, s.*member); });
+    getters_.push_back(getter(target_->field(name), member));
+    values_.resize(getters_.size());
     return *this;
   }
+
   /// Sets every bound field from `s` and ends the entry.
-  void fill(const S& s) const {
-    for (const auto& set : setters_) set(*target_, s);
-    target_->fill();
+  void fill(const S& s) {
+    for (size_t k = 0; k < getters_.size(); k++) getters_[k](s, values_[k]);
+    detail::check(rntuple_entry_fill_values(target_->handle(), values_.data(), values_.size()));
   }
 
  private:
+  using Getter = std::function<void(const S&, rntuple_value&)>;
+
+  template <class M>
+  Getter getter(uint32_t slot, M S::*m) {
+    if constexpr (std::is_same_v<M, std::string>) {
+      return [slot, m](const S& s, rntuple_value& v) { v = {slot, RNTUPLE_TYPE_STRING, (s.*m).data(), (s.*m).size()}; };
+    } else if constexpr (detail::IsVector<M>::value) {
+      using T = typename M::value_type;
+      if constexpr (std::is_same_v<T, bool>) {  // packed: copied into bytes of 0 and 1
+        auto scratch = std::make_shared<std::vector<unsigned char>>();
+        return [slot, m, scratch](const S& s, rntuple_value& v) {
+          scratch->assign((s.*m).begin(), (s.*m).end());
+          v = {slot, RNTUPLE_TYPE_BOOL, scratch->data(), scratch->size()};
+        };
+      } else {
+        return [slot, m](const S& s, rntuple_value& v) { v = {slot, detail::CType<T>::code, (s.*m).data(), (s.*m).size()}; };
+      }
+    } else {
+      return [slot, m](const S& s, rntuple_value& v) { v = {slot, detail::CType<M>::code, &(s.*m), 1}; };
+    }
+  }
+
   const EntryTarget* target_;
-  std::vector<std::function<void(const EntryTarget&, const S&)>> setters_;
+  std::vector<Getter> getters_;
+  std::vector<rntuple_value> values_;
 };
 
 }  // namespace rntuple

@@ -193,6 +193,11 @@ impl EntryBuf {
         }
     }
 
+    /// Whether the field of a slot is a scalar (not a collection or a string).
+    pub fn is_scalar(&mut self, slot: u32) -> CResult<bool> {
+        Ok(self.slot(slot)?.shape == Shape::Scalar)
+    }
+
     fn mark(&mut self, slot: u32) {
         if let Some(Some(s)) = self.slots.get_mut(slot as usize)
             && !s.set

@@ -220,3 +220,96 @@ pub unsafe extern "C" fn rntuple_entry_set_vec_f64(target: u64, slot: u32, data:
         with_target(target, |t| t.entry().set_vec(slot, v))
     })
 }
+
+/// `rntuple_value.ctype`: `bool`.
+pub const RNTUPLE_TYPE_BOOL: u32 = 1;
+/// `rntuple_value.ctype`: `int8_t`.
+pub const RNTUPLE_TYPE_I8: u32 = 2;
+/// `rntuple_value.ctype`: `uint8_t`.
+pub const RNTUPLE_TYPE_U8: u32 = 3;
+/// `rntuple_value.ctype`: `int16_t`.
+pub const RNTUPLE_TYPE_I16: u32 = 4;
+/// `rntuple_value.ctype`: `uint16_t`.
+pub const RNTUPLE_TYPE_U16: u32 = 5;
+/// `rntuple_value.ctype`: `int32_t`.
+pub const RNTUPLE_TYPE_I32: u32 = 6;
+/// `rntuple_value.ctype`: `uint32_t`.
+pub const RNTUPLE_TYPE_U32: u32 = 7;
+/// `rntuple_value.ctype`: `int64_t`.
+pub const RNTUPLE_TYPE_I64: u32 = 8;
+/// `rntuple_value.ctype`: `uint64_t`.
+pub const RNTUPLE_TYPE_U64: u32 = 9;
+/// `rntuple_value.ctype`: `float`.
+pub const RNTUPLE_TYPE_F32: u32 = 10;
+/// `rntuple_value.ctype`: `double`.
+pub const RNTUPLE_TYPE_F64: u32 = 11;
+/// `rntuple_value.ctype`: UTF-8 bytes of a `std::string` field.
+pub const RNTUPLE_TYPE_STRING: u32 = 12;
+
+/// One field's value in an entry given whole to `rntuple_entry_fill_values`.
+#[repr(C)]
+pub struct rntuple_value {
+    /// The field's slot (`rntuple_entry_field`).
+    pub slot: u32,
+    /// The C type of `data`: an `RNTUPLE_TYPE_*` code.
+    pub ctype: u32,
+    /// A scalar field: its value; a vector field: its items; a string: its bytes (may be null when
+    /// `len` is 0).
+    pub data: *const std::ffi::c_void,
+    /// 1 for a scalar; the number of items of a vector, of bytes of a string.
+    pub len: usize,
+}
+
+/// Sets one field from a `rntuple_value`.
+unsafe fn set_value(e: &mut crate::entry::EntryBuf, v: &rntuple_value) -> Result<(), CError> {
+    macro_rules! typed {
+        ($t:ty) => {{
+            let items = unsafe { items(v.data.cast::<$t>(), v.len, "rntuple_value.data") }?;
+            if e.is_scalar(v.slot)? {
+                match items {
+                    [x] => e.set(v.slot, *x),
+                    _ => Err(CError::invalid(format!("slot {}: a scalar field takes len 1, got {}", v.slot, v.len))),
+                }
+            } else {
+                e.set_vec(v.slot, items)
+            }
+        }};
+    }
+    match v.ctype {
+        RNTUPLE_TYPE_BOOL => typed!(bool),
+        RNTUPLE_TYPE_I8 => typed!(i8),
+        RNTUPLE_TYPE_U8 => typed!(u8),
+        RNTUPLE_TYPE_I16 => typed!(i16),
+        RNTUPLE_TYPE_U16 => typed!(u16),
+        RNTUPLE_TYPE_I32 => typed!(i32),
+        RNTUPLE_TYPE_U32 => typed!(u32),
+        RNTUPLE_TYPE_I64 => typed!(i64),
+        RNTUPLE_TYPE_U64 => typed!(u64),
+        RNTUPLE_TYPE_F32 => typed!(f32),
+        RNTUPLE_TYPE_F64 => typed!(f64),
+        RNTUPLE_TYPE_STRING => {
+            let bytes = unsafe { items(v.data.cast::<u8>(), v.len, "rntuple_value.data") }?;
+            e.set_string(v.slot, bytes)
+        }
+        t => Err(CError::invalid(format!("slot {}: unknown C type code {t}", v.slot))),
+    }
+}
+
+/// Sets the fields of an entry from `values[0..n]` and fills it, in one call (one lookup of the
+/// handle, one lock): what `rntuple.hpp`'s `EntryBinder` does per entry. Each value's C type must
+/// be its field's (as for the setters); every field must be given.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_fill_values(target: u64, values: *const rntuple_value, n: usize) -> i32 {
+    guard("rntuple_entry_fill_values", || {
+        let values = unsafe { items(values, n, "values") }?;
+        with_target(target, |t| {
+            for v in values {
+                unsafe { set_value(t.entry(), v) }?;
+            }
+            if t.entry().fill()? {
+                t.flush_entries()?;
+            }
+            Ok(())
+        })
+    })
+}
