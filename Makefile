@@ -70,12 +70,14 @@ install: build
 		> $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/rntupleConfigVersion.cmake
 
 # Open MPI and libclang (the Rust MPI bindings generate theirs with it), nginx and xrootd (the HTTP
-# and XRootD servers of the remote-reading tests), from Debian's packages when missing.
-SYSTEM_PACKAGES := libopenmpi-dev openmpi-bin libclang-dev nginx-light xrootd-server
+# and XRootD servers of the remote-reading tests), cmake and pkg-config (the C ABI's tests), from Debian's packages
+# when missing.
+SYSTEM_PACKAGES := libopenmpi-dev openmpi-bin libclang-dev nginx-light xrootd-server cmake pkg-config
 mpi-deps:
 	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null || ! ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 \
-		|| ! (command -v nginx >/dev/null || test -x /usr/sbin/nginx) || ! command -v xrootd >/dev/null; then \
-		echo "== installing Open MPI, libclang, nginx and xrootd (apt-get) =="; \
+		|| ! (command -v nginx >/dev/null || test -x /usr/sbin/nginx) || ! command -v xrootd >/dev/null \
+		|| ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null; then \
+		echo "== installing Open MPI, libclang, nginx, xrootd, cmake and pkg-config (apt-get) =="; \
 		$(SUDO) apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null \
 		|| ($(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null); \
 	fi
