@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, BinaryIO, Callable, Iterator, Literal, Mapping, Sequence, Union, overload
+from typing import Any, BinaryIO, Callable, Iterator, Literal, Mapping, Protocol, Sequence, Union, overload
 
 import awkward as ak
 import pyarrow as pa
@@ -15,7 +15,17 @@ _Fields = Union[str, Sequence[str], None]
 # A field type: a ROOT type name, an untyped record {member: type} or an untyped collection [type].
 _FieldType = Union[str, Mapping[str, "_FieldType"], list["_FieldType"], "Class", "Enum"]
 _Schema = Union[Mapping[str, _FieldType], Sequence[tuple[str, _FieldType]]]
-_Data = Union[ak.Array, pa.Table, pa.RecordBatch, Mapping[str, Any], Sequence[Mapping[str, Any]], Any]  # Any: also a pandas DataFrame, a numpy structured array
+_Data = Union[ak.Array, pa.Table, pa.RecordBatch, "_ArrowStreamExportable", "_ArrowArrayExportable", Mapping[str, Any], Sequence[Mapping[str, Any]], Any]  # Any: also a pandas DataFrame, a numpy structured array
+
+class _ArrowStreamExportable(Protocol):
+    """An object of the Arrow PyCapsule interface giving a stream of record batches (a polars DataFrame, a DuckDB
+    relation, a pyarrow RecordBatchReader, an RNTuple)."""
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+class _ArrowArrayExportable(Protocol):
+    """An object of the Arrow PyCapsule interface giving one struct array (one record batch)."""
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+
 # ROOT's setting (505), a name at ROOT's default level ("zstd", "lz4", "zlib", "lzma"), "zstd:7", ("zstd", 7), None
 _Compression = Union[int, str, tuple[str, int], None]
 
@@ -238,6 +248,13 @@ class RNTuple:
         (uproot's spelling or the core's, as ``skim(where=)``) evaluated by the core."""
     def to_arrow(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> pa.Table:
         """Reads into a pyarrow.Table."""
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule interface: every readable top-level field as a PyCapsule "arrow_array_stream", one
+        record batch per cluster read lazily with the GIL released (``pl.DataFrame(t)``, ``duckdb.sql("... from
+        t")``, ``pa.table(t)``). ``requested_schema``: a projection of fields followed, types of the same layout
+        followed, others left for the consumer to cast (best effort)."""
+    def __arrow_c_schema__(self) -> object:
+        """The Arrow PyCapsule interface: the schema of :meth:`__arrow_c_stream__` as a PyCapsule "arrow_schema"."""
     def to_rows(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> list[dict[str, Any]]:
         """Reads entries as dicts in the JSON form of ``rntuple dump``."""
     def step_entries(self, step_size: int | str, fields: _Fields = None) -> int:

@@ -1,5 +1,7 @@
-"""Input data of the writers: awkward arrays, pyarrow tables and batches, pandas DataFrames, numpy arrays, dicts
-of columns and lists of dicts, normalized to named columns (Arrow record batches for the native writer) or rows."""
+"""Input data of the writers: awkward arrays, pyarrow tables and batches, pandas DataFrames, numpy arrays, objects of
+the Arrow PyCapsule interface (polars DataFrames, DuckDB relations, Arrow streams), dicts of columns and lists of
+dicts, normalized to named columns (Arrow record batches for the native writer), a stream of record batches, or
+rows."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import awkward as ak
 import numpy as np
 import pyarrow as pa
 
+from . import _rntuple
 from ._conform import _cast_half, _conform_batch, _conform_rows, _has_number
 from ._schema import root_type_of_arrow, root_type_of_form
 
@@ -25,18 +28,19 @@ def infer_schema(data) -> dict[str, Any]:
 
 
 class _Data:
-    """Input normalized to named columns (awkward or Arrow), or to rows (list of dicts)."""
+    """Input normalized to named columns (awkward or Arrow), to a stream of Arrow record batches (``stream``: an
+    object of the Arrow PyCapsule interface with ``__arrow_c_stream__``, read batch by batch when the schema is
+    known, collected into a table when it is to be inferred), or to rows (list of dicts)."""
 
     def __init__(self, data):
         self.rows = None
         self.columns: list[tuple[str, Any]] = []
         self.table = None
+        self.stream = None
         if isinstance(data, pa.Table):
-            self.table = data
-            self.columns = [(n, data.column(n)) for n in data.column_names]
+            self._set_table(data)
         elif isinstance(data, pa.RecordBatch):
-            self.table = pa.Table.from_batches([data])
-            self.columns = [(n, self.table.column(n)) for n in self.table.column_names]
+            self._set_table(pa.Table.from_batches([data]))
         elif isinstance(data, ak.Array):
             if not data.fields or data.layout.purelist_depth != 1:
                 raise TypeError(f"an awkward array to write must be an array of records, one field per top-level RNTuple field; got type {ak.type(data)}")
@@ -49,6 +53,13 @@ class _Data:
                 raise TypeError(f"a numpy structured array to write must be one-dimensional, got shape {data.shape}")
             for k in data.dtype.names:
                 self.columns.append((k, _column(np.ascontiguousarray(data[k]), k)))
+        elif hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__"):
+            got = _rntuple.import_arrow(data)
+            if isinstance(got, pa.RecordBatch):
+                self._set_table(pa.Table.from_batches([got]))
+            else:
+                self.stream = got
+                self.stream_schema = _unview_schema(got.schema)
         elif isinstance(data, Mapping):
             for k, v in data.items():
                 if not isinstance(k, str):
@@ -61,26 +72,43 @@ class _Data:
         else:
             raise TypeError(
                 "data must be an awkward.Array of records, a pyarrow.Table or RecordBatch, a pandas "
-                "DataFrame, a numpy structured array, a dict of arrays, or a list of dicts; got "
-                f"{type(data).__name__}"
+                "DataFrame, a numpy structured array, an object with __arrow_c_stream__ or __arrow_c_array__ "
+                "(the Arrow PyCapsule interface: a polars DataFrame, a DuckDB relation...), a dict of arrays, "
+                f"or a list of dicts; got {type(data).__name__}"
             )
-        if self.rows is None:
+        if self.rows is None and self.stream is None:
             lengths = {name: len(col) for name, col in self.columns}
             if len(set(lengths.values())) > 1:
                 raise ValueError(f"the columns have different lengths: {lengths}")
 
+    def _set_table(self, table: pa.Table):
+        self.table = _unview(table)
+        self.columns = [(n, self.table.column(n)) for n in self.table.column_names]
+
+    def collect(self):
+        """Reads the rest of a stream into a table (the data are then columns, as a table's)."""
+        if self.stream is not None:
+            stream, self.stream = self.stream, None
+            self._set_table(pa.Table.from_batches(list(stream), schema=stream.schema))
+
     def __len__(self):
         if self.rows is not None:
             return len(self.rows)
+        if self.stream is not None:
+            raise TypeError("the length of a stream is known only once it is read")
         return len(self.columns[0][1]) if self.columns else 0
 
     @property
     def names(self) -> list[str]:
         if self.rows is not None:
             return list(self.rows[0].keys()) if self.rows else []
+        if self.stream is not None:
+            return list(self.stream_schema.names)
         return [n for n, _ in self.columns]
 
     def infer_schema(self) -> list[tuple[str, Any]]:
+        # The types of Arrow data depend on their values (nulls make std::optional): a stream is read whole.
+        self.collect()
         if self.rows is not None:
             if not self.rows:
                 raise TypeError("cannot infer a schema from no rows; pass schema=")
@@ -108,6 +136,8 @@ class _Data:
             raise ValueError(f"the data have field(s) not in the schema: {', '.join(extra)}")
 
     def type_of(self, name: str) -> str:
+        if self.stream is not None and name in self.stream_schema.names:
+            return f"Arrow {self.stream_schema.field(name).type}"
         for n, col in self.columns:
             if n == name:
                 if isinstance(col, (pa.Array, pa.ChunkedArray)):
@@ -144,6 +174,59 @@ class _Data:
                 c = cols[name][i : i + chunk]
                 lists[name] = c.to_pylist() if isinstance(c, (pa.Array, pa.ChunkedArray)) else ak.to_list(c)
             yield [{name: lists[name][k] for name in names} for k in range(min(chunk, n - i))]
+
+
+def _unview_type(t: pa.DataType) -> pa.DataType:
+    """``t`` with Arrow's view layouts (``string_view``, ``binary_view``, ``list_view``: polars exports strings
+    so) replaced by the offset layouts the writer reads (``large_string``, ``large_binary``, lists); ``t`` itself
+    when it has none."""
+    if t == _STRING_VIEW:
+        return pa.large_string()
+    if t == _BINARY_VIEW:
+        return pa.large_binary()
+    if _is_list_view(t) or _is_large_list_view(t):
+        item = t.value_field.with_type(_unview_type(t.value_type))
+        return pa.list_(item) if _is_list_view(t) else pa.large_list(item)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        item = _unview_type(t.value_type)
+        if item == t.value_type:
+            return t
+        field = t.value_field.with_type(item)
+        return pa.large_list(field) if pa.types.is_large_list(t) else pa.list_(field, t.list_size if pa.types.is_fixed_size_list(t) else -1)
+    if pa.types.is_struct(t):
+        members = [_unview_type(f.type) for f in t]
+        if all(m == f.type for m, f in zip(members, t)):
+            return t
+        return pa.struct([f.with_type(m) for f, m in zip(t, members)])
+    if pa.types.is_map(t):
+        key, item = _unview_type(t.key_type), _unview_type(t.item_type)
+        if key == t.key_type and item == t.item_type:
+            return t
+        return pa.map_(t.key_field.with_type(key), t.item_field.with_type(item), t.keys_sorted)
+    if pa.types.is_dictionary(t):
+        value = _unview_type(t.value_type)
+        return t if value == t.value_type else pa.dictionary(t.index_type, value, t.ordered)
+    return t
+
+
+_STRING_VIEW = pa.string_view() if hasattr(pa, "string_view") else None
+_BINARY_VIEW = pa.binary_view() if hasattr(pa, "binary_view") else None
+_is_list_view = getattr(pa.types, "is_list_view", lambda t: False)
+_is_large_list_view = getattr(pa.types, "is_large_list_view", lambda t: False)
+
+
+def _unview_schema(schema: pa.Schema) -> pa.Schema:
+    """The schema with view layouts replaced (see :func:`_unview_type`); ``schema`` itself when it has none."""
+    types = [_unview_type(f.type) for f in schema]
+    if all(t == f.type for t, f in zip(types, schema)):
+        return schema
+    return pa.schema([f.with_type(t) for f, t in zip(schema, types)], metadata=schema.metadata)
+
+
+def _unview(table: pa.Table) -> pa.Table:
+    """The table with view layouts cast to offset layouts (see :func:`_unview_type`); unchanged without any."""
+    target = _unview_schema(table.schema)
+    return table if target.equals(table.schema) else table.cast(target)
 
 
 def _is_dataframe(data) -> bool:

@@ -326,6 +326,27 @@ class RNTuple:
         start, stop = self._range(entry_start, entry_stop)
         return pa.Table.from_batches([self._read_batch(names, start, stop)])
 
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The Arrow PyCapsule interface: every readable top-level field (:attr:`fields`) of every entry as a
+        PyCapsule ``"arrow_array_stream"`` holding an Arrow C stream, so that polars (``pl.DataFrame(t)``,
+        ``pl.from_arrow(t)``), DuckDB (``duckdb.sql("select ... from t")``, ``duckdb.from_arrow(t)``) and pyarrow
+        (``pa.table(t)``, ``pa.RecordBatchReader.from_stream(t)``) read the RNTuple without a copy. The stream
+        reads lazily: one record batch per cluster, read when the consumer asks for it, with the GIL released;
+        the types are those of :meth:`to_arrow`.
+
+        ``requested_schema`` (a PyCapsule ``"arrow_schema"``, as consumers pass it; best effort, as the interface
+        allows): when it names fields of the RNTuple only, those are read, in its order (a projection), each in
+        the requested type when that has the same layout (names of list items, nullability and metadata may
+        differ), else in its own type, for the consumer to cast (pyarrow does: ``pa.table(t, schema=...)``); a
+        schema naming a field the RNTuple does not have leaves the stream as it is without one. Nothing is
+        converted by rntuple."""
+        return self._native.arrow_stream(None, 0, self.num_entries, requested_schema)
+
+    def __arrow_c_schema__(self):
+        """The Arrow PyCapsule interface: the schema of :meth:`__arrow_c_stream__`'s record batches (a struct, one
+        child per readable top-level field) as a PyCapsule ``"arrow_schema"`` (``pa.schema(t)``)."""
+        return self._native.arrow_schema(None)
+
     def to_rows(self, fields: Sequence[str] | str | None = None, entry_start: int | None = None, entry_stop: int | None = None) -> list[dict]:
         """Reads entries as Python dicts in the JSON form of ``rntuple dump`` (slow; for inspection)."""
         names, _ = self._ids(fields)

@@ -41,6 +41,12 @@ def _write_into(native, data: _Data, schema) -> int:
     """Writes ``data`` through a native writer or fill context; returns the number of entries."""
     if data.rows is None:
         data.check_names(schema)
+    if data.stream is not None:
+        # An Arrow stream (the PyCapsule interface): batch by batch, each fetched with the GIL released.
+        n = 0
+        for batch in data.stream:
+            n += _write_into(native, _Data(batch), schema)
+        return n
     try:
         if data.rows is not None:
             for rows in data.iter_rows(schema):
@@ -130,10 +136,13 @@ class Writer:
         return 0 if self._native is None else self._native.num_entries()
 
     def extend(self, data) -> None:
-        """Appends entries: an awkward.Array of records, a pyarrow.Table or RecordBatch, a dict of arrays
-        (numpy, awkward, pyarrow or lists), or a list of dicts (one per entry, in the JSON form of
-        ``rntuple dump``). A batch that does not fit the schema raises and writes nothing (the error names the
-        field, its ROOT type and the data's type)."""
+        """Appends entries: an awkward.Array of records, a pyarrow.Table or RecordBatch, any object of the Arrow
+        PyCapsule interface (``__arrow_c_stream__``: a polars DataFrame, a DuckDB relation, a pyarrow
+        RecordBatchReader, an RNTuple; ``__arrow_c_array__``: one struct array), a dict of arrays (numpy, awkward,
+        pyarrow or lists), or a list of dicts (one per entry, in the JSON form of ``rntuple dump``). A batch that
+        does not fit the schema raises and writes nothing (the error names the field, its ROOT type and the
+        data's type). An Arrow stream is written batch by batch as it comes when the schema is known, read whole
+        first when it is to be inferred."""
         if self._size is not None or self._aborted:
             raise InvalidArgumentError(f"the writer of {self._path!r} was committed already")
         d = _Data(data)
@@ -369,8 +378,9 @@ def write(path, ntuple_name=None, data=None, schema=None, *, name: str | None = 
 
     ``rntuple.write(path, "Events", data, schema=None, compression=505, **options)`` (DESIGN.md's order);
     ``rntuple.write(path, data, name="Events")`` works too. ``data``: an awkward.Array of records, a
-    pyarrow.Table or RecordBatch, a dict of arrays, or a list of dicts (one per entry, in the JSON form of
-    ``rntuple dump``). ``schema`` maps field name -> ROOT type name (or untyped record ``{member: type}`` /
+    pyarrow.Table or RecordBatch, an object of the Arrow PyCapsule interface (a polars DataFrame, a DuckDB
+    relation, anything with ``__arrow_c_stream__`` or ``__arrow_c_array__``), a dict of arrays, or a list of
+    dicts (one per entry, in the JSON form of ``rntuple dump``). ``schema`` maps field name -> ROOT type name (or untyped record ``{member: type}`` /
     untyped collection ``[item type]``) and is inferred from the data's type when
     omitted (float32 -> float, float64 -> double, var * int64 -> std::vector<std::int64_t>, string ->
     std::string, option -> std::optional, union -> std::variant, regular -> std::array, tuples -> std::tuple,

@@ -156,15 +156,19 @@ impl<T> OrRaise<T> for rntuple::Result<T> {
 /// Every call into the library from Python that does real work goes through here (reading,
 /// writing, merging, skimming, type parsing).
 pub(crate) fn unblocked<T: Send>(py: Python<'_>, f: impl FnOnce() -> rntuple::Result<T> + Send) -> rntuple::Result<T> {
-    py.allow_threads(|| {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "(no message)".into());
-            Err(Error::Internal(format!("the rntuple library panicked: {what} (a bug: please report it with the file)")))
-        })
+    py.allow_threads(|| caught(f))
+}
+
+/// Runs `f`, turning a Rust panic into an [`Error::Internal`] (what [`unblocked`] does, for code that runs
+/// where the GIL may or may not be held, such as the callbacks of an exported Arrow stream).
+pub(crate) fn caught<T>(f: impl FnOnce() -> rntuple::Result<T>) -> rntuple::Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".into());
+        Err(Error::Internal(format!("the rntuple library panicked: {what} (a bug: please report it with the file)")))
     })
 }
 

@@ -7,7 +7,8 @@
 //! decompressing, compressing and writing.
 //!
 //! - `errors`: `RNTupleError`, its subclasses by kind, and the mapping of library errors to them;
-//! - `arrow_ffi`: record batches to and from pyarrow;
+//! - `arrow_ffi`: record batches to and from pyarrow; `capsule`: the Arrow PyCapsule interface (RNTuples
+//!   as Arrow C streams, streams and arrays of other libraries into the writers);
 //! - `convert`: Python rows and field types to library values and types;
 //! - `options`: write options as keyword arguments;
 //! - `read`: `NativeFile` and `NativeReader`; `source`: Python file objects as byte sources;
@@ -24,6 +25,7 @@ use pyo3::prelude::*;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod arrow_ffi;
+mod capsule;
 mod convert;
 mod convert_files;
 mod errors;
@@ -43,6 +45,7 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     options::register(m)?;
     read::register(m)?;
+    capsule::register(m)?;
     write::register(m)?;
     parallel::register(m)?;
     file_writer::register(m)?;

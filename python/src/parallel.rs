@@ -116,7 +116,8 @@ impl NativeFillContext {
 
 #[pymethods]
 impl NativeFillContext {
-    /// Appends the rows of a `pyarrow.RecordBatch`; compresses full clusters with the GIL released.
+    /// Appends the rows of a `pyarrow.RecordBatch` (or of an object whose `__arrow_c_array__` gives a struct
+    /// array); compresses full clusters with the GIL released.
     fn append_arrow(&self, py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<()> {
         let b = batch_from_pyarrow(batch)?;
         let n = b.num_rows() as u64;

@@ -1,9 +1,10 @@
 //! Reading: `NativeFile` (an open ROOT file; native part of `rntuple.File`) and `NativeReader` (one
-//! RNTuple; native part of `rntuple.RNTuple`). Data leave as `pyarrow.RecordBatch`es or as rows in the JSON
-//! form of `rntuple dump`; the GIL is released while reading and decompressing.
+//! RNTuple; native part of `rntuple.RNTuple`). Data leave as `pyarrow.RecordBatch`es, as Arrow C streams of
+//! the Arrow PyCapsule interface (`__arrow_c_stream__`, see `capsule`) or as rows in the JSON form of
+//! `rntuple dump`; the GIL is released while reading and decompressing.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyCapsule, PyDict, PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 use rntuple::format::descriptor::{Descriptor, Role};
 use rntuple::{Error, RNTupleFile, Reader};
@@ -13,7 +14,7 @@ use std::sync::Arc;
 
 use crate::arrow_ffi::batch_to_pyarrow;
 use crate::errors::{unblocked, OrRaise};
-use crate::{ops, source};
+use crate::{capsule, ops, source};
 
 /// An open ROOT file (native part of `rntuple.File`).
 #[pyclass(module = "rntuple._rntuple", frozen)]
@@ -277,6 +278,43 @@ impl NativeReader {
         })
         .or_raise(py)?;
         batch_to_pyarrow(py, batch)
+    }
+
+    /// `__arrow_c_stream__` of the Arrow PyCapsule interface: every readable top-level field of every entry
+    /// as a capsule "arrow_array_stream", one record batch per cluster (see `arrow_stream`).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(&self, py: Python<'py>, requested_schema: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyCapsule>> {
+        capsule::rntuple_stream(py, &self.reader, None, 0, self.reader.num_entries(), requested_schema)
+    }
+
+    /// The chosen top-level fields (all readable fields when None) of entries `start..stop` as a capsule
+    /// "arrow_array_stream" (the Arrow PyCapsule interface): one record batch per cluster, each read when the
+    /// consumer asks for it, with the GIL released. `requested_schema` (a capsule "arrow_schema") naming some
+    /// of these fields selects them, in its order and in its types where those have the same layout; a field
+    /// it names that is not among them leaves the stream in its own schema (the interface's best effort).
+    #[pyo3(signature = (fields, start, stop, requested_schema=None))]
+    fn arrow_stream<'py>(
+        &self,
+        py: Python<'py>,
+        fields: Option<Vec<String>>,
+        start: u64,
+        stop: u64,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        capsule::rntuple_stream(py, &self.reader, fields, start, stop, requested_schema)
+    }
+
+    /// `__arrow_c_schema__` of the Arrow PyCapsule interface: the schema of `__arrow_c_stream__`'s batches as
+    /// a capsule "arrow_schema".
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        capsule::rntuple_schema(py, &self.reader, None)
+    }
+
+    /// The schema of the chosen top-level fields' batches (all readable fields when None) as a capsule
+    /// "arrow_schema".
+    #[pyo3(signature = (fields=None))]
+    fn arrow_schema<'py>(&self, py: Python<'py>, fields: Option<Vec<String>>) -> PyResult<Bound<'py, PyCapsule>> {
+        capsule::rntuple_schema(py, &self.reader, fields)
     }
 
     /// Reads entries `start..stop` as Python values in the JSON form of `rntuple dump` (one dict

@@ -55,7 +55,8 @@ impl NativeWriter {
         Ok(NativeWriter { inner: Mutex::new(Some(w)), path: shown })
     }
 
-    /// Appends the rows of a `pyarrow.RecordBatch` (one column per top-level field).
+    /// Appends the rows of a `pyarrow.RecordBatch`, or of any object whose `__arrow_c_array__` gives a struct
+    /// array (one column per top-level field).
     fn append_arrow(&self, py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<()> {
         let b = batch_from_pyarrow(batch)?;
         self.with(py, move |w| w.append_batch(&b))
