@@ -370,3 +370,55 @@ def test_check_through_the_abi_finds_a_damaged_page(capi, tmp_path):
             assert rep["problems"][0]["field"] == "x" and rep["problems"][0]["error"]
             found = True
     assert found, "no damaged page was found by check"
+
+
+def test_writer_from_an_arrow_schema_through_the_abi(capi, tmp_path):
+    """rntuple_writer_create_arrow and rntuple_writer_append with pyarrow's C structs: nested types (lists of
+    lists, records, lists of records, fixed-size lists, strings, optionals), two batches; uproot reads them back."""
+    import pyarrow as pa
+    import uproot
+
+    capi.rntuple_writer_create_arrow.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ArrowSchema), ctypes.c_uint64,
+                                                  ctypes.POINTER(ctypes.c_uint64)]
+    capi.rntuple_writer_append.argtypes = [ctypes.c_uint64, ctypes.POINTER(ArrowArray), ctypes.POINTER(ArrowSchema)]
+    capi.rntuple_writer_commit.argtypes = [ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64)]
+    capi.rntuple_writer_free.argtypes = [ctypes.c_uint64]
+    point = pa.struct([pa.field("x", pa.float32(), nullable=False), pa.field("tag", pa.string(), nullable=False)])
+    schema = pa.schema([
+        pa.field("n", pa.int16(), nullable=False),
+        pa.field("vv", pa.large_list(pa.field("item", pa.large_list(pa.field("item", pa.float64(), nullable=False)), nullable=False)), nullable=False),
+        pa.field("p", point, nullable=False),
+        pa.field("ps", pa.list_(pa.field("item", point, nullable=False)), nullable=False),
+        pa.field("a3", pa.list_(pa.field("item", pa.int32(), nullable=False), 3), nullable=False),
+        pa.field("opt", pa.float32(), nullable=True),
+    ])
+    rows = [
+        {"n": k, "vv": [[0.5 * k] * j for j in range(k % 3)], "p": {"x": k / 4, "tag": f"p{k}"},
+         "ps": [{"x": float(j), "tag": "q" * j} for j in range(k % 2 + 1)], "a3": [k, k + 1, k + 2], "opt": None if k % 3 == 0 else k / 2}
+        for k in range(10)
+    ]
+    batches = [pa.RecordBatch.from_pylist(rows[:6], schema=schema), pa.RecordBatch.from_pylist(rows[6:], schema=schema)]
+    c_schema = ArrowSchema()
+    schema._export_to_c(ctypes.addressof(c_schema))
+    h = ctypes.c_uint64(0)
+    path = tmp_path / "arrow.root"
+    try:
+        st = capi.rntuple_writer_create_arrow(str(path).encode(), b"Events", ctypes.byref(c_schema), 0, ctypes.byref(h))
+        assert st == 0, capi.rntuple_last_error()
+        for b in batches:
+            arr, bschema = ArrowArray(), ArrowSchema()
+            b._export_to_c(ctypes.addressof(arr), ctypes.addressof(bschema))
+            st = capi.rntuple_writer_append(h, ctypes.byref(arr), ctypes.byref(bschema))
+            assert st == 0, capi.rntuple_last_error()
+            assert not arr.release, "the array was moved into the library"
+            bschema.release(ctypes.byref(bschema))
+        assert capi.rntuple_writer_commit(h, None) == 0, capi.rntuple_last_error()
+        assert capi.rntuple_writer_free(h) == 0
+    finally:
+        c_schema.release(ctypes.byref(c_schema))
+    with uproot.open(path) as f:
+        got = f["Events"].arrays().to_list()
+        types = {k: f["Events"][k].typename for k in ("n", "vv", "a3", "opt")}
+    assert types == {"n": "std::int16_t", "vv": "std::vector<std::vector<double>>", "a3": "std::array<std::int32_t,3>",
+                     "opt": "std::optional<float>"}
+    assert got == rows
