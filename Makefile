@@ -28,7 +28,7 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
+.PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -40,14 +40,15 @@ MPIRUN := mpirun --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-
 build:
 	cargo build --release $(WORKSPACE)
 
-# include/rntuple.h, the C ABI's header, generated from crates/rntuple-c by cbindgen (pinned, installed into
-# target/tools when missing); `make lint` checks that the committed header matches the code.
+# include/rntuple.h, the C ABI's header, generated from crates/rntuple-c by cbindgen (the pinned version, installed
+# with `cargo install` when missing, as cargo-fuzz is); `make lint` checks that the committed header matches the code.
 CBINDGEN_VERSION := 0.29.4
-CBINDGEN := target/tools/bin/cbindgen
-$(CBINDGEN):
-	cargo install --quiet --locked --root target/tools cbindgen --version $(CBINDGEN_VERSION)
+CBINDGEN := $${CARGO_HOME:-$$HOME/.cargo}/bin/cbindgen
+cbindgen:
+	@$(CBINDGEN) --version 2>/dev/null | grep -qx "cbindgen $(CBINDGEN_VERSION)" \
+		|| cargo install --quiet --locked cbindgen --version $(CBINDGEN_VERSION)
 HEADER_CMD = $(CBINDGEN) --quiet --config crates/rntuple-c/cbindgen.toml --crate rntuple-c crates/rntuple-c
-header: $(CBINDGEN)
+header: cbindgen
 	$(HEADER_CMD) --output include/rntuple.h
 
 # The C/C++ library as a C++ project expects it: `make install PREFIX=...` puts librntuple_c.so and .a, rntuple.h and
@@ -175,7 +176,7 @@ lint: venv
 	$(PY) .ci/check_layout.py
 	$(PY) -m pytest -q .ci/test_check_layout.py
 	$(PY) .ci/public_api.py --check
-	@$(MAKE) --no-print-directory $(CBINDGEN)
+	@$(MAKE) --no-print-directory cbindgen
 	@$(HEADER_CMD) --output target/rntuple.h.generated
 	@diff -u include/rntuple.h target/rntuple.h.generated || (echo "include/rntuple.h differs from crates/rntuple-c: run 'make header'"; exit 1)
 
