@@ -118,7 +118,9 @@ int main(void) {
   const char* nope[1] = {"nope"};
   struct ArrowArrayStream s;
   expect("stream of a missing field", rntuple_reader_stream(r, nope, 1, 0, UINT64_MAX, 0, &s), RNTUPLE_ERR_NOT_FOUND, "no top-level field 'nope'");
-  expect("stream of a reversed range", rntuple_reader_stream(r, NULL, 0, 3, 1, 0, &s), RNTUPLE_ERR_INVALID_ARGUMENT, "entry range");
+  expect("stream of a reversed range", rntuple_reader_stream(r, NULL, 0, 3, 1, 0, &s), RNTUPLE_ERR_INVALID_ARGUMENT, "entry range 3:1 is reversed");
+  expect("stream starting past the end", rntuple_reader_stream(r, NULL, 0, 10, UINT64_MAX, 0, &s), RNTUPLE_ERR_INVALID_ARGUMENT,
+         "starts past the RNTuple's 3 entries");
   expect("fields null with a count", rntuple_reader_stream(r, NULL, 2, 0, 1, 0, &s), RNTUPLE_ERR_NULL_POINTER, "'fields'");
   CHECK(rntuple_reader_free(r));
   expect("reader freed twice", rntuple_reader_free(r), RNTUPLE_ERR_BAD_HANDLE, "freed");

@@ -84,10 +84,13 @@ pub unsafe extern "C" fn rntuple_reader_stream(
         let reader = r.value.reader.clone();
         let names = unsafe { projection(fields, n_fields) }?;
         let n = reader.num_entries();
-        let stop = stop.min(n);
-        if start > stop {
-            return Err(CError::invalid(format!("entry range {start}:{stop} is empty or reversed in an RNTuple of {n} entries")));
+        if start > n {
+            return Err(CError::invalid(format!("entry range {start}:{stop} starts past the RNTuple's {n} entries")));
         }
+        if start > stop {
+            return Err(CError::invalid(format!("entry range {start}:{stop} is reversed")));
+        }
+        let stop = stop.min(n);
         // The schema, and every projection error, before the stream exists.
         let schema = reader.read_batch(names.as_deref(), 0, 0)?.schema();
         let fields = names.map(|v| v.iter().map(|s| s.to_string()).collect());
