@@ -142,6 +142,8 @@ pub struct EntryBuf {
     /// Top-level fields in schema order, (name, type name): for the messages of a field without
     /// a setter.
     names: Vec<(String, String)>,
+    /// Whether every field has a setter (else entries cannot be filled with setters at all).
+    all_settable: bool,
     n_set: usize,
     entries: u64,
     bytes: usize,
@@ -165,8 +167,9 @@ impl EntryBuf {
                 };
                 Some(Slot { name: name.clone(), type_name: t.name(), shape, values, offsets: vec![0], bytes: Vec::new(), set: false })
             })
-            .collect();
-        EntryBuf { slots, names: schema.iter().map(|(n, t)| (n.clone(), t.name())).collect(), n_set: 0, entries: 0, bytes: 0 }
+            .collect::<Vec<_>>();
+        let all_settable = slots.iter().all(Option::is_some);
+        EntryBuf { slots, names: schema.iter().map(|(n, t)| (n.clone(), t.name())).collect(), all_settable, n_set: 0, entries: 0, bytes: 0 }
     }
 
     /// The slot of a top-level field by name.
@@ -213,11 +216,10 @@ impl EntryBuf {
         if s.shape != Shape::Scalar {
             return Err(mismatch(&s.name, &s.type_name, T::NAME));
         }
-        if s.values.c_type() != T::NAME {
-            return Err(mismatch_c(&s.name, &s.type_name, s.values.c_type(), T::NAME));
-        }
         let was_set = s.set;
-        let vals = T::values(&mut s.values).ok_or_else(|| CError::new(crate::status::RNTUPLE_ERR_INTERNAL, "a column's values are not of their C type"))?;
+        let Some(vals) = T::values(&mut s.values) else {
+            return Err(mismatch_c(&s.name, &s.type_name, s.values.c_type(), T::NAME));
+        };
         if was_set {
             if let Some(last) = vals.last_mut() {
                 *last = v;
@@ -236,11 +238,10 @@ impl EntryBuf {
         if s.shape != Shape::List {
             return Err(mismatch(&s.name, &s.type_name, &format!("vector of {}", T::NAME)));
         }
-        if s.values.c_type() != T::NAME {
-            return Err(mismatch_c(&s.name, &s.type_name, s.values.c_type(), T::NAME));
-        }
         let start = usize::try_from(s.offsets.last().copied().unwrap_or(0)).unwrap_or(0);
-        let vals = T::values(&mut s.values).ok_or_else(|| CError::new(crate::status::RNTUPLE_ERR_INTERNAL, "a column's values are not of their C type"))?;
+        let Some(vals) = T::values(&mut s.values) else {
+            return Err(mismatch_c(&s.name, &s.type_name, s.values.c_type(), T::NAME));
+        };
         vals.truncate(start); // set twice in one entry: the last call wins
         vals.extend_from_slice(items);
         self.bytes += std::mem::size_of_val(items);
@@ -266,12 +267,11 @@ impl EntryBuf {
     /// Ends the entry: every field with a setter must have been set. Returns whether enough
     /// entries are gathered to go to the writer ([`EntryBuf::take_batch`]).
     pub fn fill(&mut self) -> CResult<bool> {
-        let settable = self.slots.iter().filter(|s| s.is_some()).count();
-        if settable < self.slots.len() {
+        if !self.all_settable {
             let missing: Vec<&str> = self.slots.iter().zip(&self.names).filter(|(s, _)| s.is_none()).map(|(_, (n, _))| n.as_str()).collect();
             return Err(CError::schema(format!("fields without typed setters ({}) cannot be filled entry by entry; write Arrow batches", missing.join(", "))));
         }
-        if self.n_set < settable {
+        if self.n_set < self.slots.len() {
             let unset: Vec<&str> = self.slots.iter().flatten().filter(|s| !s.set).map(|s| s.name.as_str()).collect();
             return Err(CError::invalid(format!("entry {}: fields not set: {}", self.entries, unset.join(", "))));
         }
