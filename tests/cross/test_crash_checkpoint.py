@@ -5,7 +5,7 @@ last checkpoint present exactly once and nothing else.
 `rntuple bench write --checkpoint-clusters 1` with small clusters makes a checkpoint after every cluster; it is
 killed at a random moment between its start and a few seconds in, sequential and with two threads (the
 parallel writer), 8 times each in `make test` (RNTUPLE_CRASH_KILLS sets the number; `make test-long` kills 40
-times); the last kill of each waits for the file to hold several clusters, so that one kill at least leaves
+times); the last kill of each waits until `rntuple info` reads entries in the file, so that one kill at least leaves
 entries however slow the machine (no kill is judged by the time it came). Every kill's file is read by one
 long-lived ROOT process (importing ROOT once),
 by uproot and by `rntuple check`. The synthetic data's eventId is `thread * entries + i`, so the ids of each
@@ -95,6 +95,18 @@ def check_ids(ids: np.ndarray, threads: int, where: str):
     assert ids.max(initial=0) < threads * ENTRIES_PER_THREAD, f"{where}: ids out of range"
 
 
+def checkpointed_entries(cli, path) -> int:
+    """Entries of the last checkpoint of a file being written, as `rntuple info` reads them (0 while there is no file
+    or no checkpoint with clusters yet). The file's size is no sign: a cluster's bytes are in the file before the
+    checkpoint that lists them."""
+    if not path.exists():
+        return 0
+    r = cli.run("info", "--json", path)
+    if r.returncode != 0:
+        return 0
+    return sum(n["entries"] for n in json.loads(r.stdout)["ntuples"])
+
+
 @pytest.mark.parametrize("threads", [1, 2], ids=["sequential", "parallel-2-threads"])
 def test_sigkill_leaves_the_last_checkpoint(cli, root_reader, tmp_path, threads):
     rng = random.Random(1234 + threads)
@@ -108,17 +120,17 @@ def test_sigkill_leaves_the_last_checkpoint(cli, root_reader, tmp_path, threads)
         delay = rng.uniform(0.05, 2.0)
         p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         t0 = time.monotonic()
-        # The last kill waits for the writer's first checkpoints (the file holds several clusters), however slow
+        # The last kill waits for a checkpoint that holds entries (`rntuple info` reads them), however slow
         # the machine: at least one kill must leave entries to compare, without the test timing the writer.
         last = k == KILLS - 1
         if last:
-            while p.poll() is None and time.monotonic() - t0 < 120 and not (out.exists() and out.stat().st_size > 4 * CLUSTER_BYTES):
+            while p.poll() is None and time.monotonic() - t0 < 120 and checkpointed_entries(cli, out) == 0:
                 time.sleep(0.02)
         else:
             time.sleep(delay)
         p.send_signal(signal.SIGKILL)
         p.wait()
-        when = "after its first checkpoints" if last else f"after {delay:.3f} s"
+        when = "after a checkpoint with entries" if last else f"after {delay:.3f} s"
         where = f"kill {k} {when}, {time.monotonic() - t0:.3f} s ({'sequential' if threads == 1 else '2 threads'})"
         assert p.returncode == -signal.SIGKILL, f"{where}: the writer ended before its kill ({p.returncode}): " \
                                                  f"{p.stderr.read().decode(errors='replace')[-500:]}"
