@@ -28,11 +28,11 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc
+.PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
-WORKSPACE = --workspace $$(command -v mpicc >/dev/null && echo --features rntuple-cli/mpi || echo --exclude rntuple-mpi)
+WORKSPACE = --workspace $$(command -v mpicc >/dev/null && echo --features rntuple-cli/mpi,rntuple-c/mpi || echo --exclude rntuple-mpi)
 PY_FEATURES = $$(command -v mpicc >/dev/null && echo --features mpi)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 MPIRUN := mpirun --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
@@ -56,7 +56,9 @@ header: cbindgen
 # rntuple::rntuple_static) under PREFIX (DESTDIR is honoured). The libraries lose their debug information.
 PREFIX ?= /usr/local
 C_VERSION = $$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
-C_STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+# With MPI built in (the distributed writer), a static link needs the MPI library too.
+C_MPI_LINK = $$(command -v mpicc >/dev/null && mpicc --showme:link 2>/dev/null)
+C_STATIC_LIBS = $(C_MPI_LINK) -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 # (The libraries come from `make build`: building rntuple-c alone would compile the core again with other features.)
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/rntuple $(DESTDIR)$(PREFIX)/include
@@ -66,7 +68,7 @@ install: build
 	strip --strip-debug $(DESTDIR)$(PREFIX)/lib/librntuple_c.so $(DESTDIR)$(PREFIX)/lib/librntuple_c.a
 	sed -e "s|@PREFIX@|$(PREFIX)|" -e "s|@VERSION@|$(C_VERSION)|" -e "s|@STATIC_LIBS@|$(C_STATIC_LIBS)|" \
 		crates/rntuple-c/install/rntuple.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rntuple.pc
-	install -m 644 crates/rntuple-c/install/rntupleConfig.cmake $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/
+	sed -e "s|@MPI_LINK@|$(C_MPI_LINK)|" crates/rntuple-c/install/rntupleConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/rntupleConfig.cmake
 	sed -e "s|@VERSION@|$(C_VERSION)|" crates/rntuple-c/install/rntupleConfigVersion.cmake.in \
 		> $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/rntupleConfigVersion.cmake
 
@@ -211,6 +213,11 @@ bench-mpi: venv bench-deps build
 # separate files + merge, ROOT's RDataFrame Snapshot (bench/agc_skim_bench.py).
 bench-agc: venv bench-deps build python
 	$(PY) bench/agc_skim_bench.py
+
+# Compiled C++ writing NanoAOD-like events from threads: ROOT 6.40's RNTupleParallelWriter vs rntuple.hpp (the C ABI)
+# vs the same events from Rust (bench/cpp_write_bench.py; it compiles the programs once, under target/).
+bench-cpp-write: venv build
+	$(PY) bench/cpp_write_bench.py
 
 clean:
 	cargo clean

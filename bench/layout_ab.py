@@ -14,7 +14,9 @@ ever slows a run down, so the best run of many is the one it disturbed least). P
 first open, and the best of 50: one open takes ~0.2 ms, so a single one measures the machine's noise), and `arrays()`
 (best of 3 in one process, so that the figure is the read and not the process's first touch of the data). `--before-py` is a directory
 holding the old build of the Python package (`pip install --target DIR old.whl`); the new one is
-the package installed in the running interpreter. Timings are never asserted anywhere.
+the package installed in the running interpreter. Each case also reports its process's CPU time (user + system, from
+the kernel's accounting of the waited-for child): the same work in both builds, and a neighbour on the host steals
+wall time far more than it adds CPU time. Timings are never asserted anywhere.
 """
 
 from __future__ import annotations
@@ -55,8 +57,10 @@ print(json.dumps({"write": w, "open_first": opens[0], "open": min(opens), "read"
 
 
 def run(cmd, env=None):
+    """The process's JSON result, with its CPU seconds (user + system) under "cpu_seconds"."""
+    cpu = H.children_cpu()
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
-    return H.last_json(out)
+    return {**H.last_json(out), "cpu_seconds": H.children_cpu() - cpu}
 
 
 def main():
@@ -97,8 +101,9 @@ def measure(args, tmp):
     }
     results = {}
     for name, (cmd, key) in cases.items():
-        results[name] = H.alternate({side: lambda cmd=cmd, key=key, side=side: run(cmd(getattr(args, side)))[key]
-                                     for side in ("before", "after")}, args.reps)
+        got = H.alternate({side: lambda cmd=cmd, side=side: run(cmd(getattr(args, side))) for side in ("before", "after")}, args.reps)
+        results[name] = {side: [r[key] for r in runs] for side, runs in got.items()}
+        results[f"{name.rsplit(' (', 1)[0]}: process CPU (s)"] = {side: [r["cpu_seconds"] for r in runs] for side, runs in got.items()}
     if args.before_py:
         def py_run(side):
             env = dict(os.environ)
@@ -107,7 +112,8 @@ def measure(args, tmp):
             return run([sys.executable, "-c", PY_SNIPPET, str(args.entries), os.path.join(tmp, f"py-{side}.root")], env=env)
         py = H.alternate({side: lambda side=side: py_run(side) for side in ("before", "after")}, args.reps)
         for key, name in (("write", "Python write (s)"), ("open_first", "Python open, first in the process (s)"),
-                          ("open", "Python open, best of 50 (s)"), ("read", "Python arrays(), best of 3 (s)")):
+                          ("open", "Python open, best of 50 (s)"), ("read", "Python arrays(), best of 3 (s)"),
+                          ("cpu_seconds", "Python process CPU (s)")):
             results[name] = {side: [r[key] for r in py[side]] for side in py}
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} vCPUs, {platform.platform()}")
     print(f"{args.reps} alternated repetitions, {args.entries:,} entries; medians (min-max); throughput rows: higher is better")

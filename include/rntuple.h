@@ -66,12 +66,6 @@ struct ArrowArrayStream {
 #endif  /* ARROW_C_STREAM_INTERFACE */
 
 
-// Entries gathered before they go to the writer as one batch.
-#define ENTRY_BATCH 4096
-
-// Bytes of values gathered before they go to the writer, whatever the entry count.
-#define ENTRY_BATCH_BYTES (16 << 20)
-
 // `rntuple_value.ctype`: `bool`.
 #define RNTUPLE_TYPE_BOOL 1
 
@@ -157,6 +151,22 @@ struct ArrowArrayStream;
 // `struct ArrowSchema` of the Arrow C data interface.
 struct ArrowSchema;
 
+// The distributed options. Fill it with [`rntuple_mpi_options_default`] first, then change what
+// you need.
+struct rntuple_mpi_options {
+  // The strategy's name (NUL-terminated): `"send-data"`, `"metadata"` (the default),
+  // `"one-sided"` or `"file-lock"`; null: the default. The aggregator strategies (`send-data`,
+  // `metadata`) need MPI initialized with `MPI_THREAD_MULTIPLE`.
+  const char *strategy;
+  // Every cluster starts at a multiple of this and is padded to one (default 4096; e.g. a
+  // Lustre stripe of 1 MiB).
+  uint64_t align;
+  // Write through `O_DIRECT` (alignment at least 4096).
+  bool direct_io;
+  // Largest single write in bytes (default 4 MiB; 0: unbounded).
+  uint64_t max_write;
+};
+
 // One field's value in an entry given whole to `rntuple_entry_fill_values`.
 struct rntuple_value {
   // The field's slot (`rntuple_entry_field`).
@@ -174,8 +184,86 @@ struct rntuple_value {
 extern "C" {
 #endif // __cplusplus
 
+// The number of elements column `column` of field `field` (a dotted path: `"muons._0.pt"`)
+// holds in clusters `[cluster_begin, cluster_end)`, with the element type's size in bytes and
+// `RNTUPLE_TYPE_*` code (`RNTUPLE_TYPE_U64` for offsets). `column` is 0 for a leaf and for a
+// collection's or string's offsets; 1 for a string's chars (`RNTUPLE_TYPE_I8`). Any of the
+// out-pointers may be null.
+int32_t rntuple_reader_column_elements(uint64_t reader, const char *field, uint32_t column, size_t cluster_begin, size_t cluster_end, uint64_t *n, uint32_t *element_size, uint32_t *type_code);
+
+// Reads column `column` of field `field` over clusters `[cluster_begin, cluster_end)` into
+// `buf` (`buf_bytes` bytes, aligned to the element size) and the number of elements written into
+// `*n_written` (when not null). Elements are of the type `rntuple_reader_column_elements`
+// reports. A collection's or string's offsets are **end offsets, global over the range**: entry
+// `i` of the range holds items `[i ? buf[i-1] : 0, buf[i])` of the item column read over the same
+// clusters (within one cluster: the stored cluster-local offsets). A buffer too small is
+// `RNTUPLE_ERR_BUFFER`, with the elements needed in `*n_written`. The decompression scratch stays
+// with the reader handle: a loop over clusters into one buffer allocates nothing.
+int32_t rntuple_reader_read_column(uint64_t reader, const char *field, uint32_t column, size_t cluster_begin, size_t cluster_end, void *buf, size_t buf_bytes, uint64_t *n_written);
+
+// A new file that will hold several RNTuples; `options` (0: the defaults) are the file's and
+// its writers' defaults. Nothing is visible under `path` before `rntuple_file_writer_commit`.
+int32_t rntuple_file_writer_create(const char *path, uint64_t options, uint64_t *out);
+
+// A sequential writer of a new RNTuple `ntuple` in the file (schema in JSON; options 0: the
+// file's). Commit it before the file.
+int32_t rntuple_file_writer_writer(uint64_t fw, const char *ntuple, const char *schema_json, uint64_t options, uint64_t *out);
+
+// As `rntuple_file_writer_writer`, with the schema of an Arrow schema (borrowed, not released).
+int32_t rntuple_file_writer_writer_arrow(uint64_t fw, const char *ntuple, const struct ArrowSchema *schema, uint64_t options, uint64_t *out);
+
+// A parallel writer of a new RNTuple `ntuple` in the file (schema in JSON; options 0: the
+// file's). Commit it before the file.
+int32_t rntuple_file_writer_parallel_writer(uint64_t fw, const char *ntuple, const char *schema_json, uint64_t options, uint64_t *out);
+
+// As `rntuple_file_writer_parallel_writer`, with the schema of an Arrow schema (borrowed).
+int32_t rntuple_file_writer_parallel_writer_arrow(uint64_t fw, const char *ntuple, const struct ArrowSchema *schema, uint64_t options, uint64_t *out);
+
+// Commits the file (its writers must be committed). `*bytes` (may be null) receives its size.
+int32_t rntuple_file_writer_commit(uint64_t fw, uint64_t *bytes);
+
+// Frees a file writer handle (0 is ignored); a file not committed is discarded.
+int32_t rntuple_file_writer_free(uint64_t fw);
+
 // The number of live handles (leak checks in the tests).
 uint64_t rntuple_live_handles(void);
+
+// Whether this library was built with MPI (the `rntuple_mpi_*` writers work).
+bool rntuple_has_mpi(void);
+
+// Fills `*out` with the default distributed options (strategy `metadata`, 4096-byte alignment,
+// no direct I/O, writes of at most 4 MiB).
+int32_t rntuple_mpi_options_default(struct rntuple_mpi_options *out);
+
+// A distributed writer of a new RNTuple `ntuple` in the file `path` (collective: every rank of
+// `comm` calls it with the same arguments), with a schema in JSON, write options (0: the
+// defaults) and distributed options (null: the defaults). `comm` is the communicator's Fortran
+// handle, `MPI_Comm_c2f(comm)`. `*out` receives the handle.
+int32_t rntuple_mpi_writer_create(int64_t comm, const char *path, const char *ntuple, const char *schema_json, uint64_t options, const struct rntuple_mpi_options *mpi, uint64_t *out);
+
+// As `rntuple_mpi_writer_create`, with the schema of an Arrow schema (borrowed, not released).
+int32_t rntuple_mpi_writer_create_arrow(int64_t comm, const char *path, const char *ntuple, const struct ArrowSchema *schema, uint64_t options, const struct rntuple_mpi_options *mpi, uint64_t *out);
+
+// This process's rank and the number of ranks writing (either pointer may be null).
+int32_t rntuple_mpi_writer_rank(uint64_t writer, uint32_t *rank, uint32_t *size);
+
+// A new fill context of this rank, for one thread (a `rntuple_fill_context_*` handle: Arrow
+// batches or the typed setters; finish it before the commit). `*out` receives the handle.
+int32_t rntuple_mpi_writer_fill_context(uint64_t writer, uint64_t *out);
+
+// Commits (collective: every rank, after finishing its fill contexts). `*bytes` (may be null)
+// receives the file's size; the report (JSON: `file_size`, `files`, and on rank 0 `ranks`, each
+// rank's entries, clusters, seconds compressing, waiting and writing, bytes and requests) goes
+// into `report` when given (null and 0: none). The handle stays valid until freed.
+int32_t rntuple_mpi_writer_commit(uint64_t writer, uint64_t *bytes, char *report, size_t cap, size_t *len);
+
+// Aborts the whole job (`MPI_Abort`), printing which rank failed and why (`why` may be null); the
+// temporary file is removed. Returns only when the handle is not a live distributed writer.
+int32_t rntuple_mpi_writer_abort(uint64_t writer, const char *why);
+
+// Frees a distributed writer handle (0 is ignored). A writer not committed aborts the job
+// (`MPI_Abort`), as a rank that failed.
+int32_t rntuple_mpi_writer_free(uint64_t writer);
 
 // Merges `inputs[0..n_inputs]` (paths, URLs) into `output`, RNTuple `ntuple` (null: the first
 // input's only one) of equal schemas, copying pages (options 0: the defaults). The report
@@ -229,6 +317,46 @@ int32_t rntuple_write_options_truncate(uint64_t options, const char *field, uint
 // Stores `field` as a `bits`-bit integer over `[min, max]` (1 to 32 bits; ROOT's `SetQuantized`).
 int32_t rntuple_write_options_quantize(uint64_t options, const char *field, double min, double max, uint32_t bits);
 
+// A parallel writer of a new RNTuple `ntuple` in a new file `path` (schema in JSON, options: 0
+// for the defaults). Each thread takes its own fill context. `*out` receives the handle.
+int32_t rntuple_parallel_writer_create(const char *path, const char *ntuple, const char *schema_json, uint64_t options, uint64_t *out);
+
+// As `rntuple_parallel_writer_create`, with the schema of an Arrow schema (borrowed).
+int32_t rntuple_parallel_writer_create_arrow(const char *path, const char *ntuple, const struct ArrowSchema *schema, uint64_t options, uint64_t *out);
+
+// A new fill context of a parallel writer, for one thread: it builds and compresses its own
+// clusters; only reserving space in the file is serialized. `*out` receives the handle.
+int32_t rntuple_parallel_writer_fill_context(uint64_t writer, uint64_t *out);
+
+// The entries the parallel writer's contexts flushed so far.
+int32_t rntuple_parallel_writer_entries(uint64_t writer, uint64_t *out);
+
+// Writes a checkpoint of the clusters flushed so far (with `checkpoint_clusters`).
+int32_t rntuple_parallel_writer_checkpoint(uint64_t writer);
+
+// Commits the RNTuple; every fill context must be finished first. `*bytes` (may be null)
+// receives the file's size.
+int32_t rntuple_parallel_writer_commit(uint64_t writer, uint64_t *bytes);
+
+// Discards the parallel writer without committing.
+int32_t rntuple_parallel_writer_abort(uint64_t writer);
+
+// Frees a parallel writer handle (0 is ignored); one not committed is aborted.
+int32_t rntuple_parallel_writer_free(uint64_t writer);
+
+// Appends a record batch to a fill context (`array` moved in, `schema` borrowed).
+int32_t rntuple_fill_context_append(uint64_t ctx, struct ArrowArray *array, const struct ArrowSchema *schema);
+
+// Ends the fill context's current cluster and hands it to the writer.
+int32_t rntuple_fill_context_flush_cluster(uint64_t ctx);
+
+// Finishes a fill context: its last cluster goes to the writer. The handle stays valid (later
+// calls: `RNTUPLE_ERR_STATE`) until freed.
+int32_t rntuple_fill_context_finish(uint64_t ctx);
+
+// Frees a fill context handle (0 is ignored), finishing it first if it was not.
+int32_t rntuple_fill_context_free(uint64_t ctx);
+
 // Opens a ROOT file: a path, or an `http(s)://` or `s3://` URL. `*out` receives the file handle.
 int32_t rntuple_file_open(const char *path, uint64_t *out);
 
@@ -279,8 +407,8 @@ int32_t rntuple_reader_arrow_schema(uint64_t reader, const char *const *fields, 
 // up once, set it for every entry.
 int32_t rntuple_entry_field(uint64_t target, const char *name, uint32_t *out);
 
-// Ends the entry being filled: every field must have been set since the last fill. Every 4096
-// entries the gathered entries go to the writer.
+// Ends the entry being filled: every field must have been set since the last fill. Every 64 KiB
+// of values (at most 4096 entries) the gathered entries go to the writer as one batch.
 int32_t rntuple_entry_fill(uint64_t target);
 
 // Sets a `std::string` field to `len` bytes of UTF-8 at `text` (not NUL-terminated; may be null when
@@ -404,64 +532,6 @@ int32_t rntuple_writer_abort(uint64_t writer);
 
 // Frees a writer handle (0 is ignored); a writer not committed is aborted.
 int32_t rntuple_writer_free(uint64_t writer);
-
-// A parallel writer of a new RNTuple `ntuple` in a new file `path` (schema in JSON, options: 0
-// for the defaults). Each thread takes its own fill context. `*out` receives the handle.
-int32_t rntuple_parallel_writer_create(const char *path, const char *ntuple, const char *schema_json, uint64_t options, uint64_t *out);
-
-// As `rntuple_parallel_writer_create`, with the schema of an Arrow schema (borrowed).
-int32_t rntuple_parallel_writer_create_arrow(const char *path, const char *ntuple, const struct ArrowSchema *schema, uint64_t options, uint64_t *out);
-
-// A new fill context of a parallel writer, for one thread: it builds and compresses its own
-// clusters; only reserving space in the file is serialized. `*out` receives the handle.
-int32_t rntuple_parallel_writer_fill_context(uint64_t writer, uint64_t *out);
-
-// The entries the parallel writer's contexts flushed so far.
-int32_t rntuple_parallel_writer_entries(uint64_t writer, uint64_t *out);
-
-// Writes a checkpoint of the clusters flushed so far (with `checkpoint_clusters`).
-int32_t rntuple_parallel_writer_checkpoint(uint64_t writer);
-
-// Commits the RNTuple; every fill context must be finished first. `*bytes` (may be null)
-// receives the file's size.
-int32_t rntuple_parallel_writer_commit(uint64_t writer, uint64_t *bytes);
-
-// Discards the parallel writer without committing.
-int32_t rntuple_parallel_writer_abort(uint64_t writer);
-
-// Frees a parallel writer handle (0 is ignored); one not committed is aborted.
-int32_t rntuple_parallel_writer_free(uint64_t writer);
-
-// Appends a record batch to a fill context (`array` moved in, `schema` borrowed).
-int32_t rntuple_fill_context_append(uint64_t ctx, struct ArrowArray *array, const struct ArrowSchema *schema);
-
-// Ends the fill context's current cluster and hands it to the writer.
-int32_t rntuple_fill_context_flush_cluster(uint64_t ctx);
-
-// Finishes a fill context: its last cluster goes to the writer. The handle stays valid (later
-// calls: `RNTUPLE_ERR_STATE`) until freed.
-int32_t rntuple_fill_context_finish(uint64_t ctx);
-
-// Frees a fill context handle (0 is ignored), finishing it first if it was not.
-int32_t rntuple_fill_context_free(uint64_t ctx);
-
-// A new file that will hold several RNTuples; `options` (0: the defaults) are the file's and
-// its writers' defaults. Nothing is visible under `path` before `rntuple_file_writer_commit`.
-int32_t rntuple_file_writer_create(const char *path, uint64_t options, uint64_t *out);
-
-// A sequential writer of a new RNTuple `ntuple` in the file (schema in JSON; options 0: the
-// file's). Commit it before the file.
-int32_t rntuple_file_writer_writer(uint64_t fw, const char *ntuple, const char *schema_json, uint64_t options, uint64_t *out);
-
-// A parallel writer of a new RNTuple `ntuple` in the file (schema in JSON; options 0: the
-// file's). Commit it before the file.
-int32_t rntuple_file_writer_parallel_writer(uint64_t fw, const char *ntuple, const char *schema_json, uint64_t options, uint64_t *out);
-
-// Commits the file (its writers must be committed). `*bytes` (may be null) receives its size.
-int32_t rntuple_file_writer_commit(uint64_t fw, uint64_t *bytes);
-
-// Frees a file writer handle (0 is ignored); a file not committed is discarded.
-int32_t rntuple_file_writer_free(uint64_t fw);
 
 #ifdef __cplusplus
 }  // extern "C"

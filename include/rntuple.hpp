@@ -15,6 +15,7 @@
 #ifndef RNTUPLE_HPP
 #define RNTUPLE_HPP
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,6 +25,10 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#if __cplusplus >= 202002L && __has_include(<span>)
+#include <span>
+#define RNTUPLE_HPP_SPAN 1
+#endif
 
 #include "rntuple.h"
 
@@ -164,9 +169,60 @@ class Reader {
     detail::check(rntuple_reader_stream(h_.get(), names.empty() ? nullptr : names.data(), names.size(), start, stop, batch_size, &s));
     return s;
   }
+  /// Bulk reads: the elements column `column` of `field` (a dotted path, "muons._0.pt"; column 0 of a
+  /// leaf or of a collection's or string's offsets, 1 of a string's chars) holds in clusters
+  /// [cluster_begin, cluster_end): what a buffer for read_column() must hold.
+  uint64_t column_elements(const std::string& field, size_t cluster_begin, size_t cluster_end, uint32_t column = 0) const {
+    uint64_t n = 0;
+    detail::check(rntuple_reader_column_elements(h_.get(), field.c_str(), column, cluster_begin, cluster_end, &n, nullptr, nullptr));
+    return n;
+  }
+  /// The RNTUPLE_TYPE_* code of the column's elements (RNTUPLE_TYPE_U64 for offsets, RNTUPLE_TYPE_I8 for chars).
+  uint32_t column_type(const std::string& field, uint32_t column = 0) const {
+    uint32_t code = 0;
+    detail::check(rntuple_reader_column_elements(h_.get(), field.c_str(), column, 0, 0, nullptr, nullptr, &code));
+    return code;
+  }
+  /// Decodes the column over clusters [cluster_begin, cluster_end) into out[0, n) and returns n; `T`
+  /// must be the column's element type (offsets: uint64_t end offsets, global over the range). The
+  /// reader keeps its decompression scratch, so a loop over clusters into one buffer allocates nothing.
+  template <class T>
+  uint64_t read_column(const std::string& field, size_t cluster_begin, size_t cluster_end, T* out, size_t n_out, uint32_t column = 0) const {
+    static_assert(type_code<T>() != 0, "read_column: bool, an 8- to 64-bit integer, float or double");
+    uint32_t code = 0;
+    detail::check(rntuple_reader_column_elements(h_.get(), field.c_str(), column, 0, 0, nullptr, nullptr, &code));
+    if (code != type_code<T>())
+      throw Error(RNTUPLE_ERR_INVALID_ARGUMENT, "read_column: field '" + field + "' column " + std::to_string(column) + " holds elements of type code " +
+                                                    std::to_string(code) + ", not of this buffer's type");
+    uint64_t n = 0;
+    detail::check(rntuple_reader_read_column(h_.get(), field.c_str(), column, cluster_begin, cluster_end, out, n_out * sizeof(T), &n));
+    return n;
+  }
+#ifdef RNTUPLE_HPP_SPAN
+  /// read_column() into a std::span (C++20).
+  template <class T>
+  uint64_t read_column(const std::string& field, size_t cluster_begin, size_t cluster_end, std::span<T> out, uint32_t column = 0) const {
+    return read_column(field, cluster_begin, cluster_end, out.data(), out.size(), column);
+  }
+#endif
   uint64_t handle() const noexcept { return h_.get(); }
 
  private:
+  template <class T>
+  static constexpr uint32_t type_code() {
+    if constexpr (std::is_same_v<T, bool>) return RNTUPLE_TYPE_BOOL;
+    else if constexpr (std::is_same_v<T, char> || std::is_same_v<T, int8_t>) return RNTUPLE_TYPE_I8;
+    else if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, std::byte>) return RNTUPLE_TYPE_U8;
+    else if constexpr (std::is_same_v<T, int16_t>) return RNTUPLE_TYPE_I16;
+    else if constexpr (std::is_same_v<T, uint16_t>) return RNTUPLE_TYPE_U16;
+    else if constexpr (std::is_same_v<T, int32_t>) return RNTUPLE_TYPE_I32;
+    else if constexpr (std::is_same_v<T, uint32_t>) return RNTUPLE_TYPE_U32;
+    else if constexpr (std::is_same_v<T, int64_t>) return RNTUPLE_TYPE_I64;
+    else if constexpr (std::is_same_v<T, uint64_t>) return RNTUPLE_TYPE_U64;
+    else if constexpr (std::is_same_v<T, float>) return RNTUPLE_TYPE_F32;
+    else if constexpr (std::is_same_v<T, double>) return RNTUPLE_TYPE_F64;
+    else return 0;
+  }
   detail::Handle<rntuple_reader_free> h_;
 };
 
@@ -320,6 +376,51 @@ class FileWriter {
  private:
   detail::Handle<rntuple_file_writer_free> h_;
 };
+
+#if defined(MPI_VERSION)
+/// The distributed writer: every rank of `comm` fills its part of one file (include <mpi.h> before
+/// this header). Creation and commit are collective; destroying a writer that was not committed
+/// aborts the job (MPI_Abort). `strategy`: "send-data", "metadata" (default; it and "send-data"
+/// need MPI_THREAD_MULTIPLE), "one-sided" or "file-lock".
+class MpiWriter {
+ public:
+  MpiWriter(MPI_Comm comm, const std::string& path, const std::string& ntuple, const std::string& schema_json,
+            const Options* options = nullptr, const char* strategy = nullptr, uint64_t align = 4096) {
+    rntuple_mpi_options mpi;
+    detail::check(rntuple_mpi_options_default(&mpi));
+    mpi.strategy = strategy;
+    mpi.align = align;
+    uint64_t h = 0;
+    detail::check(rntuple_mpi_writer_create(static_cast<int64_t>(MPI_Comm_c2f(comm)), path.c_str(), ntuple.c_str(),
+                                            schema_json.c_str(), options ? options->handle() : 0, &mpi, &h));
+    h_ = detail::Handle<rntuple_mpi_writer_free>(h);
+  }
+  FillContext fill_context() const {
+    uint64_t c = 0;
+    detail::check(rntuple_mpi_writer_fill_context(h_.get(), &c));
+    return FillContext(c);
+  }
+  uint32_t rank() const {
+    uint32_t r = 0;
+    detail::check(rntuple_mpi_writer_rank(h_.get(), &r, nullptr));
+    return r;
+  }
+  uint32_t size() const {
+    uint32_t s = 0;
+    detail::check(rntuple_mpi_writer_rank(h_.get(), nullptr, &s));
+    return s;
+  }
+  /// Commits (collective); returns the file's size.
+  uint64_t commit() {
+    uint64_t bytes = 0;
+    detail::check(rntuple_mpi_writer_commit(h_.get(), &bytes, nullptr, 0, nullptr));
+    return bytes;
+  }
+
+ private:
+  detail::Handle<rntuple_mpi_writer_free> h_;
+};
+#endif  // MPI_VERSION
 
 namespace detail {
 template <class T>

@@ -21,10 +21,7 @@ impl Fill for MpiFillContext {
         MpiFillContext::append_batch(self, b)
     }
     fn flush_cluster(&mut self) -> rntuple::Result<()> {
-        match self {
-            MpiFillContext::Shared(c) => c.flush_cluster(),
-            MpiFillContext::Separate(c) => c.flush_cluster(),
-        }
+        MpiFillContext::flush_cluster(self)
     }
     fn finish(self: Box<Self>) -> rntuple::Result<()> {
         MpiFillContext::finish(*self)

@@ -20,27 +20,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _abi import HERE, LIB_DIR, REPO, ArrowArray, ArrowSchema, load_capi, skip_or_fail
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
 BUILD = REPO / "target" / "c-tests"
-LIB_DIR = Path(os.environ.get("RNTUPLE_C_LIB_DIR", REPO / "target" / "release"))
-IN_CI = os.environ.get("CI", "").lower() == "true"
 TESTDATA = Path(os.environ.get("RNTUPLE_TESTDATA", REPO.parent / "shared" / "testdata"))
-
-
-def _skip_or_fail(msg):
-    if IN_CI:
-        pytest.fail(msg)
-    pytest.skip(msg)
 
 
 @pytest.fixture(scope="session")
 def build() -> Path:
     if not (LIB_DIR / "librntuple_c.so").exists():
-        _skip_or_fail(f"{LIB_DIR}/librntuple_c.so is missing: run `make build` first")
+        skip_or_fail(f"{LIB_DIR}/librntuple_c.so is missing: run `make build` first")
     if shutil.which("cmake") is None:
-        _skip_or_fail("cmake is not installed")
+        skip_or_fail("cmake is not installed")
     cfg = subprocess.run(["cmake", "-S", str(HERE), "-B", str(BUILD), f"-DRNTUPLE_LIB_DIR={LIB_DIR}", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
                          capture_output=True, text=True)
     assert cfg.returncode == 0, cfg.stdout[-3000:] + cfg.stderr[-3000:]
@@ -67,35 +58,11 @@ def test_misuse_table_has_every_case(build):
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("ok ")]
     assert len(lines) >= 20, p.stdout
-    assert "44 misuse cases, 0 failed" in p.stdout
+    assert "51 misuse cases, 0 failed" in p.stdout
     assert "ERROR: AddressSanitizer" not in p.stderr and "LeakSanitizer" not in p.stderr
 
 
 # --- digests ---------------------------------------------------------------------------------------------
-
-
-class ArrowSchema(ctypes.Structure):
-    pass
-
-
-ArrowSchema._fields_ = [
-    ("format", ctypes.c_char_p), ("name", ctypes.c_char_p), ("metadata", ctypes.c_char_p), ("flags", ctypes.c_int64),
-    ("n_children", ctypes.c_int64), ("children", ctypes.POINTER(ctypes.POINTER(ArrowSchema))),
-    ("dictionary", ctypes.POINTER(ArrowSchema)), ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))),
-    ("private_data", ctypes.c_void_p),
-]
-
-
-class ArrowArray(ctypes.Structure):
-    pass
-
-
-ArrowArray._fields_ = [
-    ("length", ctypes.c_int64), ("null_count", ctypes.c_int64), ("offset", ctypes.c_int64), ("n_buffers", ctypes.c_int64),
-    ("n_children", ctypes.c_int64), ("buffers", ctypes.POINTER(ctypes.c_void_p)), ("children", ctypes.POINTER(ctypes.POINTER(ArrowArray))),
-    ("dictionary", ctypes.POINTER(ArrowArray)), ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))),
-    ("private_data", ctypes.c_void_p),
-]
 
 
 @pytest.fixture(scope="session")
@@ -146,7 +113,7 @@ def shared_files() -> list[Path]:
 @pytest.mark.parametrize("path", shared_files() or [None], ids=lambda p: p.name if p else "no-testdata")
 def test_shared_file_through_the_abi_equals_the_rust_reader(build, digest_lib, path):
     if path is None:
-        _skip_or_fail(f"no shared test files in {TESTDATA}")
+        skip_or_fail(f"no shared test files in {TESTDATA}")
     import rntuple
 
     env = dict(os.environ, RNTUPLE_BATCH="1000000")
@@ -281,19 +248,7 @@ def test_root_reads_what_the_abi_wrote(ctest):
 
 @pytest.fixture(scope="module")
 def capi():
-    if not (LIB_DIR / "librntuple_c.so").exists():
-        _skip_or_fail(f"{LIB_DIR}/librntuple_c.so is missing: run `make build` first")
-    lib = ctypes.CDLL(str(LIB_DIR / "librntuple_c.so"))
-    strs = ctypes.POINTER(ctypes.c_char_p)
-    u64p = ctypes.POINTER(ctypes.c_uint64)
-    report = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
-    lib.rntuple_merge.argtypes = [strs, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64, *report]
-    lib.rntuple_skim.argtypes = [strs, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t, ctypes.c_char_p,
-                                 ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, *report]
-    lib.rntuple_check.argtypes = [ctypes.c_char_p, ctypes.c_char_p, u64p, *report]
-    lib.rntuple_last_error.restype = ctypes.c_char_p
-    lib.rntuple_status_name.restype = ctypes.c_char_p
-    return lib
+    return load_capi(LIB_DIR / "librntuple_c.so")
 
 
 def _strs(items):
@@ -370,55 +325,3 @@ def test_check_through_the_abi_finds_a_damaged_page(capi, tmp_path):
             assert rep["problems"][0]["field"] == "x" and rep["problems"][0]["error"]
             found = True
     assert found, "no damaged page was found by check"
-
-
-def test_writer_from_an_arrow_schema_through_the_abi(capi, tmp_path):
-    """rntuple_writer_create_arrow and rntuple_writer_append with pyarrow's C structs: nested types (lists of
-    lists, records, lists of records, fixed-size lists, strings, optionals), two batches; uproot reads them back."""
-    import pyarrow as pa
-    import uproot
-
-    capi.rntuple_writer_create_arrow.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ArrowSchema), ctypes.c_uint64,
-                                                  ctypes.POINTER(ctypes.c_uint64)]
-    capi.rntuple_writer_append.argtypes = [ctypes.c_uint64, ctypes.POINTER(ArrowArray), ctypes.POINTER(ArrowSchema)]
-    capi.rntuple_writer_commit.argtypes = [ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64)]
-    capi.rntuple_writer_free.argtypes = [ctypes.c_uint64]
-    point = pa.struct([pa.field("x", pa.float32(), nullable=False), pa.field("tag", pa.string(), nullable=False)])
-    schema = pa.schema([
-        pa.field("n", pa.int16(), nullable=False),
-        pa.field("vv", pa.large_list(pa.field("item", pa.large_list(pa.field("item", pa.float64(), nullable=False)), nullable=False)), nullable=False),
-        pa.field("p", point, nullable=False),
-        pa.field("ps", pa.list_(pa.field("item", point, nullable=False)), nullable=False),
-        pa.field("a3", pa.list_(pa.field("item", pa.int32(), nullable=False), 3), nullable=False),
-        pa.field("opt", pa.float32(), nullable=True),
-    ])
-    rows = [
-        {"n": k, "vv": [[0.5 * k] * j for j in range(k % 3)], "p": {"x": k / 4, "tag": f"p{k}"},
-         "ps": [{"x": float(j), "tag": "q" * j} for j in range(k % 2 + 1)], "a3": [k, k + 1, k + 2], "opt": None if k % 3 == 0 else k / 2}
-        for k in range(10)
-    ]
-    batches = [pa.RecordBatch.from_pylist(rows[:6], schema=schema), pa.RecordBatch.from_pylist(rows[6:], schema=schema)]
-    c_schema = ArrowSchema()
-    schema._export_to_c(ctypes.addressof(c_schema))
-    h = ctypes.c_uint64(0)
-    path = tmp_path / "arrow.root"
-    try:
-        st = capi.rntuple_writer_create_arrow(str(path).encode(), b"Events", ctypes.byref(c_schema), 0, ctypes.byref(h))
-        assert st == 0, capi.rntuple_last_error()
-        for b in batches:
-            arr, bschema = ArrowArray(), ArrowSchema()
-            b._export_to_c(ctypes.addressof(arr), ctypes.addressof(bschema))
-            st = capi.rntuple_writer_append(h, ctypes.byref(arr), ctypes.byref(bschema))
-            assert st == 0, capi.rntuple_last_error()
-            assert not arr.release, "the array was moved into the library"
-            bschema.release(ctypes.byref(bschema))
-        assert capi.rntuple_writer_commit(h, None) == 0, capi.rntuple_last_error()
-        assert capi.rntuple_writer_free(h) == 0
-    finally:
-        c_schema.release(ctypes.byref(c_schema))
-    with uproot.open(path) as f:
-        got = f["Events"].arrays().to_list()
-        types = {k: f["Events"][k].typename for k in ("n", "vv", "a3", "opt")}
-    assert types == {"n": "std::int16_t", "vv": "std::vector<std::vector<double>>", "a3": "std::array<std::int32_t,3>",
-                     "opt": "std::optional<float>"}
-    assert got == rows

@@ -20,12 +20,9 @@ from pathlib import Path
 import awkward as ak
 import numpy as np
 import pytest
+from _abi import IN_CI, LIB_DIR, REPO
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
 GO_DIR = REPO / "examples" / "go"
-LIB_DIR = Path(os.environ.get("RNTUPLE_C_LIB_DIR", REPO / "target" / "release"))
-IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
 def _skip_or_fail(msg):

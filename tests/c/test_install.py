@@ -12,10 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
-IN_CI = os.environ.get("CI", "").lower() == "true"
+from _abi import LIB_DIR, REPO, skip_or_fail
 
 
 def _run(cmd, **kw):
@@ -26,13 +23,11 @@ def _run(cmd, **kw):
 
 @pytest.fixture(scope="module")
 def prefix(tmp_path_factory) -> Path:
-    if not (REPO / "target" / "release" / "librntuple_c.so").exists():
-        if IN_CI:
-            pytest.fail("target/release/librntuple_c.so is missing: run `make build` first")
-        pytest.skip("target/release/librntuple_c.so is missing: run `make build` first")
+    if not (LIB_DIR / "librntuple_c.so").exists():
+        skip_or_fail(f"{LIB_DIR}/librntuple_c.so is missing: run `make build` first")
     for tool in ("cmake", "pkg-config", "cc"):
         if shutil.which(tool) is None:
-            (pytest.fail if IN_CI else pytest.skip)(f"{tool} is not installed")
+            skip_or_fail(f"{tool} is not installed")
     pfx = tmp_path_factory.mktemp("prefix")
     _run(["make", "--no-print-directory", "install", f"PREFIX={pfx}"], cwd=REPO)
     return pfx

@@ -122,6 +122,23 @@ int main(void) {
   expect("stream starting past the end", rntuple_reader_stream(r, NULL, 0, 10, UINT64_MAX, 0, &s), RNTUPLE_ERR_INVALID_ARGUMENT,
          "starts past the RNTuple's 3 entries");
   expect("fields null with a count", rntuple_reader_stream(r, NULL, 2, 0, 1, 0, &s), RNTUPLE_ERR_NULL_POINTER, "'fields'");
+  /* Bulk column reads (the file's one cluster holds 0 + 1 + 2 items of v). */
+  int32_t bulk[4];
+  uint64_t got = 0;
+  expect("bulk read into a small buffer", rntuple_reader_read_column(r, "v._0", 0, 0, 1, bulk, 8, &got), RNTUPLE_ERR_BUFFER,
+         "field 'v._0' column 0: clusters 0..1 hold 3 elements of 4 bytes (12 bytes), the buffer has 8 bytes");
+  EXPECT(got == 3); /* the elements needed */
+  expect("bulk read of a missing field", rntuple_reader_column_elements(r, "nope", 0, 0, 1, &n, NULL, NULL), RNTUPLE_ERR_NOT_FOUND,
+         "no field 'nope'");
+  expect("bulk read of a column the field lacks", rntuple_reader_column_elements(r, "v", 1, 0, 1, &n, NULL, NULL), RNTUPLE_ERR_NOT_FOUND,
+         "field 'v' has 1 column(s), no column 1; its subfields: 'v._0'");
+  expect("bulk read past the clusters", rntuple_reader_read_column(r, "x", 0, 0, 2, bulk, sizeof bulk, &got), RNTUPLE_ERR_INVALID_ARGUMENT,
+         "field 'x' column 0: cluster range 0..2 outside the RNTuple's 1 clusters");
+  expect("bulk read of a reversed cluster range", rntuple_reader_column_elements(r, "x", 0, 1, 0, &n, NULL, NULL), RNTUPLE_ERR_INVALID_ARGUMENT,
+         "cluster range 1..0 is reversed");
+  expect("bulk read into an unaligned buffer", rntuple_reader_read_column(r, "x", 0, 0, 1, (char*)bulk + 1, 12, &got), RNTUPLE_ERR_INVALID_ARGUMENT,
+         "not aligned to the 4-byte elements of field 'x'");
+  expect("bulk read of a null field", rntuple_reader_read_column(r, NULL, 0, 0, 1, bulk, sizeof bulk, &got), RNTUPLE_ERR_NULL_POINTER, "'field'");
   CHECK(rntuple_reader_free(r));
   expect("reader freed twice", rntuple_reader_free(r), RNTUPLE_ERR_BAD_HANDLE, "freed");
   CHECK(rntuple_file_free(f));

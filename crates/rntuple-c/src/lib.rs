@@ -17,17 +17,25 @@
 //!
 //! Modules, one per kind of object: [`status`] (codes, last error, the panic guard), [`handles`]
 //! (the registry), [`read`] (files and readers), [`stream`] (Arrow streams out), [`options`]
-//! (write options), [`write`] (writers, parallel writers, fill contexts, file writers), [`entry`]
+//! (write options), [`schema`] (JSON and Arrow schemas, batches in), [`filling`] (what a writer
+//! handle holds), [`write`] (sequential writers), [`parallel`] (parallel writers and fill contexts),
+//! [`file_writer`] (several RNTuples in one file), [`mpi`] (distributed writers), [`entry`]
 //! (typed setters filling entry by entry), [`ops`] (merge, skim, check).
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)]
 
+pub mod bulk;
 pub mod entry;
 pub mod ffi_types;
+pub mod file_writer;
+pub mod filling;
 pub mod handles;
+pub mod mpi;
 pub mod ops;
 pub mod options;
+pub mod parallel;
 pub mod read;
+pub mod schema;
 pub mod setters;
 pub mod status;
 pub mod stream;

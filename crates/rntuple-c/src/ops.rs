@@ -11,7 +11,7 @@ use rntuple::RNTupleFile;
 use std::ffi::c_char;
 
 /// Writes a JSON report into the caller's buffer, if one was given (`buf` null and `cap` 0: no report).
-unsafe fn report(v: serde_json::Value, buf: *mut c_char, cap: usize, len: *mut usize) -> Result<(), CError> {
+pub(crate) unsafe fn report(v: serde_json::Value, buf: *mut c_char, cap: usize, len: *mut usize) -> Result<(), CError> {
     if buf.is_null() && cap == 0 && len.is_null() {
         return Ok(());
     }

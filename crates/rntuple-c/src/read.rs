@@ -28,6 +28,9 @@ pub struct ReaderObj {
     pub reader: Arc<Reader>,
     /// Readable top-level fields: (name, ROOT type name).
     pub fields: Vec<(String, String)>,
+    /// The scratch of bulk column reads (`bulk`), one per call at a time, kept for the next calls
+    /// with the column each last resolved: a loop over clusters allocates nothing.
+    pub bulk: std::sync::Mutex<Vec<(rntuple::read::BulkReader, Option<rntuple::read::BulkColumn>)>>,
 }
 
 impl Object for ReaderObj {
@@ -53,7 +56,7 @@ fn reader_obj(f: &RNTupleFile, name: Option<&str>) -> CResult<ReaderObj> {
     let name = pick_ntuple(f, name)?;
     let reader = f.reader(&name)?;
     let fields = reader.fields().iter().map(|fd| (fd.name.clone(), reader.display_type(fd.id))).collect();
-    Ok(ReaderObj { reader: Arc::new(reader), fields })
+    Ok(ReaderObj { reader: Arc::new(reader), fields, bulk: Default::default() })
 }
 
 /// Opens a ROOT file: a path, or an `http(s)://` or `s3://` URL. `*out` receives the file handle.

@@ -20,8 +20,8 @@ pub unsafe extern "C" fn rntuple_entry_field(target: u64, name: *const c_char, o
     })
 }
 
-/// Ends the entry being filled: every field must have been set since the last fill. Every 4096
-/// entries the gathered entries go to the writer.
+/// Ends the entry being filled: every field must have been set since the last fill. Every 64 KiB
+/// of values (at most 4096 entries) the gathered entries go to the writer as one batch.
 #[unsafe(no_mangle)]
 pub extern "C" fn rntuple_entry_fill(target: u64) -> i32 {
     guard("rntuple_entry_fill", || {
@@ -265,14 +265,7 @@ unsafe fn set_value(e: &mut crate::entry::EntryBuf, v: &rntuple_value) -> Result
     macro_rules! typed {
         ($t:ty) => {{
             let items = unsafe { items(v.data.cast::<$t>(), v.len, "rntuple_value.data") }?;
-            if e.is_scalar(v.slot)? {
-                match items {
-                    [x] => e.set(v.slot, *x),
-                    _ => Err(CError::invalid(format!("slot {}: a scalar field takes len 1, got {}", v.slot, v.len))),
-                }
-            } else {
-                e.set_vec(v.slot, items)
-            }
+            e.set_items(v.slot, items)
         }};
     }
     match v.ctype {

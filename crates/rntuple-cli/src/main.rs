@@ -262,6 +262,11 @@ enum BenchCmd {
         /// 0: all entries in one batch.
         #[arg(long, default_value_t = 0, value_name = "ENTRIES")]
         step: u64,
+        /// Instead of Arrow arrays: every column of the fields read cluster by cluster through the
+        /// bulk API into buffers reused across clusters (an untimed pass, then the best of 3),
+        /// with zstd's time to decompress the same pages alone.
+        #[arg(long, conflicts_with_all = ["step", "read_ahead", "read_ahead_bytes"])]
+        bulk: bool,
     },
 }
 
@@ -317,7 +322,11 @@ fn main() -> ExitCode {
         Cmd::Convert { input, output, ntuple, tree, compression } => {
             cmd::convert::convert(&input, &output, ntuple.as_deref(), tree.as_deref(), compression, progress)
         }
-        Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields, read_ahead, read_ahead_bytes, step } } => {
+        Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields, bulk: true, .. } } => {
+            let names: Option<Vec<&str>> = fields.as_deref().map(cmd::select::field_list);
+            cmd::bench_bulk::bench_bulk(&file, ntuple.as_deref(), names.as_deref())
+        }
+        Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields, read_ahead, read_ahead_bytes, step, bulk: false } } => {
             cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref(), (read_ahead, read_ahead_bytes), step)
         }
         Cmd::Bench { what: BenchCmd::WriteMpi(cfg) } => cmd::bench_write_mpi::bench_write_mpi(&cfg),

@@ -176,7 +176,9 @@ pub fn communicator_from_fortran(f: i64) -> Result<SimpleCommunicator> {
     // SAFETY: MPI_Initialized may be called at any time and writes one int.
     check(unsafe { ffi::MPI_Initialized(&mut init) }, "MPI_Initialized")?;
     if init == 0 {
-        return Err(Error::Invalid("MPI is not initialized: import mpi4py.MPI (or initialize MPI) before creating the writer".into()));
+        return Err(Error::Invalid(
+            "MPI is not initialized: initialize it before creating the writer (MPI_Init_thread with MPI_THREAD_MULTIPLE; in Python, import mpi4py.MPI)".into(),
+        ));
     }
     let f = ffi::RSMPI_Fint::try_from(f).map_err(|_| Error::Invalid(format!("{f} is not an MPI communicator handle")))?;
     // SAFETY: MPI_Comm_f2c converts any integer without side effects; an invalid handle is

@@ -490,6 +490,14 @@ impl MpiFillContext {
         }
     }
 
+    /// Ends the current cluster (compressed and placed now, not when it fills up).
+    pub fn flush_cluster(&mut self) -> Result<()> {
+        match self {
+            MpiFillContext::Shared(c) => c.flush_cluster(),
+            MpiFillContext::Separate(c) => c.flush_cluster(),
+        }
+    }
+
     /// Entries filled into this context.
     pub fn num_entries(&self) -> u64 {
         match self {

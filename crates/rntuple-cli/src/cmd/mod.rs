@@ -1,6 +1,7 @@
 //! The commands, one module each, and what several of them share: the result type, the choice of
 //! the RNTuple and byte counts for people.
 
+pub(crate) mod bench_bulk;
 pub(crate) mod bench_read;
 pub(crate) mod bench_write;
 pub(crate) mod bench_write_mpi;

@@ -72,7 +72,7 @@ impl Reader {
 
     /// A field may lack data in a cluster only if its columns are deferred or come from the
     /// schema extension (late model extension); otherwise the page list is incomplete.
-    fn check_may_be_absent(&self, f: &FieldDescriptor, cluster: &ClusterDescriptor, n_req: u64) -> Result<()> {
+    pub(super) fn check_may_be_absent(&self, f: &FieldDescriptor, cluster: &ClusterDescriptor, n_req: u64) -> Result<()> {
         if n_req == 0 {
             return Ok(());
         }

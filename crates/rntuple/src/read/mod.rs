@@ -9,7 +9,8 @@
 //! source and the descriptor; descriptor loading) < `columns` (column decoding) < `arrow` (Arrow
 //! assembly) < `reader` (accessors, read-ahead settings and public entry points, which make a
 //! read's plan and pass it down the decoding calls to the page source) < `values`, `typed`,
-//! `check`, `file`, and `bench` (benchmark helpers, `unstable` feature only) < `attributes`
+//! `check`, `file`, `bulk` (one column over clusters into caller-owned buffers, reusing the
+//! caller's scratch), and `bench` (benchmark helpers, `unstable` feature only) < `attributes`
 //! (linked attribute sets, read as RNTuples of their own). From `open` up, files add
 //! `impl Reader` blocks; `pages` adds an `impl PageSource` block.
 //!
@@ -34,6 +35,7 @@ mod arrow;
 pub(crate) mod attributes;
 #[cfg(feature = "unstable")]
 mod bench;
+mod bulk;
 pub(crate) mod check;
 mod cluster_pool;
 mod columns;
@@ -46,6 +48,7 @@ pub(crate) mod reader;
 pub(crate) mod typed;
 mod values;
 pub use attributes::{AttributeEntry, AttributeSetReader};
+pub use bulk::{BulkColumn, BulkElement, BulkReader};
 pub use check::{CheckReport, Problem};
 pub use cluster_pool::ReadAhead;
 pub use page_source::ReadStats;

@@ -31,6 +31,26 @@ impl PageSource {
         cluster: usize,
         f: impl FnOnce(&[u8]) -> Result<R>,
     ) -> Result<R> {
+        SCRATCH.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let (stored, unz) = &mut *guard;
+            self.with_page_in(plan, col, codec, page, cluster, (stored, unz), f)
+        })
+    }
+
+    /// [`PageSource::with_page`] with the caller's scratch buffers (stored bytes, uncompressed
+    /// bytes) instead of the thread's: a bulk read keeps its own (`BulkReader`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn with_page_in<R>(
+        &self,
+        plan: &ReadPlan,
+        col: &ColumnDescriptor,
+        codec: &ColumnCodec,
+        page: &PageDescriptor,
+        cluster: usize,
+        scratch: (&mut Vec<u8>, &mut Vec<u8>),
+        f: impl FnOnce(&[u8]) -> Result<R>,
+    ) -> Result<R> {
         let what = || format!("page of column {} ({}) in cluster {cluster} at offset {}", col.id, codec.ty.name(), page.locator.offset);
         let len = codec.page_bytes(page.n_elements as u64);
         check_page_len(len, &what)?;
@@ -45,9 +65,8 @@ impl PageSource {
         }
         let stored_len = size + if page.has_checksum { 8 } else { 0 };
         let pooled = self.pooled_page(plan, cluster, page)?;
-        SCRATCH.with(|cell| {
-            let mut guard = cell.borrow_mut();
-            let (stored, unz) = &mut *guard;
+        let (stored, unz) = scratch;
+        {
             // Loaded ahead by the cluster pool.
             if let Some((chunk, at)) = &pooled {
                 let v = chunk.get(*at..*at + stored_len as usize).ok_or_else(|| Error::internal(format!("{}: outside its read-ahead request", what())))?;
@@ -72,7 +91,7 @@ impl PageSource {
                 self.src.read_exact_at(page.locator.offset, stored)?;
             }
             self.unpack_page(stored, size, len, page, &what, unz, f)
-        })
+        }
     }
 
     /// Checks, without decompressing, that a page's stored bytes can back its element count:
