@@ -3,7 +3,9 @@
 // and a digest of its values are checked by reading back through the ABI here, and by ROOT and
 // uproot in tests/c/test_c_abi.py (argv[1] is the output path; each thread writes PER_THREAD
 // entries whose `event` numbers are its own range).
+#include <algorithm>
 #include <cstdio>
+#include <span>
 #include <set>
 #include <thread>
 #include <vector>
@@ -103,6 +105,42 @@ int main(int argc, char** argv) {
   if (seen.size() != THREADS * PER_THREAD || *seen.rbegin() != THREADS * PER_THREAD - 1) {
     std::fprintf(stderr, "%zu distinct event numbers\n", seen.size());
     return 1;
+  }
+  // The same through bulk reads into caller buffers reused across clusters (std::span: built as C++20): every
+  // event once, and each entry's jet_pt items as its thread made them (offsets are global end offsets).
+  std::set<uint64_t> bulk_seen;
+  std::vector<uint64_t> events, offsets;
+  std::vector<float> pts;
+  for (size_t c = 0; c < r.clusters().size(); c++) {
+    events.resize(r.column_elements("event", c, c + 1));
+    offsets.resize(r.column_elements("jet_pt", c, c + 1));
+    pts.resize(r.column_elements("jet_pt._0", c, c + 1));
+    if (r.read_column("event", c, c + 1, std::span<uint64_t>(events)) != events.size() ||
+        r.read_column("jet_pt", c, c + 1, std::span<uint64_t>(offsets)) != offsets.size() ||
+        r.read_column("jet_pt._0", c, c + 1, std::span<float>(pts)) != pts.size() || offsets.size() != events.size()) {
+      std::fprintf(stderr, "cluster %zu: bulk reads of other sizes\n", c);
+      return 1;
+    }
+    for (size_t k = 0; k < events.size(); k++) {
+      const Event e = make(events[k]);
+      uint64_t begin = k ? offsets[k - 1] : 0;
+      if (offsets[k] - begin != e.jet_pt.size() || !std::equal(e.jet_pt.begin(), e.jet_pt.end(), pts.begin() + begin)) {
+        std::fprintf(stderr, "cluster %zu, event %llu: other jet_pt items\n", c, static_cast<unsigned long long>(events[k]));
+        return 1;
+      }
+      bulk_seen.insert(events[k]);
+    }
+  }
+  if (bulk_seen != seen) {
+    std::fprintf(stderr, "bulk reads: %zu distinct event numbers\n", bulk_seen.size());
+    return 1;
+  }
+  try {  // a buffer of another element type than the column's
+    std::vector<float> wrong(events.size());
+    r.read_column("event", 0, 1, std::span<float>(wrong));
+    return 1;
+  } catch (const rntuple::Error& e) {
+    if (e.status() != RNTUPLE_ERR_INVALID_ARGUMENT) return 1;
   }
   try {
     rntuple::Reader bad("/nonexistent/file.root");
