@@ -17,6 +17,12 @@ holding the old build of the Python package (`pip install --target DIR old.whl`)
 the package installed in the running interpreter. Each case also reports its process's CPU time (user + system, from
 the kernel's accounting of the waited-for child): the same work in both builds, and a neighbour on the host steals
 wall time far more than it adds CPU time. Timings are never asserted anywhere.
+
+`--instructions` counts instead of timing: each case runs once per build under valgrind's callgrind
+(the instructions the process executed, user space), which a neighbour on the host cannot disturb: the
+same build counts the same to ~0.01 %. Python's count is the snippet's less a run of the same snippet that
+builds the data but calls nothing of `rntuple` (imports and data making are the same in both builds and
+would only dilute the ratio). Use fewer entries there (`--entries 200000`): callgrind runs ~50x slower.
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ rng = np.random.default_rng(1)
 counts = rng.poisson(5, n)
 parts = ak.unflatten(rng.uniform(0, 100, counts.sum()).astype(np.float32), counts)
 data = ak.Array({"eventId": np.arange(n, dtype=np.uint64), "particles": parts})
+if len(sys.argv) > 3 and sys.argv[3] == "baseline":
+    print(json.dumps({"write": 0, "open_first": 0, "open": 0, "read": 0})); sys.exit(0)
 t = time.perf_counter(); rntuple.write(path, "Events", data); w = time.perf_counter() - t
 opens = []
 for _ in range(50):
@@ -72,22 +80,25 @@ def main():
     ap.add_argument("--before", required=True)
     ap.add_argument("--after", required=True)
     ap.add_argument("--before-py")
+    ap.add_argument("--instructions", action="store_true", help="count instructions under callgrind instead of timing "
+                    "(deterministic; see the module's docstring)")
     ap.add_argument("--read-entries", type=int, help="entries of the file the read case reads (default 5x --entries: a read "
                     "of 2,000,000 synthetic entries takes ~0.05 s, where a VM's hiccup is a large share)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="rntuple-ab-")
     try:
-        measure(args, tmp)
+        (count if args.instructions else measure)(args, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def measure(args, tmp):
+def cli_cases(args, tmp):
+    """The CLI's cases: name -> (command for a binary, the JSON key of its figure); writes the read case's file."""
     data = os.path.join(tmp, "read.root")
     read_entries = args.read_entries or 5 * args.entries
     subprocess.run([args.after, "bench", "write", "--threads", "2", "--entries", str(read_entries), "--output", data, "--no-progress"], check=True, capture_output=True)
     n = str(args.entries)
-    cases = {
+    return {
         f"read, all fields, {read_entries:,} entries (s)": (lambda b: [b, "bench", "read", data, "--ntuple", "Events"], "seconds"),
         "sequential write 505 -> /dev/null (entries/s)": (lambda b: [b, "bench", "write", "--mode", "sequential", "--entries", n, "--no-progress"], "entries_per_second"),
         "sequential write 0 -> file (entries/s)": (
@@ -99,6 +110,59 @@ def measure(args, tmp):
             "entries_per_second",
         ),
     }
+
+
+def python_env(args, side):
+    """The environment that imports the `side` build of the Python package."""
+    env = dict(os.environ)
+    if side == "before":
+        env["PYTHONPATH"] = args.before_py + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def callgrind(cmd, env=None) -> int:
+    """Instructions executed by `cmd` (all its threads), counted by valgrind's callgrind."""
+    with tempfile.NamedTemporaryFile(suffix=".callgrind") as out:
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", *cmd], check=True,
+                       capture_output=True, env=env)
+        for line in Path(out.name).read_text().splitlines():
+            if line.startswith("summary:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"callgrind wrote no summary for {cmd}")
+
+
+def count(args, tmp):
+    """Instruction counts of every case, before and after, `--reps` times each (alternated)."""
+    if not shutil.which("valgrind"):
+        sys.exit("--instructions needs valgrind (apt-get install valgrind)")
+    results = {}
+    for name, (cmd, _key) in cli_cases(args, tmp).items():
+        label = name.rsplit(" (", 1)[0] + " (instructions)"
+        results[label] = H.alternate({side: lambda cmd=cmd, side=side: callgrind(cmd(getattr(args, side)))
+                                      for side in ("before", "after")}, args.reps)
+    if args.before_py:
+        def py_count(side):
+            argv = [sys.executable, "-c", PY_SNIPPET, str(args.entries), os.path.join(tmp, f"py-{side}.root")]
+            env = python_env(args, side)
+            return callgrind(argv, env) - callgrind([*argv, "baseline"], env)
+        results["Python write, 50 opens, 3 arrays() (instructions, less the data making)"] = H.alternate(
+            {side: lambda side=side: py_count(side) for side in ("before", "after")}, args.reps)
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} vCPUs, {platform.platform()}")
+    print(f"instructions counted by callgrind, {args.reps} run(s) per build, {args.entries:,} entries")
+    rows = []
+    for name, got in results.items():
+        b, a = statistics.median(got["before"]), statistics.median(got["after"])
+        spread = lambda v: max(v) / min(v) - 1
+        rows.append([name, f"{b:,.0f}", f"{a:,.0f}", f"{a / b:.4f}", f"{spread(got['before']):.2%} / {spread(got['after']):.2%}"])
+    print("\n".join(H.markdown_table(["measurement", "before", "after", "after/before", "spread of runs (before / after)"], rows, "lrrrr")))
+    if args.json:
+        H.write_json(args.json, {"machine": H.machine_info(), "reps": args.reps, "entries": args.entries, "mode": "instructions",
+                                 "before": args.before, "after": args.after, "runs": results})
+
+
+def measure(args, tmp):
+    """Timings of every case, before and after, alternated `--reps` times."""
+    cases = cli_cases(args, tmp)
     results = {}
     for name, (cmd, key) in cases.items():
         got = H.alternate({side: lambda cmd=cmd, side=side: run(cmd(getattr(args, side))) for side in ("before", "after")}, args.reps)
@@ -106,10 +170,7 @@ def measure(args, tmp):
         results[f"{name.rsplit(' (', 1)[0]}: process CPU (s)"] = {side: [r["cpu_seconds"] for r in runs] for side, runs in got.items()}
     if args.before_py:
         def py_run(side):
-            env = dict(os.environ)
-            if side == "before":
-                env["PYTHONPATH"] = args.before_py + os.pathsep + env.get("PYTHONPATH", "")
-            return run([sys.executable, "-c", PY_SNIPPET, str(args.entries), os.path.join(tmp, f"py-{side}.root")], env=env)
+            return run([sys.executable, "-c", PY_SNIPPET, str(args.entries), os.path.join(tmp, f"py-{side}.root")], env=python_env(args, side))
         py = H.alternate({side: lambda side=side: py_run(side) for side in ("before", "after")}, args.reps)
         for key, name in (("write", "Python write (s)"), ("open_first", "Python open, first in the process (s)"),
                           ("open", "Python open, best of 50 (s)"), ("read", "Python arrays(), best of 3 (s)"),
