@@ -71,7 +71,7 @@ pub fn parse_anchor(b: &[u8], class_name: &str, offset: u64) -> AnchorStatus {
     }
     let epoch = be16(b, 6);
     let stored = be64(b, b.len() - 8);
-    let computed = xxhash_rust::xxh3::xxh3_64(&b[6..b.len() - 8]);
+    let computed = crate::format::checksum::xxh3(&b[6..b.len() - 8]);
     if stored != computed {
         return AnchorStatus::Broken(Error::Checksum { what: "RNTuple anchor".into(), offset, stored, computed }.to_string());
     }

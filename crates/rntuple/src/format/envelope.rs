@@ -32,7 +32,7 @@ pub fn open_envelope<'a>(buf: &'a [u8], expected_type: u16, name: &'static str) 
     let n = buf.len();
     a.copy_from_slice(&buf[n - 8..]);
     let stored = u64::from_le_bytes(a);
-    let computed = xxhash_rust::xxh3::xxh3_64(&buf[..n - 8]);
+    let computed = crate::format::checksum::xxh3(&buf[..n - 8]);
     if stored != computed {
         return Err(Error::Checksum { what: format!("{name} envelope"), offset: (n - 8) as u64, stored, computed });
     }

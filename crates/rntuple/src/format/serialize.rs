@@ -107,7 +107,7 @@ pub fn envelope(ty: u16, payload: &[u8]) -> (Vec<u8>, u64) {
     let mut v = Vec::with_capacity(len as usize);
     v.extend_from_slice(&(ty as u64 | (len << 16)).to_le_bytes());
     v.extend_from_slice(payload);
-    let sum = xxhash_rust::xxh3::xxh3_64(&v);
+    let sum = crate::format::checksum::xxh3(&v);
     v.extend_from_slice(&sum.to_le_bytes());
     (v, sum)
 }

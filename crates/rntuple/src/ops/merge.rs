@@ -345,7 +345,7 @@ fn verify_page_checksum(stored: &[u8], col: usize, offset: u64) -> Result<()> {
         return Err(Error::Invalid(format!("page of column {col} at offset {offset}: {} bytes, too short for its checksum", stored.len())));
     };
     let (body, sum) = stored.split_at(split);
-    if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != sum {
+    if crate::format::checksum::xxh3(body).to_le_bytes() != sum {
         return Err(Error::Invalid(format!("page of column {col} at offset {offset}: checksum mismatch (the page is damaged)")));
     }
     Ok(())

@@ -83,4 +83,55 @@ impl Reader {
         drop(out);
         Ok(secs)
     }
+
+    /// The stored bytes of every page of the given top-level fields (all when `None`), with
+    /// their uncompressed lengths, for [`Reader::bulk_floor`].
+    ///
+    /// A benchmark helper (`unstable` feature): not a stable API.
+    pub fn pages_in_memory(&self, fields: Option<&[&str]>) -> Result<Vec<(Vec<u8>, usize)>> {
+        self.stored_pages(fields)
+    }
+
+    /// zstd alone: decompresses every page of `pages` ([`Reader::pages_in_memory`]) into one
+    /// reused buffer (cache-resident), as [`Reader::decompress_only`] does.
+    ///
+    /// A benchmark helper (`unstable` feature): not a stable API.
+    pub fn decompress_pages(pages: &[(Vec<u8>, usize)]) -> Result<()> {
+        let mut buf = Vec::new();
+        for (b, n) in pages {
+            buf.resize(*n, 0);
+            compression::decompress_into(b, &mut buf, "page", 0)?;
+        }
+        std::hint::black_box(&buf);
+        Ok(())
+    }
+
+    /// The floor of any bulk read of `pages` ([`Reader::pages_in_memory`]) into the caller's
+    /// layout, by its parts, page after page as a read goes: the XXH3 checksum of the stored
+    /// page, zstd decompressing it into a reused buffer, and one `memcpy` of the decompressed
+    /// page into a second reused buffer (the least a re-layout of split or delta-encoded pages
+    /// costs: it reads and writes every byte once, in cache). Returns (decompress, copy,
+    /// checksum) seconds.
+    ///
+    /// A benchmark helper (`unstable` feature): not a stable API.
+    pub fn bulk_floor(pages: &[(Vec<u8>, usize)]) -> Result<(f64, f64, f64)> {
+        let (mut unz, mut out) = (Vec::new(), Vec::new());
+        let (mut zsecs, mut csecs, mut xsecs) = (0.0, 0.0, 0.0);
+        let mut h = 0u64;
+        for (b, n) in pages {
+            unz.resize(*n, 0);
+            out.resize(*n, 0);
+            let t0 = Instant::now();
+            h ^= crate::format::checksum::xxh3(b);
+            let t1 = Instant::now();
+            compression::decompress_into(b, &mut unz, "page", 0)?;
+            let t2 = Instant::now();
+            out.copy_from_slice(&unz);
+            std::hint::black_box(&out);
+            let t3 = Instant::now();
+            (xsecs, zsecs, csecs) = (xsecs + (t1 - t0).as_secs_f64(), zsecs + (t2 - t1).as_secs_f64(), csecs + (t3 - t2).as_secs_f64());
+        }
+        std::hint::black_box(h);
+        Ok((zsecs, csecs, xsecs))
+    }
 }

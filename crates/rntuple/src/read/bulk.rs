@@ -7,12 +7,13 @@
 //! delta and reduced-precision encodings undone); a collection's or string's offsets column as
 //! `u64` end offsets made global over the cluster range (see [`Reader::bulk_column`]).
 
+use super::bulk_range::{PageBuffers, Scratch};
 use super::columns::origin;
 use super::open::Reader;
 use super::pages::relocate;
-use super::read_plan::{ReadPlan, Span};
+use super::read_plan::ReadPlan;
 use crate::error::{Error, Result};
-use crate::format::descriptor::{ClusterDescriptor, ColumnDescriptor, FieldDescriptor, Role, COLUMN_FLAG_DEFERRED};
+use crate::format::descriptor::{ClusterDescriptor, ColumnDescriptor, FieldDescriptor, PageDescriptor, Role, COLUMN_FLAG_DEFERRED};
 use crate::logical::kind::{Kind, Scalar};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::decode::{decode_uninit, ColumnCodec, Native};
@@ -41,7 +42,7 @@ use std::ops::Range;
 #[derive(Debug, Clone)]
 pub struct BulkColumn {
     field: u32,
-    top: u32,
+    pub(super) top: u32,
     column: usize,
     path: String,
     element: Scalar,
@@ -113,7 +114,20 @@ impl BulkColumn {
         self.column
     }
 
-    fn what(&self) -> String {
+    /// An error unless `T` is the column's element type.
+    pub(super) fn check_type<T: BulkElement>(&self) -> Result<()> {
+        if T::accepts(self.element) {
+            return Ok(());
+        }
+        Err(Error::Invalid(format!(
+            "{}: holds {} elements, not {}",
+            self.what(),
+            if self.offsets { "offset (std::uint64_t)".to_string() } else { self.element.type_name().to_string() },
+            std::any::type_name::<T>()
+        )))
+    }
+
+    pub(super) fn what(&self) -> String {
         format!("field '{}' column {}", self.path, self.column)
     }
 }
@@ -130,41 +144,46 @@ impl BulkColumn {
 pub trait BulkElement: sealed::Sealed {}
 
 mod sealed {
-    use super::{Native, Scalar};
+    use super::{Native, PageBuffers, Scalar};
     use std::mem::MaybeUninit;
 
     /// What a bulk read needs of an element type (not nameable outside the crate).
-    pub trait Sealed: Native {
+    pub trait Sealed: Native + 'static {
         /// Whether columns of element type `s` read into this type.
         fn accepts(s: Scalar) -> bool;
         /// The slice as `u64`s, when this type is `u64` (offsets are rebased as such).
         fn as_u64(_s: &mut [MaybeUninit<Self>]) -> Option<&mut [MaybeUninit<u64>]> {
             None
         }
+        /// This type's buffer for a decoded page.
+        fn page_buffer(p: &mut PageBuffers) -> &mut Vec<MaybeUninit<Self>>;
     }
 }
 
 macro_rules! bulk_elements {
-    ($($t:ty => $($s:ident)|+;)*) => {$(
+    ($($t:ty, $buf:ident => $($s:ident)|+;)*) => {$(
         impl sealed::Sealed for $t {
             fn accepts(s: Scalar) -> bool {
                 matches!(s, $(Scalar::$s)|+)
+            }
+            fn page_buffer(p: &mut PageBuffers) -> &mut Vec<MaybeUninit<Self>> {
+                &mut p.$buf
             }
         }
         impl BulkElement for $t {}
     )*};
 }
 bulk_elements! {
-    bool => Bool;
-    i8 => I8 | Char;
-    u8 => U8 | Byte;
-    i16 => I16;
-    u16 => U16;
-    i32 => I32;
-    u32 => U32;
-    i64 => I64;
-    f32 => F32;
-    f64 => F64;
+    bool, bool_ => Bool;
+    i8, i8_ => I8 | Char;
+    u8, u8_ => U8 | Byte;
+    i16, i16_ => I16;
+    u16, u16_ => U16;
+    i32, i32_ => I32;
+    u32, u32_ => U32;
+    i64, i64_ => I64;
+    f32, f32_ => F32;
+    f64, f64_ => F64;
 }
 
 impl sealed::Sealed for u64 {
@@ -173,6 +192,9 @@ impl sealed::Sealed for u64 {
     }
     fn as_u64(s: &mut [MaybeUninit<u64>]) -> Option<&mut [MaybeUninit<u64>]> {
         Some(s)
+    }
+    fn page_buffer(p: &mut PageBuffers) -> &mut Vec<MaybeUninit<u64>> {
+        &mut p.u64_
     }
 }
 impl BulkElement for u64 {}
@@ -213,8 +235,7 @@ impl BulkElement for u64 {}
 /// ```
 #[derive(Debug, Default)]
 pub struct BulkReader {
-    stored: Vec<u8>,
-    unz: Vec<u8>,
+    pub(super) scratch: Scratch,
 }
 
 impl BulkReader {
@@ -234,7 +255,7 @@ impl BulkReader {
     /// assert_eq!(rntuple::read::BulkReader::default().scratch_bytes(), 0);
     /// ```
     pub fn scratch_bytes(&self) -> usize {
-        self.stored.capacity() + self.unz.capacity()
+        self.scratch.bytes()
     }
 
     /// Reads column `col` of clusters `clusters` into the start of `out` and returns the number of
@@ -284,14 +305,7 @@ impl BulkReader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_uninit<T: BulkElement>(&mut self, r: &Reader, col: &BulkColumn, clusters: Range<usize>, out: &mut [MaybeUninit<T>]) -> Result<usize> {
-        if !T::accepts(col.element) {
-            return Err(Error::Invalid(format!(
-                "{}: holds {} elements, not {}",
-                col.what(),
-                if col.offsets { "offset (std::uint64_t)".to_string() } else { col.element.type_name().to_string() },
-                std::any::type_name::<T>()
-            )));
-        }
+        col.check_type::<T>()?;
         let total = r.bulk_len(col, clusters.clone())?;
         if total > out.len() as u64 {
             return Err(Error::Invalid(format!(
@@ -302,20 +316,13 @@ impl BulkReader {
                 out.len()
             )));
         }
-        // A local file is read page by page (from the page cache): its plan allocates nothing. A
-        // remote one has the clusters' pages loaded ahead, as other reads do.
-        let plan = if r.page_source.src.is_remote() {
-            let spans: Vec<Span> = clusters.clone().map(|c| Span { cluster: c, start: 0, end: 0 }).collect();
-            r.prefetch(&[col.top], &spans)?
-        } else {
-            ReadPlan { columns: Vec::new(), clusters: Vec::new(), pooled: false }
-        };
+        let plan = r.bulk_plan(col, clusters.clone())?;
         let mut at = 0usize;
         let mut base = 0u64;
         for k in clusters {
             let n = usize::try_from(r.cluster_len(col, k)?).map_err(|_| Error::internal("cluster length beyond the address space"))?;
             let dst = out.get_mut(at..at + n).ok_or_else(|| Error::internal(format!("{}: cluster {k} past the counted elements", col.what())))?;
-            base = r.bulk_cluster(&plan, col, k, dst, base, (&mut self.stored, &mut self.unz))?;
+            base = r.bulk_cluster(&plan, col, k, 0..n as u64, dst, base, &mut self.scratch)?;
             at += n;
         }
         Ok(at)
@@ -485,22 +492,45 @@ impl Reader {
         }
     }
 
-    /// Decodes all of `dst.len()` elements of `col` in cluster `k` into `dst`; offsets are made
-    /// global with `base` (the items of the clusters before), page by page while each is in
-    /// cache. Returns the items up to the end of this cluster (`base` for other columns).
+    /// The pages of `col` in cluster `k` with the zeros a deferred column starts with (`None`
+    /// when the column holds no data there).
+    pub(super) fn bulk_pages(&self, col: &BulkColumn, k: usize) -> Result<Option<(u64, &[PageDescriptor])>> {
+        let cl = self.desc.clusters.get(k).ok_or_else(|| Error::Invalid(format!("{}: no cluster {k}", col.what())))?;
+        let f = &self.desc.fields[col.field as usize];
+        let Some((cd, range)) =
+            self.active_column(f, cl, col.column)?.and_then(|(cd, _)| cl.columns.get(cd.id as usize).and_then(|r| r.as_ref()).map(|r| (cd, r)))
+        else {
+            return Ok(None);
+        };
+        let lead = match origin(col.mult, cl) {
+            Some(o) if cd.flags & COLUMN_FLAG_DEFERRED != 0 => range.first_element.saturating_sub(o).min(self.cluster_len(col, k)?),
+            _ => 0,
+        };
+        Ok(Some((lead, &range.pages)))
+    }
+
+    /// Decodes elements `span` of `col` in cluster `k` into `dst` (`span`'s length; within the
+    /// cluster's elements): pages wholly inside the span straight into `dst`, the one or two it
+    /// cuts through into `scratch.page` first. Offsets are made global with `base` (the items of
+    /// the clusters before), page by page while each is in cache. Returns the items up to the end
+    /// of the span (`base` for other columns).
     #[allow(clippy::too_many_arguments)]
-    fn bulk_cluster<T: BulkElement>(
+    pub(super) fn bulk_cluster<T: BulkElement>(
         &self,
         plan: &ReadPlan,
         col: &BulkColumn,
         k: usize,
+        span: Range<u64>,
         dst: &mut [MaybeUninit<T>],
         base: u64,
-        scratch: (&mut Vec<u8>, &mut Vec<u8>),
+        scratch: &mut Scratch,
     ) -> Result<u64> {
         let cl = &self.desc.clusters[k];
         let f = &self.desc.fields[col.field as usize];
-        let n = dst.len() as u64;
+        let n = self.cluster_len(col, k)?;
+        if span.start > span.end || span.end > n || dst.len() as u64 != span.end - span.start {
+            return Err(Error::internal(format!("{}: elements {}..{} of {n} in cluster {k} into {}", col.what(), span.start, span.end, dst.len())));
+        }
         let active = self.active_column(f, cl, col.column)?;
         let Some((cd, range)) = active.and_then(|(cd, _)| cl.columns.get(cd.id as usize).and_then(|r| r.as_ref()).map(|r| (cd, r))) else {
             // No data in this cluster: a late-added field reads as zeros.
@@ -530,7 +560,8 @@ impl Reader {
         if need > range.n_elements {
             return Err(Error::corrupt(format!("{}: needs {need} elements, the column holds {}", what(), range.n_elements), 0));
         }
-        let (head, body) = dst.split_at_mut(lead as usize);
+        let zeros = span.end.min(lead).saturating_sub(span.start) as usize;
+        let (head, _) = dst.split_at_mut(zeros);
         head.iter_mut().for_each(|d| {
             d.write(T::default());
         });
@@ -539,27 +570,43 @@ impl Reader {
         if col.offsets {
             rebase(head, base, &mut prev).map_err(bad)?;
         }
-        let (stored, unz) = scratch;
-        let mut at = 0u64;
+        let Scratch { stored, unz, pages } = scratch;
+        // `at`: elements of the column (after the lead) the pages so far hold; `done`: of the span.
+        let (mut at, mut done) = (0u64, zeros as u64);
         for page in &range.pages {
             let p0 = page.first_in_cluster;
-            if p0 >= need {
+            if p0 >= need || lead + p0 >= span.end {
                 break;
             }
             let p1 = p0 + u64::from(page.n_elements);
             if p0 != at || p1 > need {
                 return Err(Error::corrupt(format!("{}: page of elements {p0}..{p1} does not follow elements 0..{at} of {need}", what()), page.locator.offset));
             }
-            let d = &mut body[p0 as usize..p1 as usize];
-            self.page_source
-                .with_page_in(plan, cd, &codec, page, k, (&mut *stored, &mut *unz), |raw| decode_uninit(&codec, raw, d).map_err(|e| relocate(e, page)))?;
+            at = p1;
+            let (e0, e1) = (lead + p0, lead + p1);
+            if e1 <= span.start {
+                continue;
+            }
+            let (a, b) = (e0.max(span.start), e1.min(span.end));
+            let d = &mut dst[(a - span.start) as usize..(b - span.start) as usize];
+            if (a, b) == (e0, e1) {
+                self.page_source
+                    .with_page_in(plan, cd, &codec, page, k, (&mut *stored, &mut *unz), |raw| decode_uninit(&codec, raw, d).map_err(|e| relocate(e, page)))?;
+            } else {
+                // A page the span cuts through: decoded whole, the span's part copied out.
+                let whole = pages.get::<T>(page.n_elements as usize);
+                self.page_source.with_page_in(plan, cd, &codec, page, k, (&mut *stored, &mut *unz), |raw| {
+                    decode_uninit(&codec, raw, whole).map_err(|e| relocate(e, page))
+                })?;
+                d.copy_from_slice(&whole[(a - e0) as usize..(b - e0) as usize]);
+            }
             if col.offsets {
                 rebase(d, base, &mut prev).map_err(|why| Error::corrupt(format!("{}: {why}", what()), page.locator.offset))?;
             }
-            at = p1;
+            done += b - a;
         }
-        if at != need {
-            return Err(bad(&format!("pages hold {at} elements, {need} needed")));
+        if done != span.end - span.start {
+            return Err(bad(&format!("pages hold {at} elements, elements {}..{} of {n} needed", span.start, span.end)));
         }
         Ok(if col.offsets { base + prev } else { base })
     }
@@ -568,7 +615,7 @@ impl Reader {
 /// Bulk reads against the Arrow read of the same file: every column of a file of many small
 /// clusters, cluster by cluster into one reused buffer and over the whole range at once; misuse.
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::{BulkElement, BulkReader};
     use crate::error::Error;
     use crate::logical::kind::Scalar;
@@ -583,7 +630,7 @@ mod tests {
 
     /// A file of `N` entries in many small clusters and pages: scalars, a vector, a string, a
     /// fixed-size array, a vector of vectors and a bool.
-    fn reader() -> Reader {
+    pub(crate) fn reader() -> Reader {
         static FILES: AtomicU64 = AtomicU64::new(0);
         let k = FILES.fetch_add(1, Ordering::Relaxed);
         let path = std::env::temp_dir().join(format!("rntuple-bulk-{}-{k}.root", std::process::id()));
@@ -621,7 +668,7 @@ mod tests {
 
     /// Reads a column cluster by cluster into one buffer reused across clusters (grown to the
     /// largest), concatenating what each cluster gave; offsets are made global by hand.
-    fn by_cluster<T: BulkElement>(r: &Reader, bulk: &mut BulkReader, path: &str, column: usize) -> Vec<T> {
+    pub(crate) fn by_cluster<T: BulkElement>(r: &Reader, bulk: &mut BulkReader, path: &str, column: usize) -> Vec<T> {
         let col = r.bulk_column(path, column).unwrap();
         let mut buf: Vec<T> = Vec::new();
         let mut out: Vec<T> = Vec::new();

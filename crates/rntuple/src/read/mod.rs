@@ -36,6 +36,7 @@ pub(crate) mod attributes;
 #[cfg(feature = "unstable")]
 mod bench;
 mod bulk;
+mod bulk_range;
 pub(crate) mod check;
 mod cluster_pool;
 mod columns;

@@ -165,7 +165,7 @@ impl PageSource {
                 .and_then(|b| b.try_into().ok())
                 .ok_or_else(|| Error::corrupt(format!("{}: checksum missing", what()), page.locator.offset))?;
             let st = u64::from_le_bytes(a);
-            let comp = xxhash_rust::xxh3::xxh3_64(data);
+            let comp = crate::format::checksum::xxh3(data);
             if st != comp {
                 return Err(Error::Checksum { what: what(), offset: page.locator.offset, stored: st, computed: comp });
             }

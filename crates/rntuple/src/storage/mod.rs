@@ -3,8 +3,8 @@
 //! blobs, StreamerInfo) and its writer; the file sink and positioned writes of reserved ranges.
 //! Uses the format layer's pure codecs (anchor, compression framing); knows no fields or types.
 //!
-//! Public: [`source`] (implement [`source::ReadAt`] to read from anywhere) and
-//! [`refuse_same_file`]; the rest is internal (public with the `unstable` feature).
+//! Public: [`source`] (implement [`source::ReadAt`] to read from anywhere), [`mapped`] (a
+//! memory-mapped local file) and [`refuse_same_file`]; the rest is internal (public with the `unstable` feature).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -26,6 +26,7 @@
 //! ```
 
 pub(crate) mod file_sink;
+pub mod mapped;
 pub(crate) mod positioned;
 #[cfg(feature = "remote")]
 crate::unstable_mod! {

@@ -264,14 +264,20 @@ impl ReadAt for FileSource {
         (std::io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN)).then_some(false)
     }
     fn advise(&self, ranges: &[Range<u64>]) {
-        use std::os::fd::AsRawFd;
-        for r in ranges {
-            let (Ok(start), Ok(len)) = (libc::off_t::try_from(r.start), libc::off_t::try_from(r.end.saturating_sub(r.start))) else { continue };
-            // SAFETY: a plain system call on a descriptor this source owns; no memory is passed.
-            // A failure only means no read-ahead.
-            unsafe {
-                libc::posix_fadvise(self.file.as_raw_fd(), start, len, libc::POSIX_FADV_WILLNEED);
-            }
+        advise_file(&self.file, ranges);
+    }
+}
+
+/// Asks the kernel to read `ranges` of `file` into the page cache in the background
+/// (`POSIX_FADV_WILLNEED`); only a hint.
+pub(crate) fn advise_file(file: &File, ranges: &[Range<u64>]) {
+    use std::os::fd::AsRawFd;
+    for r in ranges {
+        let (Ok(start), Ok(len)) = (libc::off_t::try_from(r.start), libc::off_t::try_from(r.end.saturating_sub(r.start))) else { continue };
+        // SAFETY: a plain system call on a descriptor the caller holds open; no memory is passed.
+        // A failure only means no read-ahead.
+        unsafe {
+            libc::posix_fadvise(file.as_raw_fd(), start, len, libc::POSIX_FADV_WILLNEED);
         }
     }
 }

@@ -93,7 +93,7 @@ pub fn anchor_bytes(a: &Anchor) -> Vec<u8> {
     for v in [a.seek_header, a.nbytes_header, a.len_header, a.seek_footer, a.nbytes_footer, a.len_footer, a.max_key_size] {
         b.extend_from_slice(&v.to_be_bytes());
     }
-    let sum = xxhash_rust::xxh3::xxh3_64(&b[6..]);
+    let sum = crate::format::checksum::xxh3(&b[6..]);
     b.extend_from_slice(&sum.to_be_bytes());
     b
 }

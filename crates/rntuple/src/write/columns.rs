@@ -391,7 +391,7 @@ fn seal(raw: Vec<u8>, spare: Vec<u8>, settings: Compression, checksum: bool) -> 
         (z, raw)
     };
     if checksum {
-        let sum = xxhash_rust::xxh3::xxh3_64(&z);
+        let sum = crate::format::checksum::xxh3(&z);
         z.extend_from_slice(&sum.to_le_bytes());
     }
     Ok((z, left))
