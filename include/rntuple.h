@@ -201,6 +201,32 @@ int32_t rntuple_reader_column_elements(uint64_t reader, const char *field, uint3
 // with the reader handle: a loop over clusters into one buffer allocates nothing.
 int32_t rntuple_reader_read_column(uint64_t reader, const char *field, uint32_t column, size_t cluster_begin, size_t cluster_end, void *buf, size_t buf_bytes, uint64_t *n_written);
 
+// Reads elements `[first, first + count)` of column `column` of field `field` in cluster
+// `cluster` (indices within the cluster) into `buf` (`buf_bytes` bytes, aligned to the element
+// size) and the number of elements written (`count`) into `*n_written` (when not null).
+// Elements are of the type `rntuple_reader_column_elements` reports. A collection's or string's
+// offsets are **cluster-local end offsets**: entry `i` of the cluster ends its items at item
+// `off[i]` of the cluster's item column, so the items of entries `[a, b)` are
+// `[a ? off[a-1] : 0, off[b-1])` (read those with another range). Chunks that end where pages end (`rntuple_reader_column_page_ends`)
+// decode every page once; other chunks decode the pages they cut through once per chunk.
+//
+// Errors: a cluster index past the clusters or a range past the cluster's elements (or
+// `first + count` overflowing) is `RNTUPLE_ERR_INVALID_ARGUMENT`; a buffer smaller than `count`
+// elements `RNTUPLE_ERR_BUFFER`, with `count` in `*n_written`; an unknown field or column
+// `RNTUPLE_ERR_NOT_FOUND`. The decompression scratch stays with the reader handle: a loop over
+// chunks into one buffer allocates nothing.
+int32_t rntuple_reader_read_column_range(uint64_t reader, const char *field, uint32_t column, size_t cluster, uint64_t first, uint64_t count, void *buf, size_t buf_bytes, uint64_t *n_written);
+
+// Where the pages of column `column` of field `field` end in cluster `cluster`, as element
+// indices within the cluster (ascending; the last is the cluster's element count; a column
+// without data in the cluster has one "page" of all its elements), into `ends` (room for
+// `capacity` values). The number of page ends is always written to `*n` (when not null); when
+// more than `capacity`, the result is `RNTUPLE_ERR_BUFFER` and `ends` is left untouched (call
+// again with `*n` values of room; `ends` may be null with `capacity` 0 to ask). Chunks of
+// `rntuple_reader_read_column_range` between consecutive ends (from 0) decode every page once.
+// Errors as `rntuple_reader_read_column_range`.
+int32_t rntuple_reader_column_page_ends(uint64_t reader, const char *field, uint32_t column, size_t cluster, uint64_t *ends, size_t capacity, size_t *n);
+
 // A new file that will hold several RNTuples; `options` (0: the defaults) are the file's and
 // its writers' defaults. Nothing is visible under `path` before `rntuple_file_writer_commit`.
 int32_t rntuple_file_writer_create(const char *path, uint64_t options, uint64_t *out);
@@ -359,6 +385,18 @@ int32_t rntuple_fill_context_free(uint64_t ctx);
 
 // Opens a ROOT file: a path, or an `http(s)://` or `s3://` URL. `*out` receives the file handle.
 int32_t rntuple_file_open(const char *path, uint64_t *out);
+
+// Opens a local ROOT file at `path` through a read-only memory map (`mmap`): pages are decompressed
+// straight out of the kernel's page cache, without the copy into the library's buffers that
+// `rntuple_file_open` (`pread`) makes. `*out` receives the file handle, used as one from
+// `rntuple_file_open`. Only regular files are mapped: a directory, FIFO or device is
+// `RNTUPLE_ERR_INVALID_ARGUMENT`, a missing file `RNTUPLE_ERR_NOT_FOUND`; a URL is not a path here.
+//
+// **The file must not shrink or change while it is mapped**: until this handle and every reader
+// and stream opened from it are freed. Bytes past a new end raise `SIGBUS` when touched (which
+// kills the process), and the reader assumes the bytes it was lent stay as they are. Use it for complete files left alone (the usual analysis
+// input); `rntuple_file_open` is immune to both.
+int32_t rntuple_file_open_mapped(const char *path, uint64_t *out);
 
 // Closes a file handle (0 is ignored). Readers opened from it stay valid.
 int32_t rntuple_file_free(uint64_t file);

@@ -126,6 +126,40 @@ class Options {
   detail::Handle<rntuple_write_options_free> h_;
 };
 
+/// A ROOT file open for reading, to open several of its RNTuples (Reader(file, name)) or to read it
+/// through a memory map (File::mapped).
+class File {
+ public:
+  /// The file at `path` (a path or URL), read with pread (a URL: with HTTP or S3 requests).
+  explicit File(const std::string& path) {
+    uint64_t h = 0;
+    detail::check(rntuple_file_open(path.c_str(), &h));
+    h_ = detail::Handle<rntuple_file_free>(h);
+  }
+  /// The local file at `path` through a read-only memory map (rntuple_file_open_mapped): pages are decompressed
+  /// straight out of the page cache. The file must not shrink or change while this File or a Reader opened from
+  /// it lives (SIGBUS otherwise).
+  static File mapped(const std::string& path) {
+    uint64_t h = 0;
+    detail::check(rntuple_file_open_mapped(path.c_str(), &h));
+    return File(detail::Handle<rntuple_file_free>(h));
+  }
+  /// The paths of its RNTuples, in key order.
+  std::vector<std::string> ntuples() const {
+    size_t n = 0;
+    detail::check(rntuple_file_ntuple_count(h_.get(), &n));
+    std::vector<std::string> out;
+    for (size_t i = 0; i < n; i++)
+      out.push_back(detail::text([&](char* b, size_t c, size_t* l) { return rntuple_file_ntuple_name(h_.get(), i, b, c, l); }));
+    return out;
+  }
+  uint64_t handle() const noexcept { return h_.get(); }
+
+ private:
+  explicit File(detail::Handle<rntuple_file_free> h) : h_(std::move(h)) {}
+  detail::Handle<rntuple_file_free> h_;
+};
+
 /// One RNTuple open for reading.
 class Reader {
  public:
@@ -135,6 +169,15 @@ class Reader {
     detail::check(rntuple_open(path.c_str(), ntuple.empty() ? nullptr : ntuple.c_str(), &h));
     h_ = detail::Handle<rntuple_reader_free>(h);
   }
+  /// The RNTuple `ntuple` of an open file; empty: the file's only one. The reader stays valid after the File goes.
+  explicit Reader(const File& file, const std::string& ntuple = "") {
+    uint64_t h = 0;
+    detail::check(rntuple_reader_open(file.handle(), ntuple.empty() ? nullptr : ntuple.c_str(), &h));
+    h_ = detail::Handle<rntuple_reader_free>(h);
+  }
+  /// The RNTuple `ntuple` of the local file at `path` read through a memory map (File::mapped: the file must not
+  /// shrink or change while the reader lives).
+  static Reader mapped(const std::string& path, const std::string& ntuple = "") { return Reader(File::mapped(path), ntuple); }
   uint64_t entries() const {
     uint64_t n = 0;
     detail::check(rntuple_reader_entries(h_.get(), &n));
@@ -189,20 +232,47 @@ class Reader {
   template <class T>
   uint64_t read_column(const std::string& field, size_t cluster_begin, size_t cluster_end, T* out, size_t n_out, uint32_t column = 0) const {
     static_assert(type_code<T>() != 0, "read_column: bool, an 8- to 64-bit integer, float or double");
-    uint32_t code = 0;
-    detail::check(rntuple_reader_column_elements(h_.get(), field.c_str(), column, 0, 0, nullptr, nullptr, &code));
-    if (code != type_code<T>())
-      throw Error(RNTUPLE_ERR_INVALID_ARGUMENT, "read_column: field '" + field + "' column " + std::to_string(column) + " holds elements of type code " +
-                                                    std::to_string(code) + ", not of this buffer's type");
+    check_type<T>("read_column", field, column);
     uint64_t n = 0;
     detail::check(rntuple_reader_read_column(h_.get(), field.c_str(), column, cluster_begin, cluster_end, out, n_out * sizeof(T), &n));
     return n;
+  }
+  /// Decodes elements [first, first + n_out) of the column in cluster `cluster` (indices within the cluster) into
+  /// out[0, n_out) and returns n_out; `T` as for read_column(), but offsets are uint64_t end offsets local to the
+  /// cluster. Chunks between consecutive column_page_ends() (from 0) decode every page once, so a buffer of the
+  /// largest page reused from chunk to chunk stays in the processor's cache.
+  template <class T>
+  uint64_t read_column_range(const std::string& field, size_t cluster, uint64_t first, T* out, size_t n_out, uint32_t column = 0) const {
+    static_assert(type_code<T>() != 0, "read_column_range: bool, an 8- to 64-bit integer, float or double");
+    check_type<T>("read_column_range", field, column);
+    uint64_t n = 0;
+    detail::check(rntuple_reader_read_column_range(h_.get(), field.c_str(), column, cluster, first, n_out, out, n_out * sizeof(T), &n));
+    return n;
+  }
+  /// Where the column's pages end in cluster `cluster`: element indices within the cluster, ascending, the last
+  /// the cluster's element count (column_elements(field, cluster, cluster + 1)).
+  std::vector<uint64_t> column_page_ends(const std::string& field, size_t cluster, uint32_t column = 0) const {
+    std::vector<uint64_t> ends(16);
+    size_t n = 0;
+    int32_t st = rntuple_reader_column_page_ends(h_.get(), field.c_str(), column, cluster, ends.data(), ends.size(), &n);
+    if (st == RNTUPLE_ERR_BUFFER) {
+      ends.resize(n);
+      st = rntuple_reader_column_page_ends(h_.get(), field.c_str(), column, cluster, ends.data(), ends.size(), &n);
+    }
+    detail::check(st);
+    ends.resize(n);
+    return ends;
   }
 #ifdef RNTUPLE_HPP_SPAN
   /// read_column() into a std::span (C++20).
   template <class T>
   uint64_t read_column(const std::string& field, size_t cluster_begin, size_t cluster_end, std::span<T> out, uint32_t column = 0) const {
     return read_column(field, cluster_begin, cluster_end, out.data(), out.size(), column);
+  }
+  /// read_column_range() of out.size() elements into a std::span (C++20).
+  template <class T>
+  uint64_t read_column_range(const std::string& field, size_t cluster, uint64_t first, std::span<T> out, uint32_t column = 0) const {
+    return read_column_range(field, cluster, first, out.data(), out.size(), column);
   }
 #endif
   uint64_t handle() const noexcept { return h_.get(); }
@@ -222,6 +292,15 @@ class Reader {
     else if constexpr (std::is_same_v<T, float>) return RNTUPLE_TYPE_F32;
     else if constexpr (std::is_same_v<T, double>) return RNTUPLE_TYPE_F64;
     else return 0;
+  }
+  /// Throws unless the column's elements are `T`s (`what` names the caller in the message).
+  template <class T>
+  void check_type(const char* what, const std::string& field, uint32_t column) const {
+    uint32_t code = 0;
+    detail::check(rntuple_reader_column_elements(h_.get(), field.c_str(), column, 0, 0, nullptr, nullptr, &code));
+    if (code != type_code<T>())
+      throw Error(RNTUPLE_ERR_INVALID_ARGUMENT, std::string(what) + ": field '" + field + "' column " + std::to_string(column) +
+                                                    " holds elements of type code " + std::to_string(code) + ", not of this buffer's type");
   }
   detail::Handle<rntuple_reader_free> h_;
 };

@@ -1,7 +1,9 @@
 /* Bulk column reads: writes a file of many small clusters (a number, a float, a vector and a
  * string per entry), then reads every column cluster by cluster into ONE buffer allocated once for
- * the largest cluster and reused, comparing every value with what was written; then the offsets of
- * the whole range at once (global end offsets). Runs under AddressSanitizer and LeakSanitizer. */
+ * the largest cluster and reused, comparing every value with what was written; then the same columns of
+ * the file opened through a memory map, in page-aligned chunks into one reused buffer
+ * (rntuple_reader_read_column_range), against the whole-cluster reads; then the offsets of the whole
+ * range at once (global end offsets). Runs under AddressSanitizer and LeakSanitizer. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +117,63 @@ int main(int argc, char** argv) {
       }
     }
   }
+
+  /* The same columns from the file opened through a memory map, cluster by cluster in chunks that end where
+   * the column's pages end (each page decoded once), into ONE chunk buffer sized for the largest page and
+   * reused for every chunk; each chunk equals its part of the whole-cluster read (offsets: cluster-local in
+   * both). The page ends go into one array grown when a cluster has more. */
+  uint64_t mf = 0, mr = 0;
+  CHECK(rntuple_file_open_mapped(path, &mf));
+  CHECK(rntuple_reader_open(mf, "Events", &mr));
+  CHECK(rntuple_file_free(mf)); /* the reader keeps the mapping */
+  size_t ends_cap = 0, n_ends = 0, chunk_cap = 0;
+  uint64_t* ends = NULL;
+  for (int pass = 0; pass < 2; pass++) { /* 0: size the chunk buffer; 1: read and compare */
+    void* chunk = pass ? malloc(chunk_cap) : NULL;
+    EXPECT(!pass || chunk != NULL);
+    uint64_t chunks = 0;
+    for (size_t c = 0; c < n_clusters; c++) {
+      for (size_t j = 0; j < n_cols; j++) {
+        int32_t st = rntuple_reader_column_page_ends(mr, cols[j].field, cols[j].column, c, ends, ends_cap, &n_ends);
+        if (st == RNTUPLE_ERR_BUFFER) {
+          EXPECT(n_ends > ends_cap);
+          ends_cap = n_ends;
+          ends = realloc(ends, ends_cap * sizeof *ends);
+          EXPECT(ends != NULL);
+          st = rntuple_reader_column_page_ends(mr, cols[j].field, cols[j].column, c, ends, ends_cap, &n_ends);
+        }
+        CHECK(st);
+        uint64_t n = 0, got = 0, start = 0;
+        CHECK(rntuple_reader_column_elements(mr, cols[j].field, cols[j].column, c, c + 1, &n, NULL, NULL));
+        EXPECT(n_ends > 0 && ends[n_ends - 1] == n);
+        if (pass == 0) {
+          for (size_t e = 0; e < n_ends; e++) {
+            EXPECT(ends[e] > start || (n == 0 && ends[e] == 0));
+            if ((ends[e] - start) * cols[j].size > chunk_cap) chunk_cap = (ends[e] - start) * cols[j].size;
+            start = ends[e];
+          }
+          continue;
+        }
+        CHECK(rntuple_reader_read_column(mr, cols[j].field, cols[j].column, c, c + 1, buf, cap, &got));
+        EXPECT(got == n);
+        for (size_t e = 0; e < n_ends; e++) {
+          uint64_t count = ends[e] - start;
+          CHECK(rntuple_reader_read_column_range(mr, cols[j].field, cols[j].column, c, start, count, chunk, chunk_cap, &got));
+          EXPECT(got == count);
+          EXPECT(memcmp(chunk, (char*)buf + start * cols[j].size, count * cols[j].size) == 0);
+          start = ends[e];
+          chunks++;
+        }
+      }
+    }
+    if (pass) {
+      EXPECT(chunks > n_clusters * n_cols); /* pages smaller than clusters: several chunks per cluster */
+      printf("bulk: %" PRIu64 " page-aligned chunks of a mapped file into one %zu-byte buffer\n", chunks, chunk_cap);
+    }
+    free(chunk);
+  }
+  free(ends);
+  CHECK(rntuple_reader_free(mr));
   free(buf);
 
   /* The offsets of the whole range at once: global end offsets into the items of the range. */

@@ -104,6 +104,11 @@ int main(void) {
   expect("open with a null out-pointer", rntuple_file_open(path, NULL), RNTUPLE_ERR_NULL_POINTER, "'out'");
   expect("open a missing file", rntuple_file_open("/nonexistent/x.root", &f), RNTUPLE_ERR_NOT_FOUND, "/nonexistent/x.root");
   expect("open a file that is not ROOT's", rntuple_file_open(junk, &f), RNTUPLE_ERR_CORRUPT, "");
+  expect("mapped open of a directory", rntuple_file_open_mapped("/tmp", &f), RNTUPLE_ERR_INVALID_ARGUMENT, "/tmp: not a regular file");
+  expect("mapped open of a missing file", rntuple_file_open_mapped("/nonexistent/x.root", &f), RNTUPLE_ERR_NOT_FOUND, "/nonexistent/x.root");
+  expect("mapped open of a file that is not ROOT's", rntuple_file_open_mapped(junk, &f), RNTUPLE_ERR_CORRUPT, "mapped file /tmp/rntuple-c-misuse-");
+  expect("mapped open of a null path", rntuple_file_open_mapped(NULL, &f), RNTUPLE_ERR_NULL_POINTER, "'path'");
+  expect("mapped open with a null out-pointer", rntuple_file_open_mapped(path, NULL), RNTUPLE_ERR_NULL_POINTER, "'out'");
   CHECK(rntuple_file_open(path, &f));
   expect("reader of a missing RNTuple", rntuple_reader_open(f, "Nope", &r), RNTUPLE_ERR_NOT_FOUND, "Nope");
   expect("file handle where a reader goes", rntuple_reader_entries(f, &n), RNTUPLE_ERR_WRONG_HANDLE, "is a file, not a reader");
@@ -139,6 +144,33 @@ int main(void) {
   expect("bulk read into an unaligned buffer", rntuple_reader_read_column(r, "x", 0, 0, 1, (char*)bulk + 1, 12, &got), RNTUPLE_ERR_INVALID_ARGUMENT,
          "not aligned to the 4-byte elements of field 'x'");
   expect("bulk read of a null field", rntuple_reader_read_column(r, NULL, 0, 0, 1, bulk, sizeof bulk, &got), RNTUPLE_ERR_NULL_POINTER, "'field'");
+  /* Range reads within a cluster and page ends (its one cluster holds 3 elements of x). */
+  expect("range read past the cluster", rntuple_reader_read_column_range(r, "x", 0, 0, 2, 2, bulk, sizeof bulk, &got), RNTUPLE_ERR_INVALID_ARGUMENT,
+         "field 'x' column 0: elements 2..4 of cluster 0: the cluster holds 3");
+  expect("range read reversed (count overflows)", rntuple_reader_read_column_range(r, "x", 0, 0, 2, UINT64_MAX, bulk, sizeof bulk, &got),
+         RNTUPLE_ERR_INVALID_ARGUMENT, "elements 2 + 18446744073709551615 of cluster 0: the range's end overflows 64 bits");
+  got = 0;
+  expect("range read into a small buffer", rntuple_reader_read_column_range(r, "v._0", 0, 0, 0, 3, bulk, 8, &got), RNTUPLE_ERR_BUFFER,
+         "field 'v._0' column 0: elements 0..3 of cluster 0 are 3 elements of 4 bytes (12 bytes), the buffer has 8 bytes");
+  EXPECT(got == 3); /* the elements needed */
+  expect("range read into an unaligned buffer", rntuple_reader_read_column_range(r, "x", 0, 0, 0, 1, (char*)bulk + 1, 12, &got),
+         RNTUPLE_ERR_INVALID_ARGUMENT, "not aligned to the 4-byte elements of field 'x' column 0");
+  expect("range read of a null field", rntuple_reader_read_column_range(r, NULL, 0, 0, 0, 1, bulk, sizeof bulk, &got), RNTUPLE_ERR_NULL_POINTER, "'field'");
+  expect("range read of a cluster past the clusters", rntuple_reader_read_column_range(r, "x", 0, 1, 0, 1, bulk, sizeof bulk, &got),
+         RNTUPLE_ERR_INVALID_ARGUMENT, "field 'x' column 0: cluster index 1 is past the RNTuple's 1 clusters");
+  expect("range read of a missing field", rntuple_reader_read_column_range(r, "nope", 0, 0, 0, 1, bulk, sizeof bulk, &got), RNTUPLE_ERR_NOT_FOUND,
+         "no field 'nope'");
+  uint64_t ends[2] = {7, 7};
+  size_t n_ends = 0;
+  expect("page ends into no room", rntuple_reader_column_page_ends(r, "x", 0, 0, NULL, 0, &n_ends), RNTUPLE_ERR_BUFFER,
+         "field 'x' column 0: cluster 0 has 1 page ends, the buffer has room for 0");
+  EXPECT(n_ends == 1); /* the count needed */
+  expect("page ends of a cluster past the clusters", rntuple_reader_column_page_ends(r, "x", 0, 3, ends, 2, &n_ends), RNTUPLE_ERR_INVALID_ARGUMENT,
+         "field 'x' column 0: cluster index 3 is past the RNTuple's 1 clusters");
+  expect("page ends into a null buffer with room", rntuple_reader_column_page_ends(r, "x", 0, 0, NULL, 2, &n_ends), RNTUPLE_ERR_NULL_POINTER, "'ends'");
+  expect("page ends of a null field", rntuple_reader_column_page_ends(r, NULL, 0, 0, ends, 2, &n_ends), RNTUPLE_ERR_NULL_POINTER, "'field'");
+  CHECK(rntuple_reader_column_page_ends(r, "x", 0, 0, ends, 2, &n_ends));
+  EXPECT(n_ends == 1 && ends[0] == 3 && ends[1] == 7);
   CHECK(rntuple_reader_free(r));
   expect("reader freed twice", rntuple_reader_free(r), RNTUPLE_ERR_BAD_HANDLE, "freed");
   CHECK(rntuple_file_free(f));

@@ -2,11 +2,13 @@
 // from a struct with EntryBinder (an output module's loop), then one commit. The file's entries
 // and a digest of its values are checked by reading back through the ABI here, and by ROOT and
 // uproot in tests/c/test_c_abi.py (argv[1] is the output path; each thread writes PER_THREAD
-// entries whose `event` numbers are its own range).
+// entries whose `event` numbers are its own range). Read back also through a memory map, in chunks
+// within clusters (Reader::read_column_range at column_page_ends).
 #include <algorithm>
 #include <cstdio>
 #include <span>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -134,6 +136,51 @@ int main(int argc, char** argv) {
   if (bulk_seen != seen) {
     std::fprintf(stderr, "bulk reads: %zu distinct event numbers\n", bulk_seen.size());
     return 1;
+  }
+  // The same from the file read through a memory map, in chunks within each cluster (read_column_range) into one
+  // buffer grown to the largest chunk and reused: the event numbers at their page ends (each page decoded once),
+  // the jet_pt offsets (cluster-local, as a one-cluster read_column gives them) in chunks of 7 (cutting pages).
+  rntuple::File mf = rntuple::File::mapped(argv[1]);
+  if (mf.ntuples() != std::vector<std::string>{"Events"}) return 1;
+  rntuple::Reader m(mf);
+  std::vector<uint64_t> chunk;
+  size_t n_chunks = 0;
+  for (size_t c = 0; c < m.clusters().size(); c++) {
+    events.resize(m.column_elements("event", c, c + 1));
+    offsets.resize(m.column_elements("jet_pt", c, c + 1));
+    m.read_column("event", c, c + 1, std::span<uint64_t>(events));
+    m.read_column("jet_pt", c, c + 1, offsets.data(), offsets.size());
+    std::vector<uint64_t> ends = m.column_page_ends("event", c);
+    std::vector<uint64_t> sevens;
+    for (uint64_t e = 7; e < offsets.size(); e += 7) sevens.push_back(e);
+    sevens.push_back(offsets.size());
+    const std::pair<const char*, std::vector<uint64_t>*> columns[] = {{"event", &ends}, {"jet_pt", &sevens}};
+    for (const auto& [field, bounds] : columns) {
+      const std::vector<uint64_t>& whole = std::string(field) == "event" ? events : offsets;
+      uint64_t start = 0;
+      for (uint64_t end : *bounds) {
+        if (chunk.size() < end - start) chunk.resize(end - start);
+        std::span<uint64_t> part(chunk.data(), end - start);
+        if (m.read_column_range(field, c, start, part) != part.size() || !std::equal(part.begin(), part.end(), whole.begin() + start)) {
+          std::fprintf(stderr, "mapped, cluster %zu, %s elements %llu..%llu differ\n", c, field, static_cast<unsigned long long>(start),
+                       static_cast<unsigned long long>(end));
+          return 1;
+        }
+        start = end;
+        n_chunks++;
+      }
+      if (start != whole.size()) return 1;
+    }
+  }
+  if (n_chunks <= 2 * m.clusters().size()) {
+    std::fprintf(stderr, "mapped: only %zu chunks\n", n_chunks);
+    return 1;
+  }
+  try {  // a range past the cluster
+    m.read_column_range("event", 0, m.column_elements("event", 0, 1), std::span<uint64_t>(chunk.data(), 1));
+    return 1;
+  } catch (const rntuple::Error& e) {
+    if (e.status() != RNTUPLE_ERR_INVALID_ARGUMENT || std::string(e.what()).find("the cluster holds") == std::string::npos) return 1;
   }
   try {  // a buffer of another element type than the column's
     std::vector<float> wrong(events.size());

@@ -19,7 +19,7 @@ use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// The `RNTUPLE_TYPE_*` code and byte size of an element type.
-fn type_of(s: Scalar) -> (u32, u32) {
+pub(crate) fn type_of(s: Scalar) -> (u32, u32) {
     match s {
         Scalar::Bool => (RNTUPLE_TYPE_BOOL, 1),
         Scalar::Char | Scalar::I8 => (RNTUPLE_TYPE_I8, 1),
@@ -45,7 +45,7 @@ fn clusters(begin: usize, end: usize) -> CResult<Range<usize>> {
 
 /// Runs `f` with a bulk state of the reader (its scratch and last resolved column) resolved for
 /// `field`/`column`, taken from the handle's pool and given back afterwards.
-fn with_state<R>(r: &ReaderObj, field: &str, column: u32, f: impl FnOnce(&mut BulkReader, &BulkColumn) -> CResult<R>) -> CResult<R> {
+pub(crate) fn with_state<R>(r: &ReaderObj, field: &str, column: u32, f: impl FnOnce(&mut BulkReader, &BulkColumn) -> CResult<R>) -> CResult<R> {
     let poisoned = || CError::new(crate::status::RNTUPLE_ERR_INTERNAL, "the reader's bulk scratch lock was poisoned by a panic");
     let taken = r.bulk.lock().map_err(|_| poisoned())?.pop();
     let (mut bulk, cached) = taken.unwrap_or_default();

@@ -20,11 +20,13 @@
 //! (write options), [`schema`] (JSON and Arrow schemas, batches in), [`filling`] (what a writer
 //! handle holds), [`write`] (sequential writers), [`parallel`] (parallel writers and fill contexts),
 //! [`file_writer`] (several RNTuples in one file), [`mpi`] (distributed writers), [`entry`]
-//! (typed setters filling entry by entry), [`ops`] (merge, skim, check).
+//! (typed setters filling entry by entry), [`ops`] (merge, skim, check), [`bulk`] and
+//! [`bulk_range`] (column reads into the caller's memory: over clusters, and element ranges within one).
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)]
 
 pub mod bulk;
+pub mod bulk_range;
 pub mod entry;
 pub mod ffi_types;
 pub mod file_writer;

@@ -7,6 +7,7 @@ use crate::handles::{self, Object};
 use crate::status::{guard, CError, CResult};
 use crate::strings::{need, opt_str_arg, put, str_arg, str_list_arg, write_str};
 use arrow_array::ffi::FFI_ArrowSchema;
+use rntuple::storage::mapped::MappedSource;
 use rntuple::{RNTupleFile, Reader};
 use std::ffi::c_char;
 use std::sync::Arc;
@@ -66,6 +67,28 @@ pub unsafe extern "C" fn rntuple_file_open(path: *const c_char, out: *mut u64) -
         need(out, "out")?;
         let path = unsafe { str_arg(path, "path") }?;
         let file = RNTupleFile::open(path)?;
+        let h = handles::register(FileObj { file: Arc::new(file) })?;
+        unsafe { put(out, h, "out") }
+    })
+}
+
+/// Opens a local ROOT file at `path` through a read-only memory map (`mmap`): pages are decompressed
+/// straight out of the kernel's page cache, without the copy into the library's buffers that
+/// `rntuple_file_open` (`pread`) makes. `*out` receives the file handle, used as one from
+/// `rntuple_file_open`. Only regular files are mapped: a directory, FIFO or device is
+/// `RNTUPLE_ERR_INVALID_ARGUMENT`, a missing file `RNTUPLE_ERR_NOT_FOUND`; a URL is not a path here.
+///
+/// **The file must not shrink or change while it is mapped**: until this handle and every reader
+/// and stream opened from it are freed. Bytes past a new end raise `SIGBUS` when touched (which
+/// kills the process), and the reader assumes the bytes it was lent stay as they are. Use it for complete files left alone (the usual analysis
+/// input); `rntuple_file_open` is immune to both.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_file_open_mapped(path: *const c_char, out: *mut u64) -> i32 {
+    guard("rntuple_file_open_mapped", || {
+        need(out, "out")?;
+        let path = unsafe { str_arg(path, "path") }?;
+        let src = MappedSource::open(path)?;
+        let file = RNTupleFile::from_source(Arc::new(src)).map_err(|e| e.context(format!("mapped file {path}")))?;
         let h = handles::register(FileObj { file: Arc::new(file) })?;
         unsafe { put(out, h, "out") }
     })

@@ -7,7 +7,7 @@
 //! delta and reduced-precision encodings undone); a collection's or string's offsets column as
 //! `u64` end offsets made global over the cluster range (see [`Reader::bulk_column`]).
 
-use super::bulk_range::{PageBuffers, Scratch};
+use super::bulk_element::{BulkElement, Scratch};
 use super::columns::origin;
 use super::open::Reader;
 use super::pages::relocate;
@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::format::descriptor::{ClusterDescriptor, ColumnDescriptor, FieldDescriptor, PageDescriptor, Role, COLUMN_FLAG_DEFERRED};
 use crate::logical::kind::{Kind, Scalar};
 use crate::primitives::column_type::ColumnType;
-use crate::primitives::decode::{decode_uninit, ColumnCodec, Native};
+use crate::primitives::decode::{decode_uninit, ColumnCodec};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
@@ -131,73 +131,6 @@ impl BulkColumn {
         format!("field '{}' column {}", self.path, self.column)
     }
 }
-
-/// Element types a bulk read decodes into: `bool`, the fixed-width integers, `f32` and `f64`
-/// (sealed). The type must be the column's [`BulkColumn::element_type`] (`i8` for `char`, `u8`
-/// for `std::byte`).
-///
-/// ```
-/// fn takes<T: rntuple::read::BulkElement>(_: &[T]) {}
-/// takes(&[1.0f32, 2.0]);
-/// takes(&[1u64, 2]);
-/// ```
-pub trait BulkElement: sealed::Sealed {}
-
-mod sealed {
-    use super::{Native, PageBuffers, Scalar};
-    use std::mem::MaybeUninit;
-
-    /// What a bulk read needs of an element type (not nameable outside the crate).
-    pub trait Sealed: Native + 'static {
-        /// Whether columns of element type `s` read into this type.
-        fn accepts(s: Scalar) -> bool;
-        /// The slice as `u64`s, when this type is `u64` (offsets are rebased as such).
-        fn as_u64(_s: &mut [MaybeUninit<Self>]) -> Option<&mut [MaybeUninit<u64>]> {
-            None
-        }
-        /// This type's buffer for a decoded page.
-        fn page_buffer(p: &mut PageBuffers) -> &mut Vec<MaybeUninit<Self>>;
-    }
-}
-
-macro_rules! bulk_elements {
-    ($($t:ty, $buf:ident => $($s:ident)|+;)*) => {$(
-        impl sealed::Sealed for $t {
-            fn accepts(s: Scalar) -> bool {
-                matches!(s, $(Scalar::$s)|+)
-            }
-            fn page_buffer(p: &mut PageBuffers) -> &mut Vec<MaybeUninit<Self>> {
-                &mut p.$buf
-            }
-        }
-        impl BulkElement for $t {}
-    )*};
-}
-bulk_elements! {
-    bool, bool_ => Bool;
-    i8, i8_ => I8 | Char;
-    u8, u8_ => U8 | Byte;
-    i16, i16_ => I16;
-    u16, u16_ => U16;
-    i32, i32_ => I32;
-    u32, u32_ => U32;
-    i64, i64_ => I64;
-    f32, f32_ => F32;
-    f64, f64_ => F64;
-}
-
-impl sealed::Sealed for u64 {
-    fn accepts(s: Scalar) -> bool {
-        s == Scalar::U64
-    }
-    fn as_u64(s: &mut [MaybeUninit<u64>]) -> Option<&mut [MaybeUninit<u64>]> {
-        Some(s)
-    }
-    fn page_buffer(p: &mut PageBuffers) -> &mut Vec<MaybeUninit<u64>> {
-        &mut p.u64_
-    }
-}
-impl BulkElement for u64 {}
 
 /// The reusable state of bulk reads: scratch buffers for a page's stored and decompressed bytes,
 /// grown to the largest page read and kept. Hold one per thread and pass it to every read: a loop

@@ -1,65 +1,15 @@
 //! Bulk reads of a range of elements within one cluster, for callers whose buffers are smaller
 //! than a cluster (ROOT's `RBulkValues` reads chunks of entries the same way): a buffer of a few
 //! pages stays in the processor's cache from chunk to chunk, where a cluster-sized one sends every
-//! decoded byte out to memory. Also the scratch a [`BulkReader`] keeps.
+//! decoded byte out to memory.
 
-use super::bulk::{BulkColumn, BulkElement, BulkReader};
+use super::bulk::{BulkColumn, BulkReader};
+use super::bulk_element::BulkElement;
 use super::open::Reader;
 use super::read_plan::ReadPlan;
 use crate::error::{Error, Result};
 use std::mem::MaybeUninit;
 use std::ops::Range;
-
-/// A bulk reader's scratch: a page's stored and decompressed bytes, and per element type the
-/// decoded values of a page that a range read cuts through. Grown to the largest page, kept.
-#[derive(Debug, Default)]
-pub(crate) struct Scratch {
-    pub(super) stored: Vec<u8>,
-    pub(super) unz: Vec<u8>,
-    pub(super) pages: PageBuffers,
-}
-
-impl Scratch {
-    /// The bytes held (capacities).
-    pub(super) fn bytes(&self) -> usize {
-        let p = &self.pages;
-        let typed = p.bool_.capacity()
-            + p.i8_.capacity()
-            + p.u8_.capacity()
-            + 2 * (p.i16_.capacity() + p.u16_.capacity())
-            + 4 * (p.i32_.capacity() + p.u32_.capacity() + p.f32_.capacity())
-            + 8 * (p.i64_.capacity() + p.u64_.capacity() + p.f64_.capacity());
-        self.stored.capacity() + self.unz.capacity() + typed
-    }
-}
-
-/// One decoded-page buffer per element type, so that reading columns of several types in turn
-/// allocates nothing once each buffer has grown.
-#[derive(Debug, Default)]
-pub struct PageBuffers {
-    pub(super) bool_: Vec<MaybeUninit<bool>>,
-    pub(super) i8_: Vec<MaybeUninit<i8>>,
-    pub(super) u8_: Vec<MaybeUninit<u8>>,
-    pub(super) i16_: Vec<MaybeUninit<i16>>,
-    pub(super) u16_: Vec<MaybeUninit<u16>>,
-    pub(super) i32_: Vec<MaybeUninit<i32>>,
-    pub(super) u32_: Vec<MaybeUninit<u32>>,
-    pub(super) i64_: Vec<MaybeUninit<i64>>,
-    pub(super) u64_: Vec<MaybeUninit<u64>>,
-    pub(super) f32_: Vec<MaybeUninit<f32>>,
-    pub(super) f64_: Vec<MaybeUninit<f64>>,
-}
-
-impl PageBuffers {
-    /// The buffer of `T`s, at least `n` long, its first `n` elements.
-    pub(super) fn get<T: BulkElement>(&mut self, n: usize) -> &mut [MaybeUninit<T>] {
-        let v = T::page_buffer(self);
-        if v.len() < n {
-            v.resize(n, MaybeUninit::uninit());
-        }
-        &mut v[..n]
-    }
-}
 
 impl BulkReader {
     /// Reads elements `elements` of column `col` in cluster `cluster` into the start of `out`
@@ -101,10 +51,43 @@ impl BulkReader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_range<T: BulkElement>(&mut self, r: &Reader, col: &BulkColumn, cluster: usize, elements: Range<u64>, out: &mut [T]) -> Result<usize> {
-        // SAFETY: as in `read`: `MaybeUninit<T>` has `T`'s layout, and only valid `T`s are
-        // written (decoded values or `T::default()`).
+        // SAFETY: as in `read`: `MaybeUninit<T>` has `T`'s layout, and `read_range_uninit` writes
+        // only valid `T`s (decoded values or `T::default()`), so `out` holds valid values whatever
+        // it returns.
         let out = unsafe { &mut *(out as *mut [T] as *mut [MaybeUninit<T>]) };
-        let n = r.bulk_len(col, cluster..cluster + 1)?;
+        self.read_range_uninit(r, col, cluster, elements, out)
+    }
+
+    /// [`BulkReader::read_range`] into uninitialized memory: on `Ok(n)`, `out[..n]` is
+    /// initialized.
+    ///
+    /// ```
+    /// # use rntuple::write::{Writer, WriteOptions};
+    /// # use rntuple::Value;
+    /// # let path = std::env::temp_dir().join(format!("rntuple-doc-read_range_uninit-{}.root", std::process::id()));
+    /// # let mut w = Writer::create(&path, "Events", &[("n", "std::int32_t")], WriteOptions::default())?;
+    /// # for i in 0..10 { w.fill(&Value::Record(vec![("n".into(), Value::Int(-i))]))?; }
+    /// # w.commit()?;
+    /// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+    /// let col = r.bulk_column("n", 0)?;
+    /// let mut v: Vec<i32> = Vec::with_capacity(4);
+    /// let n = rntuple::read::BulkReader::new().read_range_uninit(&r, &col, 0, 3..7, v.spare_capacity_mut())?;
+    /// unsafe { v.set_len(n) };
+    /// assert_eq!(v, [-3, -4, -5, -6]);
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_range_uninit<T: BulkElement>(
+        &mut self,
+        r: &Reader,
+        col: &BulkColumn,
+        cluster: usize,
+        elements: Range<u64>,
+        out: &mut [MaybeUninit<T>],
+    ) -> Result<usize> {
+        // `saturating_add`: cluster `usize::MAX` is outside the RNTuple (an error), not a wrap.
+        let one = cluster..cluster.saturating_add(1);
+        let n = r.bulk_len(col, one.clone())?;
         let what = || format!("{}: elements {}..{} of cluster {cluster}", col.what(), elements.start, elements.end);
         if elements.start > elements.end || elements.end > n {
             return Err(Error::Invalid(format!("{}: the cluster holds {n}", what())));
@@ -113,7 +96,7 @@ impl BulkReader {
         let len = usize::try_from(elements.end - elements.start).map_err(|_| Error::Invalid(format!("{}: beyond the address space", what())))?;
         let room = out.len();
         let dst = out.get_mut(..len).ok_or_else(|| Error::Invalid(format!("{}: the buffer holds {room}", what())))?;
-        let plan = r.bulk_plan(col, cluster..cluster + 1)?;
+        let plan = r.bulk_plan(col, one)?;
         r.bulk_cluster(&plan, col, cluster, elements, dst, 0, &mut self.scratch)?;
         Ok(len)
     }
@@ -139,7 +122,7 @@ impl Reader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn bulk_page_ends(&self, col: &BulkColumn, cluster: usize) -> Result<Vec<u64>> {
-        let n = self.bulk_len(col, cluster..cluster + 1)?;
+        let n = self.bulk_len(col, cluster..cluster.saturating_add(1))?;
         let mut ends: Vec<u64> = Vec::new();
         if let Some((lead, pages)) = self.bulk_pages(col, cluster)? {
             for p in pages {
@@ -304,6 +287,9 @@ mod tests {
         let k = r.descriptor().clusters.len();
         assert!(bulk.read_range(&r, &x, k, 0..1, &mut buf).unwrap_err().to_string().contains("outside"));
         assert!(r.bulk_page_ends(&x, k).is_err());
+        // The last index is outside too (no wrap-around to cluster 0).
+        assert!(bulk.read_range(&r, &x, usize::MAX, 0..1, &mut buf).unwrap_err().to_string().contains("outside"));
+        assert!(r.bulk_page_ends(&x, usize::MAX).unwrap_err().to_string().contains("outside"));
         #[allow(clippy::reversed_empty_ranges)]
         let backwards = 5..2;
         assert!(bulk.read_range(&r, &x, 0, backwards, &mut buf).is_err());

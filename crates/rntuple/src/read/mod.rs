@@ -36,6 +36,7 @@ pub(crate) mod attributes;
 #[cfg(feature = "unstable")]
 mod bench;
 mod bulk;
+mod bulk_element;
 mod bulk_range;
 pub(crate) mod check;
 mod cluster_pool;
@@ -49,7 +50,8 @@ pub(crate) mod reader;
 pub(crate) mod typed;
 mod values;
 pub use attributes::{AttributeEntry, AttributeSetReader};
-pub use bulk::{BulkColumn, BulkElement, BulkReader};
+pub use bulk::{BulkColumn, BulkReader};
+pub use bulk_element::BulkElement;
 pub use check::{CheckReport, Problem};
 pub use cluster_pool::ReadAhead;
 pub use page_source::ReadStats;
