@@ -137,13 +137,20 @@ class File:
         """The path the file was opened with."""
     def io_stats(self) -> dict[str, int]:
         """``{"requests": n, "bytes": n}`` the file's source served so far."""
-    def keys(self) -> list[str]:
-        """Names of the RNTuples in the file."""
+    def ntuple_names(self) -> list[str]:
+        """Paths of the RNTuples in the file, without cycles."""
+    def keys(self, *, recursive: bool = True, cycle: bool = True, filter_name: _Filter = None,
+             filter_classname: _Filter = None) -> list[str]:
+        """Every key of the file as uproot lists them (``"name;1"``, ``"dir/name;1"``; RNTuples, directories,
+        TTrees...)."""
+    def classnames(self, *, recursive: bool = True, cycle: bool = True, filter_name: _Filter = None,
+                   filter_classname: _Filter = None) -> dict[str, str]:
+        """:meth:`keys` -> class names."""
     def __iter__(self) -> Iterator[str]: ...
     def __len__(self) -> int: ...
     def __contains__(self, name: object) -> bool: ...
     def __getitem__(self, name: str) -> RNTuple:
-        """The RNTuple ``name`` (a trailing ``;cycle`` is ignored)."""
+        """The RNTuple ``name`` (a trailing ``;cycle`` is ignored); the same object each time."""
     def close(self) -> None:
         """Releases the file."""
     def __enter__(self) -> File: ...
@@ -190,13 +197,18 @@ class RNTuple:
     @property
     def classname(self) -> str:
         """``"ROOT::RNTuple"``, as uproot's."""
-    def __len__(self) -> int: ...
+    def __len__(self) -> int:
+        """The number of top-level fields (as uproot)."""
     @property
     def schema(self) -> dict[str, str]:
         """Top-level field name -> ROOT type name, in schema order."""
     @property
-    def fields(self) -> list[str]:
-        """Names of the readable top-level fields."""
+    def fields(self) -> list[Field]:
+        """The readable top-level fields (a Field compares equal to its name)."""
+    def to_akform(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+                  filter_field: Callable[[Field], bool] | None = None, ak_add_doc: bool | dict[str, str] = False,
+                  **uproot_only: Any) -> tuple[ak.forms.Form, None]:
+        """The awkward form :meth:`arrays` gives, without reading entries, and ``None`` (as uproot)."""
     def keys(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
              filter_field: Callable[[Field], bool] | None = None, recursive: bool = True, full_paths: bool = True,
              ignore_duplicates: bool = False) -> list[str]:
@@ -230,18 +242,19 @@ class RNTuple:
         """Entry boundaries of the clusters."""
     def storage_stats(self, fields: _Fields = None) -> dict[str, int]:
         """Clusters, pages, stored and uncompressed bytes of the chosen fields."""
-    def __getitem__(self, field: Union[str, int]) -> Field:
+    def __getitem__(self, field: Union[str, int, Field]) -> Field:
         """A field, read TTree-style: ``events["Muon_pt"].array()``; nested: ``events["jets.pt"]``,
-        ``events["jets"]["pt"]``."""
+        ``events["jets"]["pt"]``; the same object however reached."""
     def __contains__(self, field: object) -> bool: ...
-    def __iter__(self) -> Iterator[str]: ...
+    def __iter__(self) -> Iterator[Field]: ...
     def check(self) -> dict[str, Any]:
         """Reads every page of every field; reports damaged (field, cluster) pairs instead of raising."""
     def arrays(self, expressions: _Expressions = None, cut: str | None = None, *legacy: int | None,
                filter_name: _Filter = None, filter_typename: _Filter = None,
                filter_field: Callable[[Field], bool] | None = None, aliases: Mapping[str, str] | None = None,
                entry_start: int | None = None, entry_stop: int | None = None, library: _Library = "ak", how: Any = None,
-               fields: _Fields = None, **uproot_only: Any) -> Any:
+               fields: _Fields = None, ak_add_doc: bool | dict[str, str] = False, virtual: bool = False,
+               access_log: Any = None, **uproot_only: Any) -> Any:
         """Reads into an awkward array laid out as uproot 5 does (``library="ak"``), a dict of numpy arrays
         (``"np"``), a pandas DataFrame (``"pd"``) or a pyarrow table (``"pa"``); uproot 5's signature, with
         expressions and ``aliases`` evaluated on awkward arrays of the fields they name, and ``cut`` a selection
@@ -257,13 +270,15 @@ class RNTuple:
         """The Arrow PyCapsule interface: the schema of :meth:`__arrow_c_stream__` as a PyCapsule "arrow_schema"."""
     def to_rows(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> list[dict[str, Any]]:
         """Reads entries as dicts in the JSON form of ``rntuple dump``."""
-    def step_entries(self, step_size: int | str, fields: _Fields = None) -> int:
-        """Entries per step for a step size in entries or a size string."""
+    def step_entries(self, step_size: int | str, fields: _Fields = None, entry_start: int | None = None,
+                     entry_stop: int | None = None) -> int:
+        """Entries per step for a step size in entries or a size string (bytes in memory, counted as uproot)."""
     def iterate(self, expressions: _Expressions = None, cut: str | None = None, *, filter_name: _Filter = None,
                 filter_typename: _Filter = None, filter_field: Callable[[Field], bool] | None = None,
                 aliases: Mapping[str, str] | None = None, entry_start: int | None = None, entry_stop: int | None = None,
                 step_size: int | str = "100 MB", library: _Library = "ak", how: Any = None, report: bool = False,
-                fields: _Fields = None, progress: bool | None = None, **uproot_only: Any) -> Iterator[Any]:
+                fields: _Fields = None, progress: bool | None = None, ak_add_doc: bool | dict[str, str] = False,
+                **uproot_only: Any) -> Iterator[Any]:
         """Chunks of entries as :meth:`arrays` gives them (``(chunk, report)`` pairs with ``report=True``); uproot
         5's signature (the older ``iterate(step_size, fields)`` still works: an int or size string there is the
         step size)."""
@@ -408,8 +423,19 @@ class Field:
     def description(self) -> str: ...
     @property
     def num_entries(self) -> int: ...
-    def __len__(self) -> int: ...
+    @property
+    def fields(self) -> list[Field]:
+        """The direct subfields."""
+    @property
+    def record(self) -> Any:
+        """``struct_role``, ``field_name``, ``type_name``, ``field_desc``, ``repetition`` (uproot's names)."""
+    def __len__(self) -> int:
+        """The number of direct subfields (as uproot)."""
     def __getitem__(self, where: Union[str, int]) -> Field: ...
+    def to_akform(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
+                  filter_field: Callable[[Field], bool] | None = None, ak_add_doc: bool | dict[str, str] = False,
+                  **uproot_only: Any) -> tuple[ak.forms.Form, list[str]]:
+        """The field's awkward form as a record and the path to it (as uproot's ``RField.to_akform``)."""
     def __iter__(self) -> Iterator[str]: ...
     def keys(self, *, filter_name: _Filter = None, filter_typename: _Filter = None,
              filter_field: Callable[[Field], bool] | None = None, recursive: bool = True,
@@ -421,15 +447,17 @@ class Field:
              filter_field: Callable[[Field], bool] | None = None, recursive: bool = True, max_width: int = 80,
              stream: Any = None) -> None: ...
     def array(self, entry_start: int | None = None, entry_stop: int | None = None,
-              library: _Library = "ak", **uproot_only: Any) -> Any:
+              library: _Library = "ak", *, ak_add_doc: bool | dict[str, str] = False, virtual: bool = False,
+              access_log: Any = None, **uproot_only: Any) -> Any:
         """The field's values as an awkward, pyarrow or numpy array or a pandas Series."""
     def arrays(self, *, filter_name: _Filter = None, filter_typename: _Filter = None, filter_field: Callable[[Field], bool] | None = None,
                entry_start: int | None = None, entry_stop: int | None = None, library: _Library = "ak", how: Any = None,
-               **uproot_only: Any) -> Any:
+               ak_add_doc: bool | dict[str, str] = False, **uproot_only: Any) -> Any:
         """The field as records ``{name: values}`` (uproot's ``RField.arrays``)."""
     def iterate(self, *legacy: Any, step_size: Union[int, str] = "100 MB", entry_start: int | None = None,
                 entry_stop: int | None = None, library: _Library = "ak",
-                progress: bool | None = None) -> Iterator[Any]: ...
+                progress: bool | None = None) -> Iterator[Any]:
+        """Chunks of the field as records ``{name: values}`` (as uproot's ``RField.iterate``)."""
 
 def dask(sources: Any, fields: _Fields = None, step_size: Union[int, str] = "100 MB", ntuple: str | None = None) -> Any:
     """The RNTuples of many files as one lazy dask-awkward array: one partition per range of whole clusters

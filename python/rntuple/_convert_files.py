@@ -26,7 +26,7 @@ def _rntuples(path: str) -> list[str]:
     from ._file import open as open_file
 
     with open_file(path) as f:
-        return list(f.keys())
+        return f.ntuple_names()
 
 
 def convert(input, output, ntuple: str | None = None, tree: str | None = None, compression: int = 505,

@@ -178,10 +178,10 @@ def dask(sources, fields: Sequence[str] | str | None = None, step_size="100 MB",
     dask_, dak = _dask_modules()
     opened = _open_all(sources, ntuple)
     first_path, first = opened[0]
-    names = list(first.fields) if fields is None else [fields] if isinstance(fields, str) else list(fields)
+    names = list(first._names) if fields is None else [fields] if isinstance(fields, str) else list(fields)
     for n in names:
         if n not in first.schema:
-            raise NotFoundError(f"no field {n!r} in {first_path} (fields: {', '.join(first.fields)})")
+            raise NotFoundError(f"no field {n!r} in {first_path} (fields: {', '.join(first._names)})")
     _check_fields(opened, names)  # the same fields with the same types in every file
     parts = []
     for path, t in opened:

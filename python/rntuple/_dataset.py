@@ -66,7 +66,7 @@ def _open_all(sources, ntuple, allow_missing=False):
     for path, name in _expand(sources, ntuple):
         f = File(path)
         if name is None:
-            keys = f.keys()
+            keys = f.ntuple_names()
             if len(keys) != 1:
                 if allow_missing and not keys:
                     continue
@@ -92,10 +92,10 @@ def _check_fields(opened, names):
     """Every file must have the top-level fields ``names`` (all of the first file's when ``None``) with the same
     types; returns the names."""
     first_path, first = opened[0]
-    names = first.fields if names is None else [names] if isinstance(names, str) else list(names)
+    names = first._names if names is None else [names] if isinstance(names, str) else list(names)
     for n in names:
         if n not in first.schema:
-            raise NotFoundError(f"no field {n!r} in {first_path} (fields: {', '.join(first.fields)})")
+            raise NotFoundError(f"no field {n!r} in {first_path} (fields: {', '.join(first._names)})")
     for path, t in opened[1:]:
         for n in names:
             if n not in t.schema:
@@ -242,7 +242,7 @@ def _is_ntuple_name(files, name: str) -> bool:
         return False
     try:
         path, spec = _expand(files, None)[0]
-        return spec is None and name in File(path).keys()
+        return spec is None and name in File(path).ntuple_names()
     except Exception:  # noqa: BLE001
         return False
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import numpy as np
+
 from ._uproot_compat import no_filter, regularize_filter
 
 _TUPLE_MEMBER = re.compile(r"_[0-9]+")
@@ -21,6 +23,14 @@ _COLUMN_DTYPE = {
     0x1A: "int32", 0x1B: "int64", 0x1C: "float32", 0x1D: "float32",
 }
 _INDEX32 = {0x0E, 0x1A}
+# Offset columns (Index32/64, SplitIndex32/64): a read of n elements gives n + 1 offsets.
+INDEX_COLUMNS = {0x0E, 0x0F, 0x1A, 0x1B}
+
+
+def itemsize(column_type: int) -> int:
+    """Bytes per element of a column type once read (a switch column: 8-byte index and 4-byte tag)."""
+    name = _COLUMN_DTYPE.get(column_type)
+    return 12 if name is None else np.dtype(name).itemsize
 
 
 # The order of a field row (``NativeReader.field_rows``): the native reader's compact form of a field record.

@@ -86,6 +86,7 @@ class File:
     """An open ROOT file: a mapping from RNTuple names to :class:`RNTuple` readers; a context manager."""
 
     def __init__(self, path):
+        self._opened: dict[str, RNTuple] = {}
         if _is_file_object(path) and _seekable(path):
             name = getattr(path, "name", None)
             self._path = str(name) if name is not None else f"<{type(path).__name__}>"
@@ -130,9 +131,44 @@ class File:
         requests, nbytes = self._native.io_counts()
         return {"requests": requests, "bytes": nbytes}
 
-    def keys(self) -> list[str]:
-        """Names of the RNTuples in the file (with their directory, ``dir/name``, when not at the top)."""
+    def ntuple_names(self) -> list[str]:
+        """Paths of the RNTuples in the file (``dir/name`` when not at the top), in key order, without cycles.
+
+        >>> rntuple.open("events.root").ntuple_names()
+        ['Events']
+        """
         return list(self._native.names())
+
+    def keys(self, *, recursive: bool = True, cycle: bool = True, filter_name=None, filter_classname=None) -> list[str]:
+        """Every key of the file as uproot's ``keys()`` lists them: RNTuples, directories and whatever else
+        (TTrees, histograms), ``"name;cycle"`` (``cycle=False``: ``"name"``), the contents of directories as
+        ``"dir/name;1"`` after the directory (``recursive=False``: the top directory only).
+        ``filter_name`` (on the path, as uproot) and ``filter_classname`` take a glob, a ``/regex/``, a callable or a
+        list of those. :meth:`ntuple_names` lists the RNTuples alone.
+
+        >>> rntuple.open("events.root").keys()
+        ['Events;1']
+        >>> rntuple.open("mixed.root").keys(cycle=False, filter_classname="ROOT::RNTuple")
+        ['dir/Events']
+        """
+        return list(self._classnames(recursive, cycle, filter_name, filter_classname))
+
+    def classnames(self, *, recursive: bool = True, cycle: bool = True, filter_name=None, filter_classname=None) -> dict[str, str]:
+        """:meth:`keys` -> their class names (``"ROOT::RNTuple"``, ``"TDirectory"``, ``"TTree"``...), as uproot's
+        ``classnames()``."""
+        return self._classnames(recursive, cycle, filter_name, filter_classname)
+
+    def _classnames(self, recursive, cycle, filter_name, filter_classname) -> dict[str, str]:
+        by_name = _compat.regularize_filter(filter_name)
+        by_class = _compat.regularize_filter(filter_classname)
+        out = {}
+        for path, cls, number in self._native.keys():
+            if not recursive and "/" in path:
+                continue
+            cls = "TDirectory" if cls == "TDirectoryFile" else cls
+            if by_name(path) and by_class(cls):
+                out[f"{path};{number}" if cycle else path] = cls
+        return out
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys())
@@ -141,24 +177,34 @@ class File:
         return len(self.keys())
 
     def __contains__(self, name) -> bool:
-        return isinstance(name, str) and name.split(";")[0] in self.keys()
+        if not isinstance(name, str):
+            return False
+        plain = "/".join(part.split(";")[0] for part in name.split("/"))
+        return plain in self.keys(cycle=False) or plain in self.ntuple_names()
 
     def __getitem__(self, name: str) -> "RNTuple | Field":
         """The RNTuple ``name`` (a trailing ROOT cycle such as ``;1`` is ignored), or, as in uproot, one of its
-        fields by a path through the file: ``f["Events/Muon_pt"]``, ``f["Events/mu/pt"]``, ``f["Events;1/mu.pt"]``."""
+        fields by a path through the file: ``f["Events/Muon_pt"]``, ``f["Events/mu/pt"]``, ``f["Events;1/mu.pt"]``.
+        The same name gives the same object, as in uproot (``f["Events"] is f["Events"]``)."""
         if not isinstance(name, str):
             raise TypeError(f"RNTuple names are strings, got {type(name).__name__}")
-        names = self.keys()
+        names = self.ntuple_names()
         plain = "/".join(part.split(";")[0] for part in name.split("/"))
         if plain in names:
-            return RNTuple(self._native.reader(plain), self._path)
+            return self._ntuple(plain)
         # The longest leading path that names an RNTuple (which may sit in a directory); the rest is a field.
         parts = plain.split("/")
         for cut in range(len(parts) - 1, 0, -1):
             ntuple = "/".join(parts[:cut])
             if ntuple in names:
-                return RNTuple(self._native.reader(ntuple), self._path)["/".join(parts[cut:])]
+                return self._ntuple(ntuple)["/".join(parts[cut:])]
         raise NotFoundError(_compat.missing_ntuple_message(self._path, plain, names))
+
+    def _ntuple(self, name: str) -> RNTuple:
+        got = self._opened.get(name)
+        if got is None:
+            got = self._opened[name] = RNTuple(self._native.reader(name), self._path)
+        return got
 
     def close(self) -> None:
         """Releases the file (readers already made stay usable)."""

@@ -80,9 +80,16 @@ def _leaf_dtype(node: FieldNode, arrow_dtype) -> np.dtype:
     return np.dtype(arrow_dtype)
 
 
-def convert(arr: pa.Array, node: FieldNode, tree: FieldTree):
+def convert(arr: pa.Array, node: FieldNode, tree: FieldTree, doc=None):
     """The awkward content of field ``node`` for the Arrow array ``arr`` (its own validity is handled by the
-    caller: only optional fields have one)."""
+    caller: only optional fields have one). ``doc``: None, or a callable giving each field's node the parameters
+    to add to its content (``ak_add_doc``)."""
+    out = _convert(arr, node, tree, doc)
+    extra = doc(node) if doc is not None else None
+    return out.copy(parameters={**(out.parameters or {}), **extra}) if extra else out
+
+
+def _convert(arr: pa.Array, node: FieldNode, tree: FieldTree, doc):
     kind = node.kind_name
     if kind in ("Scalar", "Cardinality"):
         if pa.types.is_boolean(arr.type):
@@ -108,14 +115,14 @@ def convert(arr: pa.Array, node: FieldNode, tree: FieldTree):
         )
     if kind == "List":
         child = tree[node.children[0]]
-        return ak.contents.ListOffsetArray(_index(_offsets(arr), node.index32), convert(arr.values, child, tree))
+        return ak.contents.ListOffsetArray(_index(_offsets(arr), node.index32), convert(arr.values, child, tree, doc))
     if kind == "Map":
         pair = tree[node.children[0]]
         entries = arr.values  # struct of the pair's members
-        return ak.contents.ListOffsetArray(_index(_offsets(arr), node.index32), convert(entries, pair, tree))
+        return ak.contents.ListOffsetArray(_index(_offsets(arr), node.index32), convert(entries, pair, tree, doc))
     if kind == "Optional":
         child = tree[node.children[0]]
-        content = convert(arr, child, tree)
+        content = convert(arr, child, tree, doc)
         n = len(arr)
         valid = _valid(arr)
         if valid is None:
@@ -132,7 +139,7 @@ def convert(arr: pa.Array, node: FieldNode, tree: FieldTree):
     if kind == "Array":
         child = tree[node.children[0]]
         size = node.repetition
-        content = convert(arr.values, child, tree)
+        content = convert(arr.values, child, tree, doc)
         start = arr.offset * size
         return ak.contents.RegularArray(content[start:start + len(arr) * size], size, zeros_length=len(arr))
     if kind == "Bitset":
@@ -140,11 +147,11 @@ def convert(arr: pa.Array, node: FieldNode, tree: FieldTree):
         bits = _bits(arr.values.buffers()[1], arr.values.offset + arr.offset * size, len(arr) * size)
         return ak.contents.RegularArray(ak.contents.NumpyArray(bits), size, zeros_length=len(arr))
     if kind in ("Record", "Tuple"):
-        return _record(arr, node, tree)
+        return _record(arr, node, tree, doc)
     if kind == "Variant":
-        return _variant(arr, node, tree)
+        return _variant(arr, node, tree, doc)
     if kind == "Wrapper":
-        return convert(arr, tree[node.children[0]], tree)
+        return convert(arr, tree[node.children[0]], tree, doc)
     raise NotImplementedError(f"field '{node.name}' of type '{node.type}': no awkward layout for kind {node.kind}")
 
 
@@ -155,7 +162,7 @@ def _struct_child(arr: pa.StructArray, i: int) -> pa.Array:
     return c
 
 
-def _record(arr: pa.StructArray, node: FieldNode, tree: FieldTree):
+def _record(arr: pa.StructArray, node: FieldNode, tree: FieldTree, doc=None):
     # Each member's Arrow array: walk the struct along the base-class subfields.
     by_id = {}
 
@@ -170,13 +177,13 @@ def _record(arr: pa.StructArray, node: FieldNode, tree: FieldTree):
 
     collect(arr, node)
     members = tree.members(node)
-    contents = [convert(by_id[m.id], m, tree) for m in members]
+    contents = [convert(by_id[m.id], m, tree, doc) for m in members]
     tuple_like = all(_TUPLE_MEMBER.fullmatch(m.name) for m in members)
     names = None if tuple_like else [m.uname for m in members]
     return ak.contents.RecordArray(contents, names, length=len(arr))
 
 
-def _variant(arr: pa.UnionArray, node: FieldNode, tree: FieldTree):
+def _variant(arr: pa.UnionArray, node: FieldNode, tree: FieldTree, doc=None):
     n_alt = len(node.children)
     codes = np.frombuffer(arr.buffers()[1], dtype=np.int8)[arr.offset:arr.offset + len(arr)]
     offs = np.frombuffer(arr.buffers()[2], dtype=np.int32)[arr.offset:arr.offset + len(arr)]
@@ -186,18 +193,18 @@ def _variant(arr: pa.UnionArray, node: FieldNode, tree: FieldTree):
     contents = [ak.contents.IndexedOptionArray(ak.index.Index64(np.full(n_valueless, -1, dtype=np.int64)),
                                                ak.contents.EmptyArray())]
     for k, c in enumerate(node.children):
-        content = convert(arr.field(k), tree[c], tree)
+        content = convert(arr.field(k), tree[c], tree, doc)
         if not content.is_option and not content.is_union:
             content = ak.contents.UnmaskedArray(content)
         contents.append(content)
     return ak.contents.UnionArray(ak.index.Index8(tags), ak.index.Index64(offs.astype(np.int64)), contents)
 
 
-def batch_to_layout(batch: pa.RecordBatch, tree: FieldTree, top_ids: list[int]):
-    """The top-level RecordArray of a batch read by the native reader."""
+def batch_to_layout(batch: pa.RecordBatch, tree: FieldTree, top_ids: list[int], doc=None):
+    """The top-level RecordArray of a batch read by the native reader (``doc`` as in :func:`convert`)."""
     contents, names = [], []
     for i, fid in enumerate(top_ids):
         node = tree[fid]
-        contents.append(convert(batch.column(i), node, tree))
+        contents.append(convert(batch.column(i), node, tree, doc))
         names.append(node.name)
     return ak.contents.RecordArray(contents, names, length=batch.num_rows)

@@ -36,7 +36,7 @@ def _only_ntuple(path, ntuple, what):
     if ntuple is not None:
         return ntuple
     with open(path) as f:
-        names = f.keys()
+        names = f.ntuple_names()
     if len(names) != 1:
         raise ValueError(f"{what}: {path} holds {len(names)} RNTuples ({', '.join(names)}); pass ntuple=")
     return names[0]

@@ -7,12 +7,12 @@ from typing import Iterator, Sequence
 
 import pyarrow as pa
 
-from . import _query
+from . import _docs, _query, _virtual
 from . import _uproot_compat as _compat
 from ._attributes_read import AttributeSet
 from ._chunks import _legacy_step, _progress_bar, parse_size
 from ._field import Field
-from ._fields import FieldTree
+from ._fields import INDEX_COLUMNS, FieldTree, itemsize
 from ._rntuple import NotFoundError, UnsupportedError
 
 
@@ -24,6 +24,7 @@ class RNTuple:
         self._path = path
         self._top = [(name, typ, fid) for name, typ, fid in native.top_fields()]
         self._tree = FieldTree(native.field_rows(), [fid for _, _, fid in self._top])
+        self._made: dict[str, Field] = {}
 
     @property
     def name(self) -> str:
@@ -41,7 +42,8 @@ class RNTuple:
         return "ROOT::RNTuple"
 
     def __len__(self) -> int:
-        return self.num_entries
+        """The number of top-level fields, as uproot's ``len(ntuple)`` (entries: :attr:`num_entries`)."""
+        return len(self._top)
 
     @property
     def attributes(self) -> dict:
@@ -56,9 +58,22 @@ class RNTuple:
         return {name: typ for name, typ, _ in self._top}
 
     @property
-    def fields(self) -> list[str]:
+    def fields(self) -> list["Field"]:
+        """The readable top-level fields, in schema order, as :class:`Field` objects (uproot's ``fields``); a
+        Field compares equal to its name, so ``t.fields == ["x", "y"]`` and ``"x" in t.fields`` hold."""
+        return [self._get(name) for name, _, _ in self._top]
+
+    @property
+    def _names(self) -> list[str]:
         """Names of the readable top-level fields, in schema order."""
         return [name for name, _, _ in self._top]
+
+    def _get(self, path: str) -> "Field":
+        """The one :class:`Field` object of ``path`` (uproot's fields are the same objects however reached)."""
+        got = self._made.get(path)
+        if got is None:
+            got = self._made[path] = Field(self, path)
+        return got
 
     @property
     def _uproot_tree(self) -> FieldTree:
@@ -66,7 +81,7 @@ class RNTuple:
         return self._tree
 
     def _field(self, fid) -> "Field":
-        return Field(self, self._uproot_tree.path_of[fid])
+        return self._get(self._uproot_tree.path_of[fid])
 
     def keys(
         self, *, filter_name=None, filter_typename=None, filter_field=None, recursive=True, full_paths=True, ignore_duplicates=False, **_tree_only
@@ -191,21 +206,23 @@ class RNTuple:
         is no top-level field and no path is looked for in the whole tree, as uproot does (a leading ``.``
         forbids that); an int is the n-th top-level field."""
         if isinstance(field, int) and not isinstance(field, bool):
-            return Field(self, self.fields[field])
+            return self._get(self._names[field])
+        if isinstance(field, Field) and field.ntuple is self:
+            return field
         if not isinstance(field, str):
             raise TypeError(f"a field is named by a string (or an int position), not {field!r}")
         if field in self.schema:
-            return Field(self, field)
+            return self._get(field)
         where = field.replace("/", ".").replace("\\", ".")
         recursive = not where.startswith(".")
         where = where.lstrip(".")
         t = self._uproot_tree
         if where in t.id_of:
-            return Field(self, where)
+            return self._get(where)
         if recursive and "." not in where:
             for key, fid in t.items(None):
                 if t.name(fid) == where:
-                    return Field(self, key)
+                    return self._get(key)
         skipped = self.skipped_fields
         if where.split(".")[0] in skipped:
             raise UnsupportedError(f"field '{where}' cannot be read: {skipped[where.split('.')[0]]}")
@@ -214,7 +231,8 @@ class RNTuple:
     def __contains__(self, field) -> bool:
         return field in self.schema or (isinstance(field, str) and field.replace("/", ".") in self._uproot_tree.id_of)
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator["Field"]:
+        """The top-level fields (:attr:`fields`), as uproot iterates."""
         return iter(self.fields)
 
     def check(self) -> dict:
@@ -275,6 +293,9 @@ class RNTuple:
         library="ak",
         how=None,
         fields: Sequence[str] | str | None = None,
+        ak_add_doc=False,
+        virtual: bool = False,
+        access_log=None,
         **uproot_only,
     ):
         """Reads entries ``entry_start:entry_stop`` into an awkward array of records (``library="ak"``), with the
@@ -295,8 +316,12 @@ class RNTuple:
         core's (``skim(where=)``'s), evaluated by the compiled core; the entries where it is false are dropped
         (``_selection`` says what it translates). ``aliases``: ``{name: expression}`` usable in both.
         Only the fields these name are read. ``fields=`` (a list of top-level names) is the older spelling of
-        ``expressions``. uproot's other options (``decompression_executor``, ``array_cache``, ``ak_add_doc``...)
-        are accepted and ignored.
+        ``expressions``. ``ak_add_doc``: ``True`` puts each field's description in its awkward content's
+        ``__doc__`` parameter (the RNTuple's on the top record), a dict ``{parameter: attribute}`` a field attribute
+        (``"description"``, ``"typename"``, ``"name"``, ``"field_id"``). ``virtual=True``: awkward virtual arrays,
+        each top-level field read when one of its buffers is first touched; ``access_log`` (a list) then gets one
+        entry per buffer read (not with ``how``, ``expressions``, ``cut``, ``aliases`` or another library, as
+        uproot). uproot's other options (``decompression_executor``, ``array_cache``...) are accepted and ignored.
 
         >>> t.arrays(["Muon_pt", "nMuon"], cut="nMuon >= 2", entry_stop=1000)
         >>> t.arrays(filter_name="Muon_*", library="pd")
@@ -307,13 +332,27 @@ class RNTuple:
                 raise TypeError("arrays(expressions, cut, *, entry_start=..., entry_stop=...): pass the entry range by keyword")
             entry_start, entry_stop, cut = cut, (legacy[0] if legacy else None), None
         library = _compat.regularize_library(library)
-        plan = self._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields)
+        _virtual.check(virtual, access_log, how, library, expressions, cut, aliases)
+        plan = self._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields, ak_add_doc)
         start, stop = self._range(entry_start, entry_stop)
+        if virtual:
+            return _virtual.arrays(self, plan, start, stop, access_log)
         return self._compute(plan, start, stop, library, how)
 
-    def _plan(self, expressions, cut, filter_name, filter_typename, filter_field, aliases, fields) -> "_query._Plan":
-        """What to read and to compute (see :func:`_query.plan`)."""
-        return _query.plan(self, expressions, cut, filter_name, filter_typename, filter_field, aliases, fields)
+    def to_akform(self, *, filter_name=None, filter_typename=None, filter_field=None, ak_add_doc=False, **uproot_only):
+        """The awkward form :meth:`arrays` gives with these filters, without reading any entry, and ``None`` (the
+        path of a field within it, which :meth:`Field.to_akform` gives), as uproot's ``to_akform``.
+
+        >>> form, _ = rntuple.open("events.root")["Events"].to_akform(filter_name="Muon_*")
+        """
+        plan = self._plan(None, None, filter_name, filter_typename, filter_field, None, None, ak_add_doc)
+        return self._compute(plan, 0, 0, "ak").layout.form, None
+
+    def _plan(self, expressions, cut, filter_name, filter_typename, filter_field, aliases, fields, ak_add_doc=False) -> "_query._Plan":
+        """What to read and to compute (see :func:`_query.plan`); ``ak_add_doc`` as :meth:`arrays`."""
+        plan = _query.plan(self, expressions, cut, filter_name, filter_typename, filter_field, aliases, fields)
+        plan.doc, plan.top_parameters = _docs.parameters(ak_add_doc, self.description)
+        return plan
 
     def _compute(self, plan: "_query._Plan", start: int, stop: int, library: str, how=None, index_offset: int = 0):
         """The result of ``plan`` for entries ``start:stop`` (see :func:`_query.compute`)."""
@@ -353,16 +392,19 @@ class RNTuple:
         start, stop = self._range(entry_start, entry_stop)
         return self._native.read_rows(names, start, stop)
 
-    def step_entries(self, step_size, fields=None) -> int:
-        """Entries per step for ``step_size`` (an int number of entries, or a size string such as ``"100 MB"``
-        of uncompressed data of the chosen fields)."""
+    def step_entries(self, step_size, fields=None, entry_start: int | None = None, entry_stop: int | None = None) -> int:
+        """Entries per step for ``step_size``: an int number of entries, or a size string such as ``"100 MB"``
+        of the chosen fields as read into memory, counted as uproot counts it: the elements of their columns in
+        the clusters that hold ``entry_start:entry_stop`` times the size of each in memory (a bit column one
+        byte, an offset column its offsets), spread evenly over the entries."""
         if isinstance(step_size, str):
             nbytes = parse_size(step_size)
-            n = self.num_entries
-            if n == 0:
+            start, stop = self._range(entry_start, entry_stop)
+            if stop <= start:
                 return 1
-            per_entry = self.storage_stats(fields)["uncompressed_bytes"] / n
-            return max(1, int(nbytes / per_entry)) if per_entry > 0 else n
+            counts = self._native.column_elements(None if fields is None else list(_names(fields)), start, stop)
+            total = sum((n + (t in INDEX_COLUMNS)) * itemsize(t) for t, n in counts)
+            return max(1, round(nbytes * (stop - start) / total)) if total > 0 else 1
         step = int(step_size)
         if step <= 0:
             raise ValueError(f"step_size must be positive, got {step_size!r}")
@@ -386,6 +428,7 @@ class RNTuple:
         report: bool = False,
         fields: Sequence[str] | str | None = None,
         progress: bool | None = None,
+        ak_add_doc=False,
         **uproot_only,
     ) -> Iterator:
         """Yields consecutive chunks of entries, each as :meth:`arrays` gives them (``library`` "ak", "np", "pd"
@@ -406,9 +449,9 @@ class RNTuple:
         """
         step_size, expressions, cut = _legacy_step(step_size, expressions, cut, legacy, self._is_key)
         library = _compat.regularize_library(library)
-        plan = self._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields)
+        plan = self._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields, ak_add_doc)
         start, stop = self._range(entry_start, entry_stop)
-        step = self.step_entries(step_size, plan.names)
+        step = self.step_entries(step_size, plan.names, start, stop)
         bar = _progress_bar(progress, stop - start, f"{self.name}")
         try:
             pos = start
@@ -447,7 +490,7 @@ class RNTuple:
         plan = self._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, None)
         size = memory_size if isinstance(memory_size, str) else int(memory_size)
         start, stop = self._range(entry_start, entry_stop)
-        return min(stop - start, self.step_entries(size if isinstance(size, str) else f"{size} B", plan.names))
+        return min(stop - start, self.step_entries(size if isinstance(size, str) else f"{size} B", plan.names, start, stop))
 
     def __enter__(self) -> "RNTuple":
         return self

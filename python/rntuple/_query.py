@@ -19,11 +19,14 @@ class _Plan:
     """What to read (``names``, ``ids``: top-level fields) and to compute (``outputs``; ``cut`` as given and
     ``core_cut`` in the core's syntax); ``simple``: the fields as read, nothing to compute."""
 
-    __slots__ = ("outputs", "cut", "core_cut", "aliases", "names", "ids", "simple")
+    __slots__ = ("outputs", "cut", "core_cut", "aliases", "names", "ids", "simple", "doc", "top_parameters")
 
     def __init__(self, outputs, cut, aliases, names, ids, simple, core_cut=None):
         self.outputs, self.cut, self.aliases, self.names, self.ids, self.simple = outputs, cut, aliases, names, ids, simple
         self.core_cut = core_cut
+        # ak_add_doc: the parameters of each field's content (a callable of its node) and of the top record
+        self.doc = None
+        self.top_parameters = None
 
 
 def plan(t, expressions, cut, filter_name, filter_typename, filter_field, aliases, fields) -> "_Plan":
@@ -32,6 +35,11 @@ def plan(t, expressions, cut, filter_name, filter_typename, filter_field, aliase
         if expressions is not None:
             raise TypeError("give the fields as expressions or as fields=, not both")
         expressions = fields
+    # Field objects (``t.fields``) stand for their paths
+    if isinstance(expressions, (list, tuple)):
+        expressions = [getattr(e, "path", e) if not isinstance(e, str) else e for e in expressions]
+    elif expressions is not None and not isinstance(expressions, str):
+        expressions = getattr(expressions, "path", expressions)
     if aliases is not None and not isinstance(aliases, dict):
         raise TypeError(f"aliases must be a dict {{name: expression}}, not {aliases!r}")
     aliases = dict(aliases or {})
@@ -41,10 +49,10 @@ def plan(t, expressions, cut, filter_name, filter_typename, filter_field, aliase
     if cut is None and not aliases and not filtering:
         # Top-level fields only (all of them, or named): no key tree to build (a schema of tens of
         # thousands of fields makes that tree cost more than the read).
-        plain = list(t.fields) if expressions is None else ([expressions] if isinstance(expressions, str) else None)
+        plain = list(t._names) if expressions is None else ([expressions] if isinstance(expressions, str) else None)
         if plain is None and isinstance(expressions, (list, tuple)) and all(isinstance(e, str) for e in expressions):
             plain = list(expressions)
-        known = set(t.fields)
+        known = set(t._names)
         if plain is not None and len(set(plain)) == len(plain) and all(e in known for e in plain):
             names, ids = t._ids(plain)
             if list(names) == plain:
@@ -56,7 +64,7 @@ def plan(t, expressions, cut, filter_name, filter_typename, filter_field, aliase
     def select(fn, ftn, ff):
         keys = [k for k, _ in tree.items(None, filter_name=fn, filter_typename=ftn, filter_field=ff, make_field=t._field)]
         sel = _compat.with_subtrees(keys, list(tree.id_of))
-        for top in t.fields:
+        for top in t._names:
             if top in sel:
                 outputs.append((top, None, top, None, []))
             elif any(k.startswith(top + ".") for k in sel):
@@ -66,7 +74,7 @@ def plan(t, expressions, cut, filter_name, filter_typename, filter_field, aliase
         if filtering:
             select(filter_name, filter_typename, filter_field)
         else:
-            outputs = [(top, None, top, None, []) for top in t.fields]
+            outputs = [(top, None, top, None, []) for top in t._names]
     else:
         exprs = [expressions] if isinstance(expressions, str) else list(expressions)
         paths = [e.replace("/", ".") if isinstance(e, str) else e for e in exprs]
@@ -108,12 +116,21 @@ def plan(t, expressions, cut, filter_name, filter_typename, filter_field, aliase
     return _Plan(outputs, cut, aliases, names, ids, simple, core_cut)
 
 
+def sub_plan(plan: "_Plan", name: str) -> "_Plan":
+    """The part of a plan without a cut or expressions that gives the output ``name`` alone."""
+    out = next(o for o in plan.outputs if o[0] == name)
+    i = plan.names.index(out[2])
+    sub = _Plan([out], None, {}, [plan.names[i]], [plan.ids[i]], out[3] is None and not out[4] and out[0] == out[2])
+    sub.doc = plan.doc
+    return sub
+
+
 def compute(t, plan: "_Plan", start: int, stop: int, library: str, how=None, index_offset: int = 0):
     """The result of ``plan`` for the entries ``start:stop`` of ``t`` in ``library``'s form."""
     batch = t._read_batch(plan.names, start, stop)
     if plan.simple and library == "pa":
         return pa.Table.from_batches([batch])
-    arr = ak.Array(batch_to_layout(batch, t._tree, plan.ids))
+    arr = ak.Array(batch_to_layout(batch, t._tree, plan.ids, plan.doc))
     if plan.simple:
         result = arr
         mask = None
@@ -143,6 +160,8 @@ def compute(t, plan: "_Plan", start: int, stop: int, library: str, how=None, ind
             result = ak.Array(ak.contents.RecordArray([], [], length=len(arr)))
         if mask is not None and library != "pd":
             result = result[mask]
+    if plan.top_parameters:
+        result = ak.Array(result.layout.copy(parameters={**(result.layout.parameters or {}), **plan.top_parameters}))
     if library == "pa":
         return ak.to_arrow_table(result)
     converted = _compat.convert(result, library, start + index_offset)

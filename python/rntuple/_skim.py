@@ -121,7 +121,7 @@ def _skim_with_callables(inputs, output, ntuple, fields, where, filters, threads
         f = File(path)
         name = ntuple
         if name is None:
-            keys = f.keys()
+            keys = f.ntuple_names()
             if len(keys) != 1:
                 raise ValueError(f"skim: {path} holds {len(keys)} RNTuples ({', '.join(keys)}); pass ntuple=")
             name = keys[0]
@@ -157,7 +157,7 @@ def _skim_with_callables(inputs, output, ntuple, fields, where, filters, threads
                     return
                 k, a, b = item
                 t = opened[k]
-                batch = t._read_batch(list(t.fields), a, b)
+                batch = t._read_batch(list(t._names), a, b)
                 entries, elements = selection_masks(batch, where if isinstance(where, str) else None, expr_filters)
                 elements = list(elements)
                 if callable(where) or call_filters:

@@ -55,6 +55,11 @@ impl NativeFile {
         self.file.names()
     }
 
+    /// Every key of the file, subdirectories included, every cycle: `(path, class name, cycle)`.
+    fn keys(&self) -> Vec<(String, String, u16)> {
+        self.file.keys()
+    }
+
     /// Opens the RNTuple `name`.
     fn reader(&self, py: Python<'_>, name: &str) -> PyResult<NativeReader> {
         let f = self.file.clone();
@@ -92,6 +97,45 @@ fn role_name(r: Role) -> &'static str {
         Role::Variant => "variant",
         Role::Streamer => "streamer",
         Role::Unknown(_) => "unknown",
+    }
+}
+
+impl NativeReader {
+    /// Which fields (by id) the chosen top-level fields (all when None) bring: themselves, their subfields
+    /// and the sources of projected fields.
+    fn wanted_fields(&self, py: Python<'_>, fields: &Option<Vec<String>>) -> PyResult<Vec<bool>> {
+        let d = self.reader.descriptor();
+        let tops: Vec<u32> = match fields {
+            None => self.reader.fields().iter().map(|f| f.id).collect(),
+            Some(names) => names
+                .iter()
+                .map(|n| {
+                    d.fields
+                        .iter()
+                        .find(|f| f.parent.is_none() && &f.name == n)
+                        .map(|f| f.id)
+                        .ok_or_else(|| Error::NotFound(format!("no top-level field '{n}' in RNTuple '{}'", d.name)))
+                })
+                .collect::<rntuple::Result<_>>()
+                .or_raise(py)?,
+        };
+        // A projected field brings the columns of its source field, not the source's other subfields
+        // (`Muon_pt` projected from `_collection0` needs its offsets, not every muon member).
+        let mut want = vec![false; d.fields.len()];
+        let mut expanded = vec![false; d.fields.len()];
+        let mut stack: Vec<(u32, bool)> = tops.into_iter().map(|f| (f, true)).collect();
+        while let Some((f, expand)) = stack.pop() {
+            let Some(field) = d.fields.get(f as usize) else { continue };
+            want[f as usize] = true;
+            if expand && !expanded[f as usize] {
+                expanded[f as usize] = true;
+                stack.extend(field.children.iter().map(|&c| (c, true)));
+                if let Some(s) = field.projection_source {
+                    stack.push((s, false));
+                }
+            }
+        }
+        Ok(want)
     }
 }
 
@@ -222,34 +266,8 @@ impl NativeReader {
     /// columns (all fields when None).
     #[pyo3(signature = (fields=None))]
     fn storage_stats(&self, py: Python<'_>, fields: Option<Vec<String>>) -> PyResult<(u64, u64, u64, u64)> {
+        let want = self.wanted_fields(py, &fields)?;
         let d = self.reader.descriptor();
-        let tops: Vec<u32> = match &fields {
-            None => self.reader.fields().iter().map(|f| f.id).collect(),
-            Some(names) => names
-                .iter()
-                .map(|n| {
-                    d.fields
-                        .iter()
-                        .find(|f| f.parent.is_none() && &f.name == n)
-                        .map(|f| f.id)
-                        .ok_or_else(|| Error::NotFound(format!("no top-level field '{n}' in RNTuple '{}'", d.name)))
-                })
-                .collect::<rntuple::Result<_>>()
-                .or_raise(py)?,
-        };
-        let mut want = vec![false; d.fields.len()];
-        let mut stack = tops;
-        while let Some(f) = stack.pop() {
-            if let Some(w) = want.get_mut(f as usize) {
-                if !*w {
-                    *w = true;
-                    stack.extend(d.fields[f as usize].children.iter().copied());
-                    if let Some(s) = d.fields[f as usize].projection_source {
-                        stack.push(s);
-                    }
-                }
-            }
-        }
         let (mut pages, mut stored, mut unzipped) = (0u64, 0u64, 0u64);
         for c in &d.clusters {
             for (cid, range) in c.columns.iter().enumerate() {
@@ -265,6 +283,44 @@ impl NativeReader {
             }
         }
         Ok((d.clusters.len() as u64, pages, stored, unzipped))
+    }
+
+    /// (column type, elements) of every column of the chosen top-level fields (all when None) in the
+    /// clusters that hold entries `start..stop` (a suppressed column's elements count for the column of
+    /// the representation that holds them), and once more for every cardinality field: what a read of
+    /// that range decodes.
+    #[pyo3(signature = (fields, start, stop))]
+    fn column_elements(&self, py: Python<'_>, fields: Option<Vec<String>>, start: u64, stop: u64) -> PyResult<Vec<(u16, u64)>> {
+        let want = self.wanted_fields(py, &fields)?;
+        let d = self.reader.descriptor();
+        let mut out: Vec<(u16, u64)> = Vec::new();
+        let mut slot: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        for c in d.clusters.iter().filter(|c| c.first_entry < stop.max(start + 1) && c.first_entry + c.n_entries > start) {
+            for (cid, range) in c.columns.iter().enumerate() {
+                let (Some(range), Some(col)) = (range, d.columns.get(cid)) else { continue };
+                if range.suppressed || !want.get(col.field_id as usize).copied().unwrap_or(false) {
+                    continue;
+                }
+                let n: u64 = range.pages.iter().map(|p| p.n_elements as u64).sum();
+                let i = *slot.entry(cid).or_insert_with(|| {
+                    out.push((col.column_type, 0));
+                    out.len() - 1
+                });
+                out[i].1 += n;
+            }
+        }
+        // A cardinality field reads its collection's offsets once more, into its own array (as uproot
+        // counts it).
+        for f in d.fields.iter().filter(|f| want.get(f.id as usize).copied().unwrap_or(false)) {
+            if !f.type_name.starts_with("ROOT::RNTupleCardinality") {
+                continue;
+            }
+            let source = f.projection_source.and_then(|s| d.fields.get(s as usize)).unwrap_or(f);
+            if let Some(i) = source.columns.iter().find_map(|c| slot.get(&(*c as usize))) {
+                out.push(out[*i]);
+            }
+        }
+        Ok(out)
     }
 
     /// Reads the chosen top-level fields (all readable fields when None) of entries

@@ -77,6 +77,19 @@ impl RNTupleFile {
         self.root.ntuples.iter().map(|e| e.path.clone()).collect()
     }
 
+    /// Every key of the file, subdirectories included, every cycle, depth first in keys-list order:
+    /// `(path, class name, cycle)` (as uproot's `keys()` and ROOT's `TFile::GetListOfKeys` walked).
+    ///
+    /// ```
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/testdata/rntuple/test_int_float_rntuple_v1-0-0-0.root");
+    /// let f = rntuple::RNTupleFile::open(path)?;
+    /// assert!(f.keys().contains(&("ntuple".to_string(), "ROOT::RNTuple".to_string(), 1)));
+    /// # Ok::<(), rntuple::Error>(())
+    /// ```
+    pub fn keys(&self) -> Vec<(String, String, u16)> {
+        self.root.keys.clone()
+    }
+
     /// `(requests, bytes)` the file's byte source served so far, when the source counts them
     /// (local files, HTTP and S3 do).
     pub fn io_counts(&self) -> Option<(u64, u64)> {

@@ -113,8 +113,9 @@ pub struct RootFile {
     pub root_version: u32,
     /// Every RNTuple found through the keys of the top directory and its subdirectories.
     pub ntuples: Vec<NTupleEntry>,
-    /// Every key found (path, class name), for `info`.
-    pub keys: Vec<(String, String)>,
+    /// Every key of every directory walked, every cycle, depth first in keys-list order:
+    /// (path, class name, cycle).
+    pub keys: Vec<(String, String, u16)>,
     /// The keys lists walked so far: each directory is walked once, however often it is listed.
     walked: HashSet<u64>,
 }
@@ -173,26 +174,28 @@ impl RootFile {
             r.pos += used;
             found.push(k);
         }
-        // Keep the highest cycle of each name (a map: a keys list of many keys stays linear).
-        let mut best: Vec<KeyHeader> = Vec::new();
-        let mut by_name: HashMap<(String, String), usize> = HashMap::new();
-        for k in found {
-            match by_name.entry((k.name.clone(), k.class_name.clone())) {
-                Entry::Occupied(e) => {
-                    let b = &mut best[*e.get()];
-                    if k.cycle > b.cycle {
-                        *b = k;
+        // Every cycle is listed; only the highest cycle of each (name, class) is followed (a map: a keys
+        // list of many keys stays linear).
+        let mut best: HashMap<(&str, &str), usize> = HashMap::new();
+        for (i, k) in found.iter().enumerate() {
+            match best.entry((k.name.as_str(), k.class_name.as_str())) {
+                Entry::Occupied(mut e) => {
+                    if k.cycle > found[*e.get()].cycle {
+                        e.insert(i);
                     }
                 }
                 Entry::Vacant(e) => {
-                    e.insert(best.len());
-                    best.push(k);
+                    e.insert(i);
                 }
             }
         }
-        for k in best {
+        let followed: HashSet<usize> = best.into_values().collect();
+        for (i, k) in found.into_iter().enumerate() {
             let path = if prefix.is_empty() { k.name.clone() } else { format!("{prefix}/{}", k.name) };
-            self.keys.push((path.clone(), k.class_name.clone()));
+            self.keys.push((path.clone(), k.class_name.clone(), k.cycle));
+            if !followed.contains(&i) {
+                continue;
+            }
             match k.class_name.as_str() {
                 "ROOT::RNTuple" | "ROOT::Experimental::RNTuple" => {
                     let anchor = match self.read_key(k.seek_key, "RNTuple anchor key") {
