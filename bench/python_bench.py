@@ -216,7 +216,7 @@ def load_synthetic_array(path):
 def rntuple_stats(path):
     import rntuple
 
-    t = rntuple.open(path)[rntuple.open(path).keys()[0]]
+    t = rntuple.open(path)[rntuple.open(path).ntuple_names()[0]]
     s = t.storage_stats()
     return {"clusters": s["clusters"], "pages": s["pages"]}
 

@@ -10,7 +10,6 @@ import awkward as ak
 from . import _uproot_compat as _compat
 from ._rntuple import NotFoundError
 
-
 _ROLES = {"leaf": 0, "collection": 1, "record": 2, "variant": 3, "streamer": 4}
 
 

@@ -121,8 +121,8 @@ def test_shared_file_through_the_abi_equals_the_rust_reader(build, digest_lib, p
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-4000:]
     got = [json.loads(line) for line in p.stdout.splitlines()]
     with rntuple.open(path) as f:
-        names = f.keys() if hasattr(f, "keys") else []
-        assert sorted(g["ntuple"] for g in got) == sorted(str(n).split(";")[0] for n in names)
+        names = f.ntuple_names()
+        assert sorted(g["ntuple"] for g in got) == sorted(names)
         for g in got:
             nt = f[g["ntuple"]]
             assert g["entries"] == nt.num_entries

@@ -134,7 +134,7 @@ def test_we_read_the_attribute_set_root_writes(root_file, cli):
     import rntuple
 
     with rntuple.open(root_file) as f:
-        assert list(f.keys()) == ["Events"]  # the attribute RNTuple's anchor is not listed
+        assert f.ntuple_names() == ["Events"]  # the attribute RNTuple's anchor is not listed
         ev = f["Events"]
         assert ev.arrays()["px"].to_list() == ROOT_PX
         sets = ev.attributes

@@ -171,7 +171,7 @@ def test_our_reader_and_cli_list_every_rntuple(multi_file, cli):
 
     exp = _expected()
     with rntuple.open(multi_file) as f:
-        assert list(f.keys()) == NAMES
+        assert f.ntuple_names() == NAMES
         a = f["Events"].arrays()
         assert f["Events"].num_entries == 2 * N_PER_THREAD
         _check_events(a["event"], ak.num(a["pt"]), ak.sum(a["pt"], axis=1))
@@ -209,6 +209,6 @@ def test_an_exception_or_an_aborted_writer_leaves_no_file(tmp_path):
         with pytest.raises(rntuple.RNTupleError, match="'A' is being written"):
             fw.writer("A", {"x": "float"})
     with rntuple.open(path) as f:
-        assert list(f.keys()) == ["A", "B"]
+        assert f.ntuple_names() == ["A", "B"]
         assert f["A"].arrays()["x"].to_list() == [0, 1, 2, 3]
         assert f["B"].arrays()["y"].to_list() == [0.0, 1.0, 2.0]

@@ -129,7 +129,7 @@ def test_python_reads_rntuples_in_directories(nested):
     except ImportError:
         skip_or_fail("the rntuple Python package is not installed in this venv (`make python`)")
     with rntuple.open(nested) as f:
-        assert list(f.keys()) == NAMES
+        assert f.ntuple_names() == NAMES
         for name in NAMES:
             assert f[name].num_entries == len(expected(name))
             assert ak.to_list(f[name].arrays()) == expected(name), name

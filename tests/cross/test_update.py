@@ -132,7 +132,7 @@ def test_rntuples_added_to_a_root_file(tmp_path):
         assert f["Events"].arrays()["a"].tolist() == list(range(2000))
         assert f["Root"].arrays()["pt"].tolist() == before["Root"]
     got = rntuple.open(path)
-    assert got.keys() == ["Root", "Events", "Parallel"]
+    assert got.ntuple_names() == ["Root", "Events", "Parallel"]
     assert ak.array_equal(got["Events"].arrays(), events)
     # A name already in the file is refused and the file stays as it was.
     data = path.read_bytes()

@@ -46,7 +46,7 @@ for k, (kind, blob) in enumerate(variants()):
     source = io.BytesIO(blob) if k % 4 == 0 else path
     try:
         with rntuple.open(source) as f:
-            for name in f.keys():
+            for name in f.ntuple_names():
                 t = f[name]
                 a = t.arrays()
                 len(a)
@@ -111,7 +111,7 @@ def test_truncated_every_length_small(tmp_path):
         p.write_bytes(data[:n])
         try:
             with rntuple.open(p) as f:
-                values = [f[k].arrays().x.tolist() for k in f.keys()]
+                values = [f[k].arrays().x.tolist() for k in f.ntuple_names()]
         except rntuple.RNTupleError:
             raised += 1
             continue

@@ -236,7 +236,7 @@ def written(tmp_path_factory, cli):
 def read_all(rntuple, source) -> dict:
     """{RNTuple name: awkward array of all its fields} of a file or URL."""
     f = rntuple.open(source)
-    return {name: f[name].arrays() for name in f.keys()}
+    return {name: f[name].arrays() for name in f.ntuple_names()}
 
 
 def assert_same_arrays(actual: dict, expected: dict, what: str):

@@ -25,7 +25,7 @@ def small(written, rntuple_pkg):
     expected = read_all(rntuple_pkg, path)
     with servers.FaultServer(path, "ok") as srv:
         f = rntuple_pkg.open(srv.url)
-        readers = {name: f[name] for name in f.keys()}
+        readers = {name: f[name] for name in f.ntuple_names()}
         meta = srv.gets
         actual = {name: r.arrays() for name, r in readers.items()}
         total = srv.gets

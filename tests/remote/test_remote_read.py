@@ -30,7 +30,7 @@ def test_http_equals_local(rntuple_pkg, testdata, nginx, sub, filename):
     url = f"{nginx.url}/{sub}/{filename}"
     expected = read_all(rntuple_pkg, testdata / sub / filename)
     f = rntuple_pkg.open(url)
-    actual = {name: f[name].arrays() for name in f.keys()}
+    actual = {name: f[name].arrays() for name in f.ntuple_names()}
     assert_same_arrays(actual, expected, url)
     _check_io_stats(f, url)
 
@@ -40,7 +40,7 @@ def test_s3_equals_local(rntuple_pkg, testdata, s3, sub, filename):
     url = f"s3://{BUCKET}/{sub}/{filename}"
     expected = read_all(rntuple_pkg, testdata / sub / filename)
     f = rntuple_pkg.open(url)
-    actual = {name: f[name].arrays() for name in f.keys()}
+    actual = {name: f[name].arrays() for name in f.ntuple_names()}
     assert_same_arrays(actual, expected, url)
     _check_io_stats(f, url)
 
@@ -54,7 +54,7 @@ def test_xrootd_equals_local(rntuple_pkg, testdata, xrootd, sub, filename):
     with fsspec.open(url, "rb") as fobj:
         assert fobj.size == (testdata / sub / filename).stat().st_size, f"{url}: size {fobj.size}"
         f = rntuple_pkg.open(fobj)
-        actual = {name: f[name].arrays() for name in f.keys()}
+        actual = {name: f[name].arrays() for name in f.ntuple_names()}
         assert_same_arrays(actual, expected, url)
         _check_io_stats(f, url)
 
@@ -78,7 +78,7 @@ def _expect_error(rntuple, url, read=True):
     def go():
         f = rntuple.open(url)
         if read:
-            for name in f.keys():
+            for name in f.ntuple_names():
                 f[name].arrays()
     t = time.monotonic()
     with pytest.raises((rntuple.RNTupleError, FileNotFoundError)) as info:

@@ -35,7 +35,7 @@ def test_python_all_columns(rntuple_pkg, mc):
     expected = read_all(rntuple_pkg, mc["path"])
     with servers.LatencyProxy(mc["nginx"].url, 0.0) as proxy:
         f = rntuple_pkg.open(f"{proxy.url}/{mc['path'].name}")
-        actual = {name: f[name].arrays() for name in f.keys()}
+        actual = {name: f[name].arrays() for name in f.ntuple_names()}
         stats, own = proxy.stats(), f.io_stats()
         log = proxy.log()
     assert_same_arrays(actual, expected, "multicluster.root over HTTP")
@@ -111,7 +111,7 @@ def test_python_many_fields_transfer_the_file_once(rntuple_pkg, nginx, testdata)
     size = (testdata / PHYSLITE[0] / PHYSLITE[1]).stat().st_size
     with servers.LatencyProxy(nginx.url, 0.0) as proxy:
         f = rntuple_pkg.open(f"{proxy.url}/{PHYSLITE[0]}/{PHYSLITE[1]}")
-        for name in f.keys():
+        for name in f.ntuple_names():
             f[name].arrays()
         stats = proxy.stats()
     assert stats["bytes"] <= 1.5 * size, f"reading every RNTuple transferred {stats['bytes']} B in {stats['requests']} requests " \

@@ -32,6 +32,9 @@ pub(crate) struct ClusterBuilder<O: ClusterOut> {
     pub(super) top_plans: Vec<Plan>,
     /// The Rust entry type last checked against the schema.
     pub(super) typed_ok: Option<std::any::TypeId>,
+    /// Uncompressed bytes per entry of the last batch slice (how a batch is sliced to honour the
+    /// cluster size: `fill_arrow`).
+    pub(super) entry_bytes: Option<f64>,
     pub out: O,
 }
 
@@ -59,6 +62,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             clusters: 0,
             exprs,
             typed_ok: None,
+            entry_bytes: None,
             out,
         }
     }
@@ -127,6 +131,12 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     /// How full the current cluster is: its uncompressed bytes over the size at which
     /// [`ClusterBuilder::maybe_flush`] flushes it (1.0 and above: full).
     pub(super) fn cluster_fill(&self) -> f64 {
+        let (held, limit) = self.cluster_budget();
+        held / limit
+    }
+
+    /// The uncompressed bytes the current cluster holds and the size at which it is flushed.
+    pub(super) fn cluster_budget(&self) -> (f64, f64) {
         // Uncompressed data has a ratio of 1 (as in ROOT, whose first uncompressed cluster closes at
         // the target size); otherwise 0.5 until pages were compressed, then the average so far.
         let ratio = if self.opts.compression.is_none() {
@@ -137,7 +147,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             0.5
         };
         let est = (self.opts.approx_zipped_cluster_size as f64 / ratio.max(1e-6)).min(self.opts.max_unzipped_cluster_size as f64);
-        (self.cols.unzipped_in_cluster / 8) as f64 / est.max(1.0)
+        ((self.cols.unzipped_in_cluster / 8) as f64, est.max(1.0))
     }
 
     /// Seals the current cluster and hands it to the output; a cluster without entries is

@@ -13,8 +13,24 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 
-/// Entries per slice of a batch between two checks of the cluster flush rule.
+/// Most entries per slice of a batch between two checks of the cluster flush rule.
 const BATCH_SLICE: usize = 8192;
+/// Entries of the first slice of a batch, which measures the bytes per entry.
+const PROBE_SLICE: usize = 64;
+
+/// Entries of the next slice of a batch: enough to fill half the room left in the current cluster
+/// (`room` bytes at `per_entry` bytes each), at least one, at most [`BATCH_SLICE`];
+/// [`PROBE_SLICE`] while the size of an entry is not known (the first batch). The slices shrink as
+/// the cluster fills, down to single entries, so a cluster limit is honoured inside one batch to
+/// within one entry, however wide the entries (unless they vary more than twice around their mean).
+fn slice_len(left: usize, per_entry: Option<f64>, room: f64) -> usize {
+    let want = match per_entry {
+        None => PROBE_SLICE,
+        Some(b) if b > 0.0 => (room / (2.0 * b)).ceil().clamp(1.0, BATCH_SLICE as f64) as usize,
+        Some(_) => BATCH_SLICE,
+    };
+    want.min(left).max(1)
+}
 
 /// How the members of an Arrow union map to a variant's alternatives: the members that are not
 /// of the Null type are the alternatives in order (`type_ids[k]` is alternative k's type id); a
@@ -82,10 +98,13 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             let n = batch.num_rows();
             let mut start = 0;
             while start < n {
-                let len = BATCH_SLICE.min(n - start);
+                let (held, limit) = self.cluster_budget();
+                let len = slice_len(n - start, self.entry_bytes, limit - held);
+                let before = self.cols.unzipped_in_cluster;
                 for ((_, plan), c) in plans.iter().zip(&cols) {
                     self.put_array(plan, &c.slice(start, len))?;
                 }
+                self.entry_bytes = Some(self.cols.unzipped_in_cluster.saturating_sub(before) as f64 / 8.0 / len as f64);
                 start += len;
                 self.entries_filled(len as u64)?;
             }
@@ -366,5 +385,25 @@ fn check_array_nonnull(child: &Plan, a: &dyn Array, path: &str) -> Result<()> {
             check_array(child, v.as_ref(), path)
         }
         None => check_array(child, a, path),
+    }
+}
+
+#[cfg(test)]
+mod slice_tests {
+    use super::*;
+
+    #[test]
+    fn slices_fill_the_cluster_and_no_more() {
+        // Unknown entry size: a probe; narrow entries: the largest slice; wide ones: what fits.
+        assert_eq!(slice_len(100_000, None, 1e6), PROBE_SLICE);
+        assert_eq!(slice_len(10, None, 1e6), 10);
+        assert_eq!(slice_len(100_000, Some(8.0), 1e9), BATCH_SLICE);
+        assert_eq!(slice_len(100_000, Some(4000.0), 4e6), 500);
+        assert_eq!(slice_len(100_000, Some(4000.0), 4e6 + 1.0), 501);
+        assert_eq!(slice_len(100_000, Some(4000.0), 7999.0), 1);
+        // A full cluster (no room) still takes one entry, which flushes it.
+        assert_eq!(slice_len(100_000, Some(4000.0), 0.0), 1);
+        assert_eq!(slice_len(100_000, Some(4000.0), -5.0), 1);
+        assert_eq!(slice_len(100_000, Some(0.0), 10.0), BATCH_SLICE);
     }
 }

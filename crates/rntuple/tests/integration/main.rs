@@ -12,6 +12,7 @@ mod alloc_probe;
 mod attributes;
 mod check;
 mod class_derive;
+mod cluster_limits;
 mod convert;
 mod corruption_sweep;
 mod distributed_write;
