@@ -17,7 +17,7 @@ import rntuple
 
 N = 1000
 CLUSTERS = 4
-# Small clusters: each record batch the writer is given ends one.
+# Small clusters: a few hundred bytes each, so that a batch of the table is cut into several.
 SMALL_CLUSTERS = {"approx_zipped_cluster_size": 1000, "max_unzipped_cluster_size": 4000, "max_unzipped_page_size": 1000}
 SCHEMA = {"x": "float", "v": "std::vector<float>", "n": "std::int64_t"}
 
@@ -39,7 +39,7 @@ def source(tmp_path):
     rntuple.write(p, "Events", make_table(), **SMALL_CLUSTERS)
     t = rntuple.open(p)["Events"]
     assert t.schema == SCHEMA
-    assert len(t.cluster_boundaries) - 1 == CLUSTERS, "the file should have several clusters"
+    assert len(t.cluster_boundaries) - 1 >= CLUSTERS, "the file should have several clusters"
     return t
 
 

@@ -34,12 +34,12 @@ def _data(k: int, n: int) -> ak.Array:
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    """Three files of several clusters each (the writer cuts clusters at 8192-entry batches here)."""
+    """Three files of several clusters each (about 200 kB compressed per cluster)."""
     d = tmp_path_factory.mktemp("dask_inputs")
     paths = []
     for k, n in enumerate(SIZES):
         p = d / f"part{k}.root"
-        rntuple.write(p, "Events", _data(k, n), approx_zipped_cluster_size=20_000, max_unzipped_page_size=4096)
+        rntuple.write(p, "Events", _data(k, n), approx_zipped_cluster_size=160_000, max_unzipped_page_size=4096)
         paths.append(str(p))
     for p in paths:
         assert len(rntuple.open(p)["Events"].cluster_boundaries) - 1 >= 3
