@@ -44,7 +44,7 @@ def arrays(t, plan, start: int, stop: int, access_log) -> ak.Array:
     for i, name in enumerate(empty.fields):
         key = f"f{i}-node{{id}}"
         # The form and the buffer keys of an empty read are those of the full read.
-        form, _, keys = ak.to_buffers(ak.to_packed(empty[name]), form_key=key)
+        form, _, keys = ak.to_buffers(empty[name], form_key=key)
         contents.append(form)
         names.append(name)
         loader = _Loader(t, plan, name, key, start, stop)
@@ -67,7 +67,7 @@ class _Loader:
 
             sub = _query.sub_plan(self.plan, self.name)
             got = _query.compute(self.t, sub, self.start, self.stop, "ak")[self.name]
-            _, _, self.buffers = ak.to_buffers(ak.to_packed(got), form_key=self.key)
+            _, _, self.buffers = ak.to_buffers(got, form_key=self.key)
         return self.buffers[k]
 
 
