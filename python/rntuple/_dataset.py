@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import glob
 import os
+import re
+from collections.abc import Iterable
 from typing import Iterator, Sequence
 
 from . import _uproot_compat as _compat
@@ -14,6 +16,7 @@ from ._ntuple import RNTuple
 from ._rntuple import NotFoundError
 
 _GLOB_CHARS = "*?["
+_BRACES = re.compile(r"\{([^{}]*)\}")
 
 
 def _split_spec(spec: str) -> tuple[str, str | None]:
@@ -27,24 +30,47 @@ def _split_spec(spec: str) -> tuple[str, str | None]:
     return path, name
 
 
-def _expand(sources, ntuple: str | None) -> list[tuple[str, str | None]]:
-    """The (path, RNTuple name) pairs of ``sources``: a path, ``"path:name"``, a glob, a list of those, or a
-    dict {path or glob: name}."""
+def _items(sources, ntuple: str | None) -> list[tuple[str, str | None]]:
+    """uproot's file specifications, flattened: a path (or ``"path:name"``, a glob), a dict {path or glob: name
+    or {"object_path": name}}, or a list of any of those (a list of dicts, as uproot)."""
     if isinstance(sources, (str, os.PathLike)):
-        items = [(os.fspath(sources), ntuple)]
-    elif isinstance(sources, dict):
-        items = [(os.fspath(k), v) for k, v in sources.items()]
-    else:
-        items = [(os.fspath(s), ntuple) for s in sources]
+        return [(os.fspath(sources), ntuple)]
+    if isinstance(sources, dict):
+        out = []
+        for k, v in sources.items():
+            if isinstance(v, dict):
+                if v.get("steps") is not None:
+                    raise TypeError("unrecognized 'files' pattern for this function ('steps' are only allowed in dask)")
+                v = v.get("object_path")
+            if v is not None and not isinstance(v, str):
+                raise TypeError(f"the RNTuple name of {k!r} is a string, a dict with 'object_path' or None, not {v!r}")
+            out.append((os.fspath(k), v))
+        return out
+    if isinstance(sources, Iterable) and not isinstance(sources, bytes):
+        return [item for s in sources for item in _items(s, ntuple)]
+    raise TypeError(f"files are a path (a glob, 'path:name'), a dict {{path: name}} or a list of those, not {sources!r}")
+
+
+def _braces(path: str) -> list[str]:
+    """``data/{a,b}/*.root`` -> ``data/a/*.root``, ``data/b/*.root`` (as uproot expands them)."""
+    m = _BRACES.search(path)
+    if m is None:
+        return [path]
+    return [q for alt in m.group(1).split(",") for q in _braces(path[: m.start()] + alt + path[m.end():])]
+
+
+def _expand(sources, ntuple: str | None) -> list[tuple[str, str | None]]:
+    """The (path, RNTuple name) pairs of ``sources`` (see :func:`_items`); globs expanded, each in sorted order
+    (uproot keeps the file system's order; sorted, entry numbers and reports are the same on every machine)."""
     out = []
-    for spec, name in items:
+    for spec, name in _items(sources, ntuple):
         path, spec_name = _split_spec(spec)
         name = spec_name or name
-        if any(c in path for c in _GLOB_CHARS) and not _is_url(path) and not os.path.exists(path):
-            matches = sorted(glob.glob(path))
+        if any(c in path for c in _GLOB_CHARS + "{") and not _is_url(path) and not os.path.exists(path):
+            matches = [m for p in _braces(path) for m in sorted(glob.glob(p))]
             if not matches:
                 raise FileNotFoundError(f"no file matches {path!r}")
-            out.extend((m, name) for m in matches)
+            out.extend((m, name) for m in dict.fromkeys(matches))
         else:
             out.append((path, name))
     if not out:

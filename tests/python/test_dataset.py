@@ -6,6 +6,7 @@ import awkward as ak
 import numpy as np
 import pyarrow as pa
 import pytest
+import uproot
 
 import rntuple
 
@@ -37,12 +38,21 @@ def test_concatenate_list_glob_spec_and_dict(parts, tmp_path):
         (str(tmp_path / "part*.root"), {}),
         (f"{tmp_path}/part?.root:Events", {}),
         ({str(p): "Events" for p in paths}, {}),
+        # uproot's other forms: a list of dicts, a dict value naming the object, braces in a glob
+        ([{str(p): "Events"} for p in paths], {}),
+        ({str(p): {"object_path": "Events"} for p in paths}, {}),
+        ([str(tmp_path / "part{0,1}.root"), str(tmp_path / "part{2,3}.root")], {}),
     ]:
         got = rntuple.concatenate(sources, **kw)
         assert len(got) == 168
         assert got.fields == ["id", "v", "s"]
         assert ak.array_equal(got, whole), sources
     assert ak.array_equal(rntuple.concatenate(paths, fields=["id"]).id, whole.id)
+    # the same specifications as uproot takes them, with the same entries
+    for sources in ([{str(p): "Events"} for p in paths], {f"{tmp_path}/part{{0,1,2,3}}.root": {"object_path": "Events"}}):
+        assert rntuple.concatenate(sources).id.to_list() == uproot.concatenate(sources).id.to_list() == whole.id.to_list()
+    with pytest.raises(TypeError, match="steps"):
+        rntuple.concatenate({str(paths[0]): {"object_path": "Events", "steps": [[0, 5]]}})
     tab = rntuple.concatenate(paths, fields=["id", "s"], library="pa")
     assert isinstance(tab, pa.Table) and tab.num_rows == 168
     assert tab.column("id").to_pylist() == whole.id.to_list()
