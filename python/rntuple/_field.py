@@ -193,7 +193,7 @@ class Field:
             return out
         start, _ = self._ntuple._range(entry_start, entry_stop)
         pd = _compat.pandas()
-        return pd.Series(out, index=pd.RangeIndex(start, start + len(out)), name=self._path)
+        return pd.Series(out, index=pd.RangeIndex(start, start + len(out)))  # unnamed, as uproot's
 
     def arrays(self, *, filter_name=None, filter_typename=None, filter_field=None, entry_start: int | None = None,
                entry_stop: int | None = None, library: str = "ak", how=None, ak_add_doc=False, **uproot_only):

@@ -193,3 +193,13 @@ def test_step_sizes_in_bytes_give_uprootss_chunks(step):
         ours = list(f["Events"]["Muon_pt"].iterate(step_size=step))
         assert [len(c) for c in ours] == theirs
         assert ours[0].fields == ["Muon_pt"] and ours[0]["Muon_pt"][0].to_list() == [10.763696670532227, 15.736522674560547]
+
+
+@pytest.mark.parametrize("start, stop", [(None, None), (3, 6)])
+def test_field_array_as_pandas_series_as_uproot(start, stop):
+    path = DATA / "test_int_float_rntuple_v1-0-0-0.root"
+    with uproot.open(path) as uf, rntuple.open(path) as f:
+        theirs = uf["ntuple"]["one_integers"].array(library="pd", entry_start=start, entry_stop=stop)
+        ours = f["ntuple"]["one_integers"].array(library="pd", entry_start=start, entry_stop=stop)
+        assert ours.name == theirs.name
+        assert ours.index.tolist() == theirs.index.tolist() and ours.tolist() == theirs.tolist()
