@@ -9,6 +9,8 @@ from typing import NamedTuple
 
 import awkward as ak
 
+from . import _query
+
 
 class Accessed(NamedTuple):
     """One node of a virtual array, materialized: its form key, the top-level field it belongs to and the
@@ -36,8 +38,6 @@ def check(virtual: bool, access_log, how, library: str, expressions, cut, aliase
 
 def arrays(t, plan, start: int, stop: int, access_log) -> ak.Array:
     """The plan's fields of ``t`` for ``start:stop`` as a virtual awkward array."""
-    from . import _query
-
     empty = _query.compute(t, plan, start, start, "ak")
     contents, names = [], []
     container = {}
@@ -63,8 +63,6 @@ class _Loader:
 
     def get(self, k):
         if self.buffers is None:
-            from . import _query
-
             sub = _query.sub_plan(self.plan, self.name)
             got = _query.compute(self.t, sub, self.start, self.stop, "ak")[self.name]
             _, _, self.buffers = ak.to_buffers(got, form_key=self.key)
