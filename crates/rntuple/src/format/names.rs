@@ -27,9 +27,38 @@ pub fn check_name(name: &str, what: &str) -> Result<()> {
     }
 }
 
+/// Checks the path of an RNTuple in a file, `dir/sub/name` (directories, then the RNTuple's
+/// name, each by the naming rule); returns the directory path (empty at the top) and the name.
+///
+/// ```
+/// use rntuple::format::names::check_path;
+/// assert_eq!(check_path("d1/d2/Events", "RNTuple").unwrap(), ("d1/d2", "Events"));
+/// assert_eq!(check_path("Events", "RNTuple").unwrap(), ("", "Events"));
+/// assert!(check_path("d1//Events", "RNTuple").is_err());
+/// ```
+pub fn check_path<'a>(path: &'a str, what: &str) -> Result<(&'a str, &'a str)> {
+    let Some((dir, name)) = path.rsplit_once('/') else {
+        check_name(path, what)?;
+        return Ok(("", path));
+    };
+    for part in dir.split('/') {
+        check_name(part, "directory").map_err(|e| Error::Invalid(format!("{what} path {path:?}: {e}")))?;
+    }
+    check_name(name, what)?;
+    Ok((dir, name))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::check_name;
+    use super::{check_name, check_path};
+
+    #[test]
+    fn paths() {
+        assert_eq!(check_path("a/b/E", "RNTuple").unwrap(), ("a/b", "E"));
+        for bad in ["/E", "a//E", "a/", "a b/E", "a/.E", "a.b/E"] {
+            assert!(check_path(bad, "RNTuple").is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn the_rule() {

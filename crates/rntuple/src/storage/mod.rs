@@ -52,6 +52,9 @@ crate::unstable_mod! {
     tfile
 }
 crate::unstable_mod! {
+    tfile_dirs
+}
+crate::unstable_mod! {
     tfile_write
 }
 

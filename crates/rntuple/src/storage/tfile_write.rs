@@ -9,6 +9,7 @@ use crate::format::compression::Compression;
 use crate::storage::key_plan::{KeyPlan, Piece};
 use crate::storage::output::{OutputFile, OutputMode};
 use crate::storage::streamer_info::{streamer_info_list, StreamerInfo};
+use crate::storage::tfile_dirs::{record, split_path, uuid_of, SubDir, DIRECTORY_CLASS, RECORD_LEN};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -156,6 +157,8 @@ pub struct RootFileWriter {
     existing_keys: Option<Vec<(String, String)>>,
     /// The `TStreamerInfo` records of the RNTuples' class fields, in the StreamerInfo record.
     classes: Vec<StreamerInfo>,
+    /// The subdirectories RNTuples were written into, each after its parent.
+    dirs: Vec<SubDir>,
 }
 
 impl RootFileWriter {
@@ -191,6 +194,7 @@ impl RootFileWriter {
             ctime: datime(),
             existing_keys: None,
             classes: Vec::new(),
+            dirs: Vec::new(),
         };
         // Header placeholder, then the TFile key with an empty directory record (filled at finish).
         w.write_at(0, &[0u8; BEGIN as usize])?;
@@ -245,6 +249,7 @@ impl RootFileWriter {
             ctime: top.ctime,
             existing_keys: Some(top.keys),
             classes: Vec::new(),
+            dirs: Vec::new(),
             publish_at_checkpoint: false,
         };
         Ok(w)
@@ -363,9 +368,17 @@ impl RootFileWriter {
         self.out.file().write_all_at(b, offset).map_err(|e| Error::io(format!("writing {} bytes at offset {offset} of {}", b.len(), self.path), e))
     }
 
-    /// Appends the anchor key of an RNTuple named `name`.
+    /// Appends the anchor key of an RNTuple named `name`; a path `dir/sub/name` puts it into that
+    /// subdirectory, made (with its parents) when first named.
     pub fn write_anchor(&mut self, name: &str, a: &Anchor) -> Result<()> {
-        let (key, _) = self.append_anchor_key(name, a)?;
+        let (dir, leaf) = split_path(name);
+        if !dir.is_empty() {
+            let d = self.subdir(dir)?;
+            let (key, _) = self.append_anchor_key(leaf, a, self.dirs[d].seek_dir)?;
+            self.dirs[d].list_anchor(leaf, key);
+            return Ok(());
+        }
+        let (key, _) = self.append_anchor_key(name, a, BEGIN)?;
         // A later anchor of the same RNTuple (a checkpoint's) replaces the earlier one in the keys
         // list; the earlier key stays in the file, unlisted.
         match self.own_anchors.iter().find(|(n, _)| n == name) {
@@ -378,21 +391,76 @@ impl RootFileWriter {
         Ok(())
     }
 
+    /// The index of the subdirectory `path` (`d1/d2`), written now (its key and a record without
+    /// keys yet, listed by its parent) when it is new. An updated file's own directories are not
+    /// added to.
+    fn subdir(&mut self, path: &str) -> Result<usize> {
+        if let Some(i) = self.dirs.iter().position(|d| d.path == path) {
+            return Ok(i);
+        }
+        let (parent_path, name) = split_path(path);
+        let parent = if parent_path.is_empty() {
+            if self.had_key(DIRECTORY_CLASS, name) || self.had_key("TDirectoryFile", name) {
+                return Err(Error::Unsupported(format!("{}: adding to its existing directory '{name}' is not supported", self.path)));
+            }
+            None
+        } else {
+            Some(self.subdir(parent_path)?)
+        };
+        let seek_parent = parent.map_or(BEGIN, |p| self.dirs[p].seek_dir);
+        let key_len = 34 + tstring_len(DIRECTORY_CLASS) + 2 * tstring_len(name);
+        let seek = self.end;
+        let key = key_header((key_len + RECORD_LEN) as u32, RECORD_LEN as u32, seek, seek_parent, DIRECTORY_CLASS, name, name);
+        let ctime = datime();
+        let uuid = uuid_of(&self.uuid, self.dirs.len());
+        self.write_at(seek, &key)?;
+        self.write_at(seek + key.len() as u64, &record(ctime, ctime, 0, key_len as u32, seek, seek_parent, 0, &uuid))?;
+        self.end = seek + (key_len + RECORD_LEN) as u64;
+        match parent {
+            Some(p) => self.dirs[p].keys.push(key),
+            None => self.top_keys.push(key),
+        }
+        self.dirs.push(SubDir { path: path.to_string(), seek_dir: seek, key_len: key_len as u64, seek_parent, ctime, keys: Vec::new(), anchors: Vec::new() });
+        Ok(self.dirs.len() - 1)
+    }
+
+    /// Writes the keys list of every subdirectory at the end of the file; returns where each
+    /// directory record goes and what it holds then (written in place once the lists are on disk).
+    fn write_subdir_lists(&mut self) -> Result<Vec<(u64, Vec<u8>)>> {
+        let mut records = Vec::with_capacity(self.dirs.len());
+        for i in 0..self.dirs.len() {
+            let payload = self.dirs[i].keys_payload()?;
+            let d = &self.dirs[i];
+            let name = d.name().to_string();
+            let (seek_dir, key_len, seek_parent, ctime) = (d.seek_dir, d.key_len, d.seek_parent, d.ctime);
+            let seek_keys = self.end;
+            let kl_len = 34 + tstring_len(DIRECTORY_CLASS) + 2 * tstring_len(&name);
+            let nbytes_keys = u32::try_from(kl_len + payload.len()).map_err(|_| Error::Invalid(format!("the keys list of directory '{name}' is larger than a key can hold")))?;
+            let key = key_header(nbytes_keys, payload.len() as u32, seek_keys, seek_dir, DIRECTORY_CLASS, &name, &name);
+            self.write_at(seek_keys, &key)?;
+            self.write_at(seek_keys + key.len() as u64, &payload)?;
+            self.end = seek_keys + nbytes_keys as u64;
+            let uuid = uuid_of(&self.uuid, i);
+            records.push((seek_dir + key_len, record(ctime, datime(), nbytes_keys, key_len as u32, seek_dir, seek_parent, seek_keys, &uuid)));
+        }
+        Ok(records)
+    }
+
     /// Appends the anchor key of an RNTuple that the directory does not list (an attribute set's,
     /// as ROOT writes them: a `ROOT::RNTuple` key named after the set, found through the link in
     /// its main RNTuple's footer). Returns the offset and length of the anchor object (the key's
     /// payload).
     pub fn write_hidden_anchor(&mut self, name: &str, a: &Anchor) -> Result<(u64, u64)> {
-        self.append_anchor_key(name, a).map(|(_, at)| at)
+        self.append_anchor_key(name, a, BEGIN).map(|(_, at)| at)
     }
 
-    /// Writes a `ROOT::RNTuple` key holding `a` at the end of the file: its header, and the
-    /// offset and length of its payload.
-    fn append_anchor_key(&mut self, name: &str, a: &Anchor) -> Result<(Vec<u8>, (u64, u64))> {
+    /// Writes a `ROOT::RNTuple` key holding `a` at the end of the file, in the directory whose
+    /// `fSeekDir` is `seek_pdir`: its header, and the offset and length of its payload.
+    fn append_anchor_key(&mut self, name: &str, a: &Anchor, seek_pdir: u64) -> Result<(Vec<u8>, (u64, u64))> {
         let payload = anchor_bytes(a);
         let key_len = 34 + tstring_len("ROOT::RNTuple") + tstring_len(name) + tstring_len("");
         let seek = self.end;
-        let key = key_header((key_len + payload.len()) as u32, payload.len() as u32, seek, BEGIN, "ROOT::RNTuple", name, "");
+        let key = key_header((key_len + payload.len()) as u32, payload.len() as u32, seek, seek_pdir, "ROOT::RNTuple", name, "");
         self.write_at(seek, &key)?;
         self.write_at(seek + key.len() as u64, &payload)?;
         self.end = seek + (key.len() + payload.len()) as u64;
@@ -461,6 +529,7 @@ impl RootFileWriter {
     /// The records of a checkpoint; `ordered`: with the two syncs that order them (a file under a
     /// temporary name needs none: it is synced once before its rename).
     fn write_directory(&mut self, ordered: bool) -> Result<u64> {
+        let dir_records = self.write_subdir_lists()?;
         // Keys list.
         let name = self.file_name.clone();
         let mut payload = (self.top_keys.len() as u32).to_be_bytes().to_vec();
@@ -502,6 +571,10 @@ impl RootFileWriter {
         self.end = file_end;
         if ordered {
             self.out.sync_data()?;
+        }
+        // The subdirectories' records now point at their new keys lists (on disk already).
+        for (at, r) in &dir_records {
+            self.write_at(*at, r)?;
         }
         // File header: the small layout while every offset fits in 31 bits (as ROOT writes
         // small files), else the 64-bit layout (version + 1000000).

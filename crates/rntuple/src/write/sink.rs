@@ -62,6 +62,15 @@ pub struct Dataset {
     anchor_at: Option<Locator>,
 }
 
+/// An RNTuple named by a path in the file (`dir/sub/name`) is written into those directories: its
+/// header holds the name alone; returns the path (its key among the file's RNTuples).
+fn in_directory(desc: &mut Descriptor) -> Result<String> {
+    let path = desc.name.clone();
+    let (_, name) = crate::format::names::check_path(&path, "RNTuple")?;
+    desc.name = name.to_string();
+    Ok(path)
+}
+
 /// Anchor version written: 1.0.0.1, what ROOT 6.36 writes (and uproot), readable by every 1.0
 /// reader; 1.0.2.0 (ROOT 6.40's) for an RNTuple whose footer links attribute sets, and for the
 /// attribute sets themselves.
@@ -70,20 +79,18 @@ const ATTRIBUTE_VERSION: (u16, u16, u16) = (0, 2, 0);
 
 impl Dataset {
     /// Creates the file and writes the RNTuple header of `desc` (whose schema is complete).
-    pub fn create(path: impl AsRef<Path>, desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
+    pub fn create(path: impl AsRef<Path>, mut desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
         opts.validate()?;
-        crate::format::names::check_name(&desc.name, "RNTuple")?;
+        let key = in_directory(&mut desc)?;
         let file = FileSink::create(path.as_ref(), &opts.file_options())?;
-        let key = desc.name.clone();
         Dataset::open(FileRef::Own(Box::new(file)), desc, opts, key, false)
     }
 
     /// Starts an RNTuple in a file shared with others (see [`crate::write::FileWriter`]) and
     /// writes its header; the file's own options (output mode, direct I/O) are the file's.
-    pub(crate) fn create_in(file: &SharedFile, desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
+    pub(crate) fn create_in(file: &SharedFile, mut desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
         opts.validate()?;
-        crate::format::names::check_name(&desc.name, "RNTuple")?;
-        let key = desc.name.clone();
+        let key = in_directory(&mut desc)?;
         Dataset::open(FileRef::Shared(file.clone()), desc, opts, key, false)
     }
 
@@ -111,7 +118,8 @@ impl Dataset {
         let col_first = desc.columns.iter().map(|c| c.first_element).collect();
         let mut ds = Dataset {
             file: Some(file),
-            name: desc.name.clone(),
+            // The anchor's path in the file (`dir/name`); an attribute set's anchor goes by its name.
+            name: if hidden { desc.name.clone() } else { key.clone() },
             desc,
             clusters: Vec::new(),
             col_first,

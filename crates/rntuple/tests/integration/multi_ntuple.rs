@@ -1,7 +1,7 @@
 //! Several RNTuples written at once into one file through one `FileWriter`: a parallel `Events`
 //! (two threads) and three sequential writers filled interleaved, every value read back; the
 //! file's atomicity (a dropped or failing file writer leaves no file, an existing file stays);
-//! names refused twice; direct I/O and checkpoints across RNTuples. (ROOT's and uproot's reading
+//! names refused twice; direct I/O and checkpoints across RNTuples; RNTuples in subdirectories. (ROOT's and uproot's reading
 //! of such files is checked in tests/cross/test_multi_ntuple.py.)
 
 use rntuple::write::{FileWriter, WriteOptions};
@@ -213,4 +213,42 @@ fn an_rntuple_added_to_an_existing_file_with_others() {
     assert_eq!(f.names(), ["First", "Second", "Third"]);
     assert_eq!(json(&f, "First"), [r#"{"x":7}"#]);
     assert_eq!(json(&f, "Third"), [r#"{"s":"Third"}"#]);
+}
+
+#[test]
+fn rntuples_in_subdirectories_with_checkpoints() {
+    // RNTuples named by a path go into (sub)directories, made when first named; the checkpoints
+    // between the commits list each RNTuple committed so far in its directory.
+    let path = tmp("subdirs.root");
+    let opts = WriteOptions { checkpoint_clusters: 1, ..WriteOptions::default() };
+    let fw = FileWriter::create(&path, opts).expect("file writer");
+    let names = ["top", "d1/inner", "d1/d2/deep", "other/inner"];
+    let mut writers: Vec<_> = names.iter().map(|n| fw.writer(n, &[("x", "std::int32_t")]).expect("writer")).collect();
+    for (k, w) in writers.iter_mut().enumerate() {
+        w.fill(&rec(vec![("x", Value::Int(k as i64))])).expect("fill");
+        w.commit_cluster().expect("cluster");
+    }
+    let f = RNTupleFile::open(&path).expect("checkpointed file");
+    assert_eq!(f.names(), names);
+    for (k, mut w) in writers.into_iter().enumerate() {
+        w.fill(&rec(vec![("x", Value::Int(10 + k as i64))])).expect("fill");
+        w.commit().expect("commit");
+    }
+    fw.commit().expect("commit");
+    let f = RNTupleFile::open(&path).expect("file");
+    assert_eq!(f.names(), names);
+    for (k, n) in names.iter().enumerate() {
+        assert_eq!(json(&f, n), [format!(r#"{{"x":{k}}}"#), format!(r#"{{"x":{}}}"#, 10 + k)], "{n}");
+        // The header holds the RNTuple's name, the directories are the file's.
+        assert_eq!(f.reader(n).expect("reader").descriptor().name, n.rsplit('/').next().unwrap_or(n));
+    }
+    let keys: Vec<(String, String)> = f.keys().into_iter().map(|(p, c, _)| (p, c)).collect();
+    for dir in ["d1", "d1/d2", "other"] {
+        assert!(keys.contains(&(dir.to_string(), "TDirectory".to_string())), "{dir}: {keys:?}");
+    }
+    // A bad path is refused before anything is written.
+    let fw = FileWriter::create(tmp("subdirs-bad.root"), WriteOptions::default()).expect("fw");
+    for bad in ["d1//x", "/x", "d 1/x", "d.1/x"] {
+        assert!(fw.writer(bad, &[("x", "std::int32_t")]).is_err(), "{bad}");
+    }
 }
