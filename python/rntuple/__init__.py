@@ -37,6 +37,7 @@ from ._attributes_read import AttributeSet
 from ._attributes_write import AttributeSetWriter
 from ._chunks import parse_size
 from ._classes import Class, Enum
+from ._compound import Array, Optional, Tuple, Variant
 from ._convert_files import convert as convert
 from ._dask import dask as dask
 from ._dask import to_rntuple as to_rntuple
@@ -70,6 +71,7 @@ KeyInFileError = NotFoundError
 __version__ = "0.1.0"
 
 __all__ = [
+    "Array",
     "AttributeSet",
     "AttributeSetWriter",
     "Class",
@@ -84,11 +86,14 @@ __all__ = [
     "KeyInFileError",
     "NameConflictWarning",
     "NotFoundError",
+    "Optional",
     "ParallelWriter",
     "RNTuple",
     "RNTupleError",
     "RNTupleIOError",
+    "Tuple",
     "UnsupportedError",
+    "Variant",
     "Writer",
     "concatenate",
     "dask",

@@ -6,14 +6,26 @@ import os
 from typing import Any, BinaryIO, Callable, Iterator, Literal, Mapping, Protocol, Sequence, Union, overload
 
 import awkward as ak
+import numpy as np
 import pyarrow as pa
+
+from ._byte_source import Chunk as _Chunk
+from ._byte_source import Source as _Source
+from ._descriptors import AliasColumnRecord as _AliasColumnRecord
+from ._descriptors import ClusterSummary as _ClusterSummary
+from ._descriptors import ColumnPages as _ColumnPages
+from ._descriptors import ColumnRecord as _ColumnRecord
+from ._descriptors import Footer as _Footer
+from ._descriptors import Header as _Header
+from ._descriptors import PageListEnvelope as _PageListEnvelope
+from ._uproot_model import FieldClusterMetadata as _FieldClusterMetadata
 
 __version__: str
 
 _Path = Union[str, os.PathLike[str]]
 _Fields = Union[str, Sequence[str], None]
 # A field type: a ROOT type name, an untyped record {member: type} or an untyped collection [type].
-_FieldType = Union[str, Mapping[str, "_FieldType"], list["_FieldType"], "Class", "Enum"]
+_FieldType = Union[str, Mapping[str, "_FieldType"], list["_FieldType"], "Class", "Enum", "Variant", "Tuple", "Optional", "Array"]
 _Schema = Union[Mapping[str, _FieldType], Sequence[tuple[str, _FieldType]]]
 _Data = Union[ak.Array, pa.Table, pa.RecordBatch, "_ArrowStreamExportable", "_ArrowArrayExportable", Mapping[str, Any], Sequence[Mapping[str, Any]], Any]  # Any: also a pandas DataFrame, a numpy structured array
 
@@ -45,6 +57,28 @@ class Enum:
     name: str
     underlying: str
     def __init__(self, name: str, underlying: str = "std::int32_t") -> None: ...
+
+class Variant:
+    """``std::variant`` over field types that are not all type names (untyped records become classes)."""
+    items: list[_FieldType]
+    def __init__(self, *alternatives: _FieldType) -> None: ...
+
+class Tuple:
+    """``std::tuple`` over field types that are not all type names (untyped records become classes)."""
+    items: list[_FieldType]
+    def __init__(self, *items: _FieldType) -> None: ...
+
+class Optional:
+    """``std::optional`` of a field type that is not a type name (an untyped record stays an untyped collection of
+    0 or 1 records, as uproot writes it)."""
+    items: list[_FieldType]
+    def __init__(self, item: _FieldType) -> None: ...
+
+class Array:
+    """``std::array<T, size>`` of a field type that is not a type name (untyped records become classes)."""
+    items: list[_FieldType]
+    size: int
+    def __init__(self, item: _FieldType, size: int) -> None: ...
 
 class RNTupleError(Exception):
     """An error from the rntuple library (damaged or unsupported file, missing RNTuple or field, a value that
@@ -135,6 +169,16 @@ class File:
     @property
     def file_path(self) -> str:
         """The path the file was opened with."""
+    @property
+    def file(self) -> File:
+        """The file itself (uproot's ``f.file``), for ``f.file.source`` and ``f.file.file_path``."""
+    @property
+    def source(self) -> _Source:
+        """The file's bytes by range, as uproot's: ``.chunk(start, stop)``, ``.chunks(ranges, notifications)``
+        give chunks with ``raw_data`` (``numpy.uint8``), ``get``, ``remainder``, ``start``, ``stop``."""
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
     def io_stats(self) -> dict[str, int]:
         """``{"requests": n, "bytes": n}`` the file's source served so far."""
     def ntuple_names(self) -> list[str]:
@@ -242,6 +286,45 @@ class RNTuple:
         """Entry boundaries of the clusters."""
     def storage_stats(self, fields: _Fields = None) -> dict[str, int]:
         """Clusters, pages, stored and uncompressed bytes of the chosen fields."""
+    # uproot's descriptor-level API (rntuple._uproot_model.UprootModel), every value read from the file.
+    @property
+    def members(self) -> dict[str, int]:
+        """The anchor's members, ``{"fVersionEpoch": 1, ..., "fMaxKeySize": n}``."""
+    @property
+    def all_members(self) -> dict[str, int]: ...
+    def has_member(self, name: str, all: bool = True) -> bool: ...
+    def member(self, name: str, all: bool = True, none_if_missing: bool = False) -> int | None:
+        """An anchor member (``fVersionEpoch`` ... ``fMaxKeySize``); another name raises :class:`NotFoundError`."""
+    @property
+    def header(self) -> _Header:
+        """The header's records: ``field_records``, ``column_records``, ``alias_column_records``,
+        ``extra_type_infos``, ``feature_flag``, ``checksum``..."""
+    @property
+    def footer(self) -> _Footer:
+        """The footer's records: ``header_checksum``, ``extension_links``, ``cluster_group_records``,
+        ``linked_attribute_sets``, ``checksum``..."""
+    @property
+    def _header_chunk(self) -> _Chunk: ...
+    @property
+    def _footer_chunk(self) -> _Chunk:
+        """The footer's bytes, decompressed (``raw_data[:-8]`` is what its checksum covers)."""
+    @property
+    def column_records(self) -> list[_ColumnRecord]:
+        """The header's column records, then the schema extension's."""
+    @property
+    def alias_column_records(self) -> list[_AliasColumnRecord]: ...
+    @property
+    def page_list_envelopes(self) -> list[_PageListEnvelope]: ...
+    @property
+    def cluster_summaries(self) -> list[_ClusterSummary]: ...
+    @property
+    def page_link_list(self) -> list[list[_ColumnPages]]:
+        """Per cluster, per column its pages (``.pages``, ``.suppressed``, ``.element_offset``...)."""
+    def get_field_metadata(self, ncol: int) -> _FieldClusterMetadata:
+        """Column ``ncol``'s type, dtypes and encodings, as uproot's ``FieldClusterMetadata``."""
+    def read_cluster_pages(self, cluster_idx: int, col_idx: int, field_metadata: _FieldClusterMetadata,
+                           destination: np.ndarray | None = None, array_cache: Any = None) -> np.ndarray | None:
+        """Column ``col_idx`` of cluster ``cluster_idx`` decoded into a numpy array of ``field_metadata.dtype_result``."""
     def __getitem__(self, field: Union[str, int, Field]) -> Field:
         """A field, read TTree-style: ``events["Muon_pt"].array()``; nested: ``events["jets.pt"]``,
         ``events["jets"]["pt"]``; the same object however reached."""

@@ -9,6 +9,7 @@ from typing import Iterator
 
 from . import _rntuple
 from . import _uproot_compat as _compat
+from ._byte_source import Source
 from ._field import Field
 from ._ntuple import RNTuple
 from ._rntuple import NotFoundError
@@ -117,6 +118,21 @@ class File:
     def file_path(self) -> str:
         """The path the file was opened with."""
         return self._path
+
+    @property
+    def file(self) -> "File":
+        """The file itself: uproot's ``f.file`` (its ``ReadOnlyFile``), for ``f.file.source`` and ``f.file.file_path``."""
+        return self
+
+    @property
+    def source(self) -> Source:
+        """The file's bytes by range, as uproot's ``source``: ``f.file.source.chunk(start, stop).raw_data``."""
+        return Source(self)
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return isinstance(self._native, _Closed)
 
     def io_stats(self) -> dict:
         """The read requests this file's source served so far and the bytes they returned:

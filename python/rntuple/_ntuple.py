@@ -14,10 +14,13 @@ from ._chunks import _legacy_step, _progress_bar, parse_size
 from ._field import Field
 from ._fields import INDEX_COLUMNS, FieldTree, itemsize
 from ._rntuple import NotFoundError, UnsupportedError
+from ._uproot_model import UprootModel
 
 
-class RNTuple:
-    """Reads one RNTuple. Obtained as ``rntuple.open(path)[name]``."""
+class RNTuple(UprootModel):
+    """Reads one RNTuple. Obtained as ``rntuple.open(path)[name]``. uproot's descriptor-level API (the anchor's
+    ``member``, ``header``, ``footer``, ``column_records``, ``page_link_list``...) comes from
+    :class:`rntuple._uproot_model.UprootModel`."""
 
     def __init__(self, native, path: str):
         self._native = native

@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from ._classes import Class, Enum
+from ._compound import Array, Optional, Tuple, Variant, _Template
 
 FieldType = "str | dict[str, FieldType] | list[FieldType]"  # ROOT type name, untyped record, untyped collection
 
@@ -44,9 +45,11 @@ def root_type_of_form(form, path: str, named: bool = True):
     std::array, tuples -> std::tuple), or for records an untyped record, given as a dict of member types.
 
     A list or an option of records is an untyped collection, given as ``[member types]`` (uproot writes and
-    reads it as ``var * record``; an option reads back as a list of 0 or 1 records). Where ROOT has no place
-    for an untyped type (inside a union, a fixed-size array, a tuple, or an option of a list of records),
-    records become ``std::tuple`` of their members, as with ``named=False``."""
+    reads it as ``var * record``; an option reads back as a list of 0 or 1 records). A union, regular list or
+    tuple holding records (or an option of a list of records) is a :class:`~rntuple.Variant`,
+    :class:`~rntuple.Array`, :class:`~rntuple.Tuple` (or :class:`~rntuple.Optional`) over the parts: the
+    writer makes such records classes of their own (their member names kept). ``named=False`` gives records
+    as ``std::tuple`` of their members instead (names dropped)."""
     F = ak.forms
     if isinstance(form, F.NumpyForm):
         t = _NP_TO_ROOT.get(form.primitive)
@@ -67,38 +70,43 @@ def root_type_of_form(form, path: str, named: bool = True):
         kind = form.parameter("__array__")
         if kind in ("string", "bytestring"):
             raise TypeError(f"field '{path}': fixed-size strings have no RNTuple equivalent; use variable-length ones")
-        return f"std::array<{root_type_of_form(form.content, path + '._0', False)},{form.size}>"
+        return _array(root_type_of_form(form.content, path + "._0", named), form.size)
     if isinstance(form, F.RecordForm):
         if not form.contents:
             raise TypeError(f"field '{path}': an empty record has no RNTuple type the writer supports")
         if named and not form.is_tuple:
             return {f: root_type_of_form(c, f"{path}.{f}", True) for f, c in zip(form.fields, form.contents)}
-        items = [root_type_of_form(c, f"{path}._{i}", False) for i, c in enumerate(form.contents)]
-        return f"std::tuple<{','.join(items)}>"
+        return _template(Tuple, [root_type_of_form(c, f"{path}._{i}", named) for i, c in enumerate(form.contents)])
     if isinstance(form, F.IndexedForm):
         return root_type_of_form(form.content, path, named)
     if form.is_option:
-        inner = _strip_option(form.content)
-        t = root_type_of_form(inner, path + "._0", named)
-        if isinstance(t, dict):
-            return [t]
-        if not isinstance(t, str):
-            t = root_type_of_form(inner, path + "._0", False)
-        return f"std::optional<{t}>"
+        t = root_type_of_form(_strip_option(form.content), path + "._0", named)
+        return [t] if isinstance(t, dict) else _template(Optional, [t])
     if isinstance(form, F.UnionForm):
         alts = []
         for c in form.contents:
             c = _strip_option(c)
             if isinstance(c, F.EmptyForm):
                 continue  # the valueless state (uproot's layout of variants)
-            alts.append(root_type_of_form(c, f"{path}._{len(alts)}", False))
+            alts.append(root_type_of_form(c, f"{path}._{len(alts)}", named))
         if not alts:
             raise TypeError(f"field '{path}': a union without typed alternatives")
-        return f"std::variant<{','.join(alts)}>"
+        return _template(Variant, alts)
     if isinstance(form, F.EmptyForm):
         raise TypeError(f"field '{path}': the type of an empty or all-empty array cannot be inferred; pass schema=")
     raise TypeError(f"field '{path}': awkward form {type(form).__name__} has no RNTuple equivalent")
 
+
+
+def _template(kind, items: list):
+    """``kind`` over ``items``: a type name when every item is one, else the :mod:`rntuple._compound` form."""
+    if all(isinstance(t, str) for t in items):
+        return f"{kind.template}<{','.join(items)}>"
+    return kind(*items)
+
+
+def _array(item, size: int):
+    return f"std::array<{item},{size}>" if isinstance(item, str) else Array(item, size)
 
 
 def _int_name(t) -> str:
@@ -112,11 +120,7 @@ def root_type_of_arrow(arr, path: str, named: bool = True):
     inner = _arrow_inner(arr, path, named)
     if arr.null_count == 0:
         return inner
-    if isinstance(inner, dict):
-        return [inner]
-    if not isinstance(inner, str):
-        inner = _arrow_inner(arr, path, False)
-    return f"std::optional<{inner}>"
+    return [inner] if isinstance(inner, dict) else _template(Optional, [inner])
 
 
 def _arrow_inner(arr, path: str, named: bool):
@@ -139,17 +143,17 @@ def _arrow_inner(arr, path: str, named: bool):
         inner = root_type_of_arrow(arr.flatten(), path + "._0", named)
         return [inner] if not isinstance(inner, str) else f"std::vector<{inner}>"
     if pa.types.is_fixed_size_list(t):
-        return f"std::array<{root_type_of_arrow(arr.flatten(), path + '._0', False)},{t.list_size}>"
+        return _array(root_type_of_arrow(arr.flatten(), path + "._0", named), t.list_size)
     if pa.types.is_struct(t):
         if t.num_fields == 0:
             raise TypeError(f"field '{path}': an empty struct has no RNTuple type the writer supports")
         names = [t.field(i).name for i in range(t.num_fields)]
         if named and not all(n.isdigit() for n in names):
             return {n: root_type_of_arrow(arr.field(i), f"{path}.{n}", True) for i, n in enumerate(names)}
-        return "std::tuple<" + ",".join(root_type_of_arrow(arr.field(i), f"{path}._{i}", False) for i in range(t.num_fields)) + ">"
+        return _template(Tuple, [root_type_of_arrow(arr.field(i), f"{path}._{i}", named) for i in range(t.num_fields)])
     if pa.types.is_union(t):
-        alts = [_arrow_inner(arr.field(i), f"{path}._{i}", False) for i in range(t.num_fields) if not pa.types.is_null(t.field(i).type)]
-        return f"std::variant<{','.join(alts)}>"
+        alts = [_arrow_inner(arr.field(i), f"{path}._{i}", named) for i in range(t.num_fields) if not pa.types.is_null(t.field(i).type)]
+        return _template(Variant, alts)
     if pa.types.is_dictionary(t):
         return _arrow_inner(arr.dictionary_decode(), path, named)
     raise TypeError(f"field '{path}': Arrow type {t} has no RNTuple equivalent")
@@ -219,7 +223,7 @@ def _is_type(t) -> bool:
     """A field type: a ROOT type name, an untyped record ``{member: type}`` or an untyped collection ``[type]``."""
     if isinstance(t, str):
         return True
-    if isinstance(t, (Class, Enum)):  # named C++ classes and enums (rntuple.Class / rntuple.Enum)
+    if isinstance(t, (Class, Enum, _Template)):  # classes, enums, templates (rntuple.Class, .Enum, .Variant, ...)
         return all(_is_type(x) for x in t._types())
     if isinstance(t, Mapping):
         return all(isinstance(k, str) and _is_type(v) for k, v in t.items())
@@ -303,6 +307,8 @@ def normalize_schema(schema) -> list[tuple[str, Any]]:
 def _mentions(t, what: str) -> bool:
     if isinstance(t, str):
         return what in t
+    if isinstance(t, _Template):
+        return what in t.template + "<" or any(_mentions(v, what) for v in t._types())
     if isinstance(t, (Class, Enum)):
         return any(_mentions(v, what) for v in t._types())
     if isinstance(t, Mapping):

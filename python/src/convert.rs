@@ -139,7 +139,11 @@ fn py_type(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<TypeExp
 /// An `rntuple.Class` (a class field) or `rntuple.Enum` (an enum over its integer), else `None`.
 fn py_named_type(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<Option<TypeExpr>> {
     let ty = obj.get_type();
-    if ty.module()? != "rntuple._classes" {
+    let module = ty.module()?;
+    if module == "rntuple._compound" {
+        return py_template(obj, path, depth).map(Some);
+    }
+    if module != "rntuple._classes" {
         return Ok(None);
     }
     match ty.name()?.to_string().as_str() {
@@ -154,6 +158,34 @@ fn py_named_type(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<O
         }
         _ => Ok(None),
     }
+}
+
+/// An `rntuple.Variant`, `Tuple`, `Optional` or `Array`: the template over its item types.
+fn py_template(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<TypeExpr> {
+    if depth > MAX_TYPE_DEPTH {
+        return Err(PyValueError::new_err(format!("field '{path}': the type nests deeper than {MAX_TYPE_DEPTH} levels")));
+    }
+    let kind = obj.get_type().name()?.to_string();
+    let mut items = Vec::new();
+    for (i, t) in obj.getattr("items")?.try_iter()?.enumerate() {
+        items.push(py_type(&t?, &format!("{path}._{i}"), depth + 1)?);
+    }
+    let one = |items: Vec<TypeExpr>| -> PyResult<Box<TypeExpr>> {
+        let n = items.len();
+        items
+            .into_iter()
+            .next()
+            .filter(|_| n == 1)
+            .map(Box::new)
+            .ok_or_else(|| PyValueError::new_err(format!("field '{path}': {kind} takes one item type, got {n}")))
+    };
+    Ok(match kind.as_str() {
+        "Variant" => TypeExpr::Variant(items),
+        "Tuple" => TypeExpr::Tuple("std::tuple".into(), items),
+        "Optional" => TypeExpr::Optional("std::optional".into(), one(items)?),
+        "Array" => TypeExpr::Array(one(items)?, obj.getattr("size")?.extract()?),
+        other => return Err(PyTypeError::new_err(format!("field '{path}': rntuple.{other} is not a field type"))),
+    })
 }
 
 /// The class definition of an `rntuple.Class`: members in order, bases, version, checksum.

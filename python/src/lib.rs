@@ -12,6 +12,7 @@
 //! - `convert`: Python rows and field types to library values and types;
 //! - `options`: write options as keyword arguments;
 //! - `read`: `NativeFile` and `NativeReader`; `source`: Python file objects as byte sources;
+//!   `descriptors`: the anchor, header, footer and page list records as Python values (uproot's objects);
 //! - `write`: `NativeWriter`; `parallel`: `NativeParallelWriter` and `NativeFillContext`;
 //!   `file_writer`: `NativeFileWriter` (several RNTuples into one file); `mpi` (feature `mpi`):
 //!   `NativeMpiWriter`, the distributed writer on mpi4py's communicators;
@@ -28,6 +29,7 @@ mod arrow_ffi;
 mod capsule;
 mod convert;
 mod convert_files;
+mod descriptors;
 mod errors;
 mod file_writer;
 #[cfg(feature = "mpi")]

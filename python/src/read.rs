@@ -4,7 +4,7 @@
 //! `rntuple dump`; the GIL is released while reading and decompressing.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyCapsule, PyDict, PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 use rntuple::format::descriptor::{Descriptor, Role};
 use rntuple::{Error, RNTupleFile, Reader};
@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::arrow_ffi::batch_to_pyarrow;
 use crate::errors::{unblocked, OrRaise};
-use crate::{capsule, ops, source};
+use crate::{capsule, descriptors, ops, source};
 
 /// An open ROOT file (native part of `rntuple.File`).
 #[pyclass(module = "rntuple._rntuple", frozen)]
@@ -58,6 +58,20 @@ impl NativeFile {
     /// Every key of the file, subdirectories included, every cycle: `(path, class name, cycle)`.
     fn keys(&self) -> Vec<(String, String, u16)> {
         self.file.keys()
+    }
+
+    /// The file's bytes `start..stop` (uproot's `source.chunk`), read with the GIL released; a range past the
+    /// end of the file is an error.
+    fn read_range<'py>(&self, py: Python<'py>, start: u64, stop: u64) -> PyResult<Bound<'py, PyBytes>> {
+        let f = self.file.clone();
+        let what = format!("bytes {start}..{stop}");
+        let b = unblocked(py, || f.root_file().source().read_vec(start, stop.saturating_sub(start), &what)).or_raise(py)?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// The file's length in bytes.
+    fn num_bytes(&self) -> u64 {
+        self.file.root_file().source().len()
     }
 
     /// Opens the RNTuple `name`.
@@ -371,6 +385,42 @@ impl NativeReader {
     #[pyo3(signature = (fields=None))]
     fn arrow_schema<'py>(&self, py: Python<'py>, fields: Option<Vec<String>>) -> PyResult<Bound<'py, PyCapsule>> {
         capsule::rntuple_schema(py, &self.reader, fields)
+    }
+
+    /// The anchor's members by ROOT's names (`fSeekHeader`...): see `descriptors::anchor`.
+    fn anchor<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        descriptors::anchor(py, &self.reader)
+    }
+
+    /// An envelope read again, with its words at fixed places: see `descriptors::envelope`.
+    #[pyo3(signature = (which, group=0))]
+    fn envelope<'py>(&self, py: Python<'py>, which: &str, group: usize) -> PyResult<Bound<'py, PyDict>> {
+        descriptors::envelope(py, &self.reader, which, group)
+    }
+
+    /// The header's or the schema extension's records: see `descriptors::schema_records`.
+    fn schema_records<'py>(&self, py: Python<'py>, extension: bool) -> PyResult<Bound<'py, PyDict>> {
+        descriptors::schema_records(py, &self.reader, extension)
+    }
+
+    /// The footer's cluster group records: see `descriptors::cluster_groups`.
+    fn cluster_groups(&self) -> Vec<(u64, u64, u32, u64, u64, u64)> {
+        descriptors::cluster_groups(&self.reader)
+    }
+
+    /// The footer's linked attribute sets: see `descriptors::attribute_links`.
+    fn attribute_links(&self) -> Vec<(u16, u16, u32, u64, u64, String)> {
+        descriptors::attribute_links(&self.reader)
+    }
+
+    /// One cluster group's page list: see `descriptors::page_locations`.
+    fn page_locations<'py>(&self, py: Python<'py>, group: usize) -> PyResult<Bound<'py, PyTuple>> {
+        descriptors::page_locations(py, &self.reader, group)
+    }
+
+    /// One column of one cluster, decoded: see `descriptors::cluster_column`.
+    fn cluster_column<'py>(&self, py: Python<'py>, cluster: usize, column: u32) -> PyResult<(Bound<'py, PyByteArray>, &'static str)> {
+        descriptors::cluster_column(py, &self.reader, cluster, column)
     }
 
     /// Reads entries `start..stop` as Python values in the JSON form of `rntuple dump` (one dict

@@ -8,7 +8,7 @@
 //! | float32, float64 | `float`, `double` |
 //! | utf8, large_utf8 | `std::string` |
 //! | list, large_list | `std::vector<T>` (of structs: an untyped collection of untyped records) |
-//! | fixed_size_list of n | `std::array<T,n>` |
+//! | fixed_size_list of n | `std::array<T,n>` (of structs: of a class named after the column) |
 //! | map | `std::map<K,V>` |
 //! | struct | an untyped record (empty type name, one subfield per member) |
 //! | a level holding nulls | `std::optional<T>`; of a struct: an untyped collection of 0 or 1 records |
@@ -149,13 +149,8 @@ pub fn type_expr(dt: &DataType, nulls: &NullTree, path: &str) -> Result<TypeExpr
             TypeExpr::Collection("std::vector".into(), Box::new(type_expr(f.data_type(), child(0)?, &format!("{path}._0"))?))
         }
         DataType::FixedSizeList(f, n) => {
+            // Of structs: the writer makes each record a class (`logical::record_classes`).
             let item = type_expr(f.data_type(), child(0)?, &format!("{path}._0"))?;
-            if item.name().is_empty() {
-                return Err(Error::Unsupported(format!(
-                    "column '{path}': Arrow type {dt} (a fixed-size list of structs or of optional structs) has no RNTuple equivalent: \
-                     std::array needs a C++ item type"
-                )));
-            }
             let n = u64::try_from(*n).map_err(|_| Error::Invalid(format!("column '{path}': fixed-size list of negative size {n}")))?;
             TypeExpr::Array(Box::new(item), n)
         }

@@ -18,6 +18,7 @@ pub(crate) mod descriptor_types;
 crate::unstable_mod! {
     kind
 }
+pub(crate) mod record_classes;
 pub mod typename;
 
 pub use kind::Scalar;

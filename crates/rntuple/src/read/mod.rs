@@ -10,8 +10,9 @@
 //! assembly) < `reader` (accessors, read-ahead settings and public entry points, which make a
 //! read's plan and pass it down the decoding calls to the page source) < `values`, `typed`,
 //! `check`, `file`, `bulk` (one column over clusters into caller-owned buffers, reusing the
-//! caller's scratch), and `bench` (benchmark helpers, `unstable` feature only) < `attributes`
-//! (linked attribute sets, read as RNTuples of their own). From `open` up, files add
+//! caller's scratch), `envelopes` (the metadata envelopes read again, as stored), and `bench`
+//! (benchmark helpers, `unstable` feature only) < `attributes` (linked attribute sets, read as
+//! RNTuples of their own). From `open` up, files add
 //! `impl Reader` blocks; `pages` adds an `impl PageSource` block.
 //!
 //! ```
@@ -41,6 +42,7 @@ mod bulk_range;
 pub(crate) mod check;
 mod cluster_pool;
 mod columns;
+mod envelopes;
 pub(crate) mod file;
 mod open;
 mod page_source;
@@ -54,5 +56,6 @@ pub use bulk::{BulkColumn, BulkReader};
 pub use bulk_element::BulkElement;
 pub use check::{CheckReport, Problem};
 pub use cluster_pool::ReadAhead;
+pub use envelopes::Envelope;
 pub use page_source::ReadStats;
 pub use typed::{FromEntry, FromValue, TypedEntries};

@@ -58,16 +58,7 @@ pub struct Reader {
 impl Reader {
     /// Loads the descriptor of the RNTuple behind `anchor`.
     pub fn open(src: Arc<dyn ReadAt>, anchor: Anchor) -> Result<Reader> {
-        let env = |seek: u64, nbytes: u64, len: u64, what: &'static str| -> Result<Vec<u8>> {
-            if !(16..=MAX_ENVELOPE).contains(&len) {
-                return Err(Error::corrupt(format!("{what} envelope length {len} is out of bounds (16 B .. 1 GiB)"), seek));
-            }
-            if nbytes > len {
-                return Err(Error::corrupt(format!("{what} envelope stored size {nbytes} exceeds its length {len}"), seek));
-            }
-            let stored = read_blob(&*src, seek, nbytes, anchor.max_key_size, what)?;
-            compression::decompress(&stored, len as usize, what, seek)
-        };
+        let env = |seek: u64, nbytes: u64, len: u64, what: &'static str| read_envelope(&*src, anchor.max_key_size, seek, nbytes, len, what);
         let hb = env(anchor.seek_header, anchor.nbytes_header, anchor.len_header, "header")?;
         let mut desc = envelope::parse_header(&hb)?;
         let fb = env(anchor.seek_footer, anchor.nbytes_footer, anchor.len_footer, "footer")?;
@@ -137,6 +128,20 @@ impl Reader {
         let page_source = PageSource::new(src, anchor.max_key_size);
         Ok(Reader { page_source, anchor, desc, kinds, readable, top_by_name, threads: default_threads() })
     }
+}
+
+/// Reads the envelope stored as `nbytes` bytes at `seek` (chunked as keys of at most
+/// `max_key_size` bytes) and decompresses it to its `len` bytes, with the bounds every envelope
+/// must keep; `what` names it in errors.
+pub(super) fn read_envelope(src: &dyn ReadAt, max_key_size: u64, seek: u64, nbytes: u64, len: u64, what: &'static str) -> Result<Vec<u8>> {
+    if !(16..=MAX_ENVELOPE).contains(&len) {
+        return Err(Error::corrupt(format!("{what} envelope length {len} is out of bounds (16 B .. 1 GiB)"), seek));
+    }
+    if nbytes > len {
+        return Err(Error::corrupt(format!("{what} envelope stored size {nbytes} exceeds its length {len}"), seek));
+    }
+    let stored = read_blob(src, seek, nbytes, max_key_size, what)?;
+    compression::decompress(&stored, len as usize, what, seek)
 }
 
 fn default_threads() -> usize {

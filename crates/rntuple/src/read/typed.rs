@@ -215,12 +215,19 @@ impl<T: FromValue, const N: usize> FromValue for [T; N] {
     }
 }
 
+/// A record of exactly the members `_0` .. `_{n-1}`, in order.
+fn is_tuple_record(members: &[(String, Value)], n: usize) -> bool {
+    members.len() == n && members.iter().enumerate().all(|(i, (k, _))| k.len() > 1 && k[1..] == i.to_string() && k.starts_with('_'))
+}
+
 macro_rules! tuple {
     ($n:expr; $($t:ident $i:tt),+) => {
         impl<$($t: FromValue),+> FromValue for ($($t,)+) {
             fn from_value(v: &Value, path: &str) -> Result<Self> {
                 match v {
                     Value::List(items) if items.len() == $n => Ok(($($t::from_value(&items[$i], path)?,)+)),
+                    // A tuple written as uproot writes tuples of records: members `_0`, `_1`, ...
+                    Value::Record(m) if is_tuple_record(m, $n) => Ok(($($t::from_value(&m[$i].1, path)?,)+)),
                     _ => Err(mismatch(path, concat!("tuple of ", $n), v)),
                 }
             }

@@ -43,7 +43,10 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     pub fn new(desc: &mut Descriptor, schema: &[(String, TypeExpr)], opts: WriteOptions, out: O) -> Result<Self> {
         let compressed = !opts.compression.is_none();
         let (first_field, first_column) = (desc.fields.len(), desc.columns.len());
-        let (plans, mut cols, n_counters) = plan_schema(desc, schema, compressed)?;
+        // Records where ROOT needs a type name become classes; typed entries are checked against the
+        // schema as given.
+        let named: Vec<(String, TypeExpr)> = schema.iter().map(|(n, t)| (n.clone(), crate::logical::record_classes::name_records(t, n))).collect();
+        let (plans, mut cols, n_counters) = plan_schema(desc, &named, compressed)?;
         crate::write::reduced::apply_column_options(desc, &mut cols, first_field, first_column, &opts.columns)?;
         crate::write::projections::add_projections(desc, &opts.projections)?;
         Ok(Self::assemble(opts, plans, cols, n_counters, schema.to_vec(), out))

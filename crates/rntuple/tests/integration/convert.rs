@@ -239,3 +239,38 @@ fn unsupported_types_name_the_column() {
     let err = convert(&tmp("a.root"), &tmp("b.root"), &ConvertOptions::default()).expect_err("root to root").to_string();
     assert!(err.contains("a TTree is converted by the Python package"), "{err}");
 }
+
+#[test]
+fn fixed_size_lists_of_structs_keep_member_names() {
+    // Two muons per entry: a fixed-size list of structs, written as std::array of a class named
+    // after the column (ROOT has no std::array of an untyped record), read back as the same structs.
+    let n = 5;
+    let mut muons = StructBuilder::from_fields(muon_fields(), 2 * n);
+    for i in 0..2 * n {
+        muons.field_builder::<Float32Builder>(0).expect("pt").append_value(i as f32 * 0.5);
+        muons.field_builder::<Int8Builder>(1).expect("q").append_value(if i % 2 == 0 { 1 } else { -1 });
+        muons.append(true);
+    }
+    let item = Arc::new(Field::new("item", DataType::Struct(muon_fields()), true));
+    let pairs = arrow_array::FixedSizeListArray::new(item, 2, Arc::new(muons.finish()), None);
+    let pq = one_column_parquet("pair", Arc::new(pairs));
+    let root = tmp("pair.root");
+    convert(&pq, &root, &ConvertOptions::default()).expect("parquet -> rntuple");
+
+    let f = RNTupleFile::open(&root).expect("converted file");
+    let r = f.reader("Events").expect("RNTuple Events");
+    let fields = r.fields();
+    let pair = fields.iter().find(|f| f.name == "pair").expect("field pair");
+    let ty = r.display_type(pair.id);
+    assert!(ty.starts_with("std::array<Rec_pair__0_") && ty.ends_with(",2>"), "{ty}");
+    let members: Vec<String> = r.descriptor().fields.iter().filter(|f| f.name == "pt" || f.name == "q").map(|f| f.name.clone()).collect();
+    assert_eq!(members, ["pt", "q"]);
+
+    let back = tmp("pair-back.parquet");
+    convert(&root, &back, &ConvertOptions { ntuple: Some("Events".into()), ..ConvertOptions::default() }).expect("rntuple -> parquet");
+    let b = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&back).expect("output")).expect("parquet reader");
+    let read: Vec<RecordBatch> = b.build().expect("reader").collect::<Result<_, _>>().expect("batches");
+    let original = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&pq).expect("input")).expect("reader").build().expect("reader");
+    let original: Vec<RecordBatch> = original.collect::<Result<_, _>>().expect("batches");
+    assert_same(&concat(&original), &concat(&read), "fixed-size list of structs");
+}

@@ -168,12 +168,24 @@ fn a_typed_entry_of_another_schema_is_refused_and_writes_nothing() {
 }
 
 #[test]
-fn derived_structs_inside_pairs_are_refused_with_the_field_named() {
-    #[derive(Record)]
-    struct Bad {
+fn derived_structs_inside_pairs_keep_their_member_names() {
+    // A pair holding a derived struct is written as uproot writes a tuple of a record: an untyped
+    // record of members `_0`, `_1` (ROOT has no std::pair of an untyped record).
+    #[derive(Record, Clone, Debug, PartialEq)]
+    struct Paired {
         p: (i32, Hit),
     }
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let e = Writer::create_typed::<Bad>(dir.join("typed_bad.root"), "Events", WriteOptions::default()).err().expect("refused");
-    assert!(e.to_string().contains("field 'p'"), "{e}");
+    let path = dir.join("typed_paired.root");
+    let rows: Vec<Paired> = (0..4).map(|i| Paired { p: (i as i32 - 1, hit(i, 1)) }).collect();
+    let mut w = Writer::create_typed::<Paired>(&path, "Events", WriteOptions::default()).expect("create");
+    for r in &rows {
+        w.fill_typed(r).expect("fill");
+    }
+    w.commit().expect("commit");
+    let got = read_json(&path);
+    assert_eq!(got[2], json!({"p": {"_0": 1, "_1": {"x": 21.5, "y": -3.0, "layer": 1}}}));
+    let r = RNTupleFile::open(&path).expect("open").reader("Events").expect("reader");
+    assert_eq!(r.descriptor().fields.iter().filter(|f| f.type_name.is_empty()).count(), 2, "p and its _1 are untyped records");
+    assert!(r.read_typed::<Paired>(0, 4).expect("typed read") == rows);
 }
