@@ -177,7 +177,8 @@ class Field:
         library = _compat.regularize_library(library)
         top, *segments = (self._path,) if self._path in self._ntuple.schema else self._path.split(".")
         if virtual or access_log is not None or ak_add_doc:
-            got = self._ntuple.arrays(filter_name=[top], entry_start=entry_start, entry_stop=entry_stop, library=library,
+            # By exact name (a callable filter): a name may hold glob characters ("a[0]").
+            got = self._ntuple.arrays(filter_name={top}.__contains__, entry_start=entry_start, entry_stop=entry_stop, library=library,
                                       ak_add_doc=ak_add_doc, virtual=virtual, access_log=access_log)
             if library == "ak":
                 return _compat.project(got[top], segments)
@@ -209,7 +210,7 @@ class Field:
             kept = self.keys(filter_name=filter_name, filter_typename=filter_typename, filter_field=filter_field)
             if not kept:
                 raise NotFoundError(f"no subfield of {self._path!r} passes the filters (keys: {', '.join(self.keys())})")
-            got = self._ntuple.arrays(filter_name=[f"{self._path}.{k}" for k in kept], entry_start=entry_start, entry_stop=entry_stop,
+            got = self._ntuple.arrays(filter_name={f"{self._path}.{k}" for k in kept}.__contains__, entry_start=entry_start, entry_stop=entry_stop,
                                       ak_add_doc=ak_add_doc)
         else:
             got = self._ntuple.arrays([top], entry_start=entry_start, entry_stop=entry_stop, ak_add_doc=ak_add_doc)

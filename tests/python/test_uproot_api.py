@@ -203,3 +203,16 @@ def test_field_array_as_pandas_series_as_uproot(start, stop):
         ours = f["ntuple"]["one_integers"].array(library="pd", entry_start=start, entry_stop=stop)
         assert ours.name == theirs.name
         assert ours.index.tolist() == theirs.index.tolist() and ours.tolist() == theirs.tolist()
+
+
+def test_field_names_with_glob_characters_select_themselves(tmp_path):
+    # A name may hold '[' or '*' (ROOT allows them): a field reads itself, not the fields its name matches as a glob.
+    path = str(tmp_path / "glob.root")
+    rntuple.write(path, "nt", {"a[b]": np.arange(3, dtype="int32"), "ab": np.arange(3, dtype="int32") + 10, "r": [{"x*": 1, "x1": 2}] * 3})
+    t = rntuple.open(path)["nt"]
+    assert t["a[b]"].array(virtual=True).tolist() == [0, 1, 2]
+    assert t["a[b]"].array(ak_add_doc=True).tolist() == [0, 1, 2]
+    assert t["r"].arrays(filter_name="x[*]").tolist() == [{"r": {"x*": 1}}] * 3
+    log = []
+    assert t["r"].array(virtual=True, access_log=log).tolist() == [{"x*": 1, "x1": 2}] * 3
+    assert len(log) == 2
