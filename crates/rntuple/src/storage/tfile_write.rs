@@ -55,6 +55,11 @@ fn datime() -> u32 {
     ((y.saturating_sub(1995)) << 26) | (m << 22) | (d << 17) | (((rem / 3600) as u32) << 12) | ((((rem % 3600) / 60) as u32) << 6) | (rem % 60) as u32
 }
 
+/// The length of a 64-bit key's header (`TKey` version > 1000) for `class`, `name` and `title`.
+pub(crate) fn key_header_len(class: &str, name: &str, title: &str) -> usize {
+    34 + tstring_len(class) + tstring_len(name) + tstring_len(title)
+}
+
 /// A TKey header (version 1004, 64-bit seeks), stamped now.
 fn key_header(nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &str, name: &str, title: &str) -> Vec<u8> {
     key_header_at(datime(), nbytes, obj_len, seek_key, seek_pdir, class, name, title)
@@ -64,7 +69,7 @@ fn key_header(nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &
 /// fixed one, so that they are reproducible).
 #[allow(clippy::too_many_arguments)]
 pub fn key_header_at(datime: u32, nbytes: u32, obj_len: u32, seek_key: u64, seek_pdir: u64, class: &str, name: &str, title: &str) -> Vec<u8> {
-    let key_len = 34 + tstring_len(class) + tstring_len(name) + tstring_len(title);
+    let key_len = key_header_len(class, name, title);
     let mut h = Vec::with_capacity(key_len);
     h.extend_from_slice(&nbytes.to_be_bytes());
     h.extend_from_slice(&1004u16.to_be_bytes());
@@ -264,7 +269,7 @@ impl RootFileWriter {
     fn tfile_key(&mut self) -> Vec<u8> {
         let name = self.file_name.clone();
         let obj_len = (tstring_len(&name) + tstring_len("") + 60) as u32;
-        let key_len = 34 + tstring_len("TFile") + tstring_len(&name) + tstring_len("");
+        let key_len = key_header_len("TFile", &name, "");
         let mut key = key_header(key_len as u32 + obj_len, obj_len, BEGIN, 0, "TFile", &name, "");
         self.nbytes_name = (key_len + tstring_len(&name) + tstring_len("")) as u64;
         tstring(&mut key, &name);
@@ -408,7 +413,7 @@ impl RootFileWriter {
             Some(self.subdir(parent_path)?)
         };
         let seek_parent = parent.map_or(BEGIN, |p| self.dirs[p].seek_dir);
-        let key_len = 34 + tstring_len(DIRECTORY_CLASS) + 2 * tstring_len(name);
+        let key_len = key_header_len(DIRECTORY_CLASS, name, name);
         let seek = self.end;
         let key = key_header((key_len + RECORD_LEN) as u32, RECORD_LEN as u32, seek, seek_parent, DIRECTORY_CLASS, name, name);
         let ctime = datime();
@@ -434,8 +439,9 @@ impl RootFileWriter {
             let name = d.name().to_string();
             let (seek_dir, key_len, seek_parent, ctime) = (d.seek_dir, d.key_len, d.seek_parent, d.ctime);
             let seek_keys = self.end;
-            let kl_len = 34 + tstring_len(DIRECTORY_CLASS) + 2 * tstring_len(&name);
-            let nbytes_keys = u32::try_from(kl_len + payload.len()).map_err(|_| Error::Invalid(format!("the keys list of directory '{name}' is larger than a key can hold")))?;
+            let kl_len = key_header_len(DIRECTORY_CLASS, &name, &name);
+            let nbytes_keys = u32::try_from(kl_len + payload.len())
+                .map_err(|_| Error::Invalid(format!("the keys list of directory '{name}' is larger than a key can hold")))?;
             let key = key_header(nbytes_keys, payload.len() as u32, seek_keys, seek_dir, DIRECTORY_CLASS, &name, &name);
             self.write_at(seek_keys, &key)?;
             self.write_at(seek_keys + key.len() as u64, &payload)?;
@@ -458,7 +464,7 @@ impl RootFileWriter {
     /// `fSeekDir` is `seek_pdir`: its header, and the offset and length of its payload.
     fn append_anchor_key(&mut self, name: &str, a: &Anchor, seek_pdir: u64) -> Result<(Vec<u8>, (u64, u64))> {
         let payload = anchor_bytes(a);
-        let key_len = 34 + tstring_len("ROOT::RNTuple") + tstring_len(name) + tstring_len("");
+        let key_len = key_header_len("ROOT::RNTuple", name, "");
         let seek = self.end;
         let key = key_header((key_len + payload.len()) as u32, payload.len() as u32, seek, seek_pdir, "ROOT::RNTuple", name, "");
         self.write_at(seek, &key)?;
@@ -484,7 +490,7 @@ impl RootFileWriter {
     /// settings when that shrinks it; returns its offset and size.
     fn write_streamer_info(&mut self) -> Result<(u64, u32)> {
         let seek_info = self.end;
-        let si_key_len = 34 + tstring_len("TList") + tstring_len("StreamerInfo") + tstring_len("Doubly linked list");
+        let si_key_len = key_header_len("TList", "StreamerInfo", "Doubly linked list");
         let si = streamer_info_list(si_key_len, &self.classes);
         let mut si_z = Vec::new();
         crate::format::compression::compress(&si, self.compression, &mut si_z)?;
@@ -537,7 +543,7 @@ impl RootFileWriter {
             payload.extend_from_slice(k);
         }
         let seek_keys = self.end;
-        let kl_len = 34 + tstring_len("TFile") + tstring_len(&name) + tstring_len("");
+        let kl_len = key_header_len("TFile", &name, "");
         let nbytes_keys = (kl_len + payload.len()) as u32;
         let key = key_header(nbytes_keys, payload.len() as u32, seek_keys, BEGIN, "TFile", &name, "");
         self.write_at(seek_keys, &key)?;
@@ -555,7 +561,7 @@ impl RootFileWriter {
         };
         // Free segments: one entry from the end of the file to beyond it (64-bit form).
         let seek_free = self.end;
-        let fl_len = 34 + tstring_len("") + tstring_len(&name) + tstring_len("");
+        let fl_len = key_header_len("", &name, "");
         let free_payload_len = 2 + 8 + 8;
         let nbytes_free = (fl_len + free_payload_len) as u32;
         let file_end = seek_free + nbytes_free as u64;
