@@ -58,6 +58,78 @@ pub(crate) fn with_state<R>(r: &ReaderObj, field: &str, column: u32, f: impl FnO
     out
 }
 
+/// The checks of a read into a caller's buffer of `buf_bytes` bytes for `count` elements of
+/// `size` bytes (field `field`, column `column`): `buf` aligned to the elements, large enough
+/// (else `RNTUPLE_ERR_BUFFER`, the count needed written to `*n_written`; `span` says what was
+/// asked for, as "clusters 0..2 hold"), and not null unless empty.
+///
+/// # Safety
+/// `n_written` is null or valid for a write of a `u64`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn check_buffer(
+    field: &str,
+    column: u32,
+    size: u32,
+    count: u64,
+    buf: *mut c_void,
+    buf_bytes: usize,
+    n_written: *mut u64,
+    span: impl FnOnce() -> String,
+) -> CResult<()> {
+    if !buf.is_null() && !(buf as usize).is_multiple_of(size as usize) {
+        return Err(CError::invalid(format!("'buf' is not aligned to the {size}-byte elements of field '{field}' column {column}")));
+    }
+    let need = count.checked_mul(u64::from(size)).ok_or_else(|| CError::invalid("element count overflows"))?;
+    if need > buf_bytes as u64 {
+        if !n_written.is_null() {
+            unsafe { put(n_written, count, "n_written") }?;
+        }
+        return Err(CError::new(
+            RNTUPLE_ERR_BUFFER,
+            format!("field '{field}' column {column}: {} {count} elements of {size} bytes ({need} bytes), the buffer has {buf_bytes} bytes", span()),
+        ));
+    }
+    if buf.is_null() && buf_bytes > 0 {
+        return Err(CError::null("buf"));
+    }
+    Ok(())
+}
+
+/// The caller's buffer as a slice of `T` (empty when null).
+///
+/// # Safety
+/// `buf` is null, or valid for writes of `bytes` bytes and aligned for `T` (checked by
+/// [`check_buffer`]), for the lifetime `'a`.
+pub(crate) unsafe fn out_slice<'a, T>(buf: *mut c_void, bytes: usize) -> &'a mut [MaybeUninit<T>] {
+    let len = bytes / std::mem::size_of::<T>();
+    if buf.is_null() || len == 0 {
+        return &mut [];
+    }
+    // SAFETY: valid for `len * size_of::<T>() <= bytes` bytes and aligned (the contract);
+    // `MaybeUninit` makes no claim about the bytes there.
+    unsafe { std::slice::from_raw_parts_mut(buf.cast::<MaybeUninit<T>>(), len) }
+}
+
+/// `$f::<T>(args...)` with `T` the Rust type of a column's element type (`$ty`, a [`Scalar`]).
+macro_rules! for_element_type {
+    ($ty:expr, $f:ident($($arg:expr),*)) => {
+        match $ty {
+            Scalar::Bool => $f::<bool>($($arg),*),
+            Scalar::Char | Scalar::I8 => $f::<i8>($($arg),*),
+            Scalar::Byte | Scalar::U8 => $f::<u8>($($arg),*),
+            Scalar::I16 => $f::<i16>($($arg),*),
+            Scalar::U16 => $f::<u16>($($arg),*),
+            Scalar::I32 => $f::<i32>($($arg),*),
+            Scalar::U32 => $f::<u32>($($arg),*),
+            Scalar::I64 => $f::<i64>($($arg),*),
+            Scalar::U64 => $f::<u64>($($arg),*),
+            Scalar::F32 => $f::<f32>($($arg),*),
+            Scalar::F64 => $f::<f64>($($arg),*),
+        }
+    };
+}
+pub(crate) use for_element_type;
+
 /// The number of elements column `column` of field `field` (a dotted path: `"muons._0.pt"`)
 /// holds in clusters `[cluster_begin, cluster_end)`, with the element type's size in bytes and
 /// `RNTUPLE_TYPE_*` code (`RNTUPLE_TYPE_U64` for offsets). `column` is 0 for a leaf and for a
@@ -122,46 +194,13 @@ pub unsafe extern "C" fn rntuple_reader_read_column(
         let range = clusters(cluster_begin, cluster_end)?;
         with_state(&r.value, field, column, |bulk, col| {
             let count = r.value.reader.bulk_len(col, range.clone())?;
-            let report = |v: u64| -> CResult<()> {
-                if n_written.is_null() {
-                    return Ok(());
-                }
-                unsafe { put(n_written, v, "n_written") }
-            };
             let (_, size) = type_of(col.element_type());
-            if !buf.is_null() && !(buf as usize).is_multiple_of(size as usize) {
-                return Err(CError::invalid(format!("'buf' is not aligned to the {size}-byte elements of field '{field}' column {column}")));
+            unsafe { check_buffer(field, column, size, count, buf, buf_bytes, n_written, || format!("clusters {cluster_begin}..{cluster_end} hold")) }?;
+            let written = unsafe { for_element_type!(col.element_type(), read_into(bulk, &r.value, col, range.clone(), buf, buf_bytes)) }?;
+            if !n_written.is_null() {
+                unsafe { put(n_written, written as u64, "n_written") }?;
             }
-            let need = count.checked_mul(u64::from(size)).ok_or_else(|| CError::invalid("element count overflows"))?;
-            if need > buf_bytes as u64 {
-                report(count)?;
-                return Err(CError::new(
-                    RNTUPLE_ERR_BUFFER,
-                    format!(
-                        "field '{field}' column {column}: clusters {cluster_begin}..{cluster_end} hold {count} elements of {size} bytes ({need} bytes), the buffer has {buf_bytes} bytes"
-                    ),
-                ));
-            }
-            if buf.is_null() && buf_bytes > 0 {
-                return Err(CError::null("buf"));
-            }
-            let read = |bulk: &mut BulkReader| -> CResult<usize> {
-                Ok(match col.element_type() {
-                    Scalar::Bool => unsafe { read_into::<bool>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                    Scalar::Char | Scalar::I8 => unsafe { read_into::<i8>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                    Scalar::Byte | Scalar::U8 => unsafe { read_into::<u8>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                    Scalar::I16 => unsafe { read_into::<i16>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                    Scalar::U16 => unsafe { read_into::<u16>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                    Scalar::I32 => unsafe { read_into::<i32>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                    Scalar::U32 => unsafe { read_into::<u32>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                    Scalar::I64 => unsafe { read_into::<i64>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                    Scalar::U64 => unsafe { read_into::<u64>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                    Scalar::F32 => unsafe { read_into::<f32>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                    Scalar::F64 => unsafe { read_into::<f64>(bulk, &r.value, col, range.clone(), buf, buf_bytes) }?,
-                })
-            };
-            let written = read(bulk)?;
-            report(written as u64)
+            Ok(())
         })
     })
 }
@@ -178,14 +217,7 @@ unsafe fn read_into<T: BulkElement>(
     buf: *mut c_void,
     bytes: usize,
 ) -> CResult<usize> {
-    let len = bytes / std::mem::size_of::<T>();
-    let out: &mut [MaybeUninit<T>] = if buf.is_null() || len == 0 {
-        &mut []
-    } else {
-        // SAFETY: valid for `len * size_of::<T>() <= bytes` bytes and aligned (the contract,
-        // checked by the caller); `MaybeUninit` makes no claim about the bytes there.
-        unsafe { std::slice::from_raw_parts_mut(buf.cast::<MaybeUninit<T>>(), len) }
-    };
+    let out = unsafe { out_slice::<T>(buf, bytes) };
     Ok(bulk.read_uninit(&r.reader, col, range, out)?)
 }
 

@@ -4,7 +4,7 @@
 //! (`rntuple_reader_column_page_ends`) are the chunk boundaries that decode every page once.
 //! Offsets read by ranges are **cluster-local** end offsets.
 
-use crate::bulk::{type_of, with_state};
+use crate::bulk::{check_buffer, for_element_type, out_slice, type_of, with_state};
 use crate::handles;
 use crate::read::ReaderObj;
 use crate::status::{guard, CError, CResult, RNTUPLE_ERR_BUFFER};
@@ -12,7 +12,6 @@ use crate::strings::{put, str_arg};
 use rntuple::logical::Scalar;
 use rntuple::read::{BulkColumn, BulkElement, BulkReader};
 use std::ffi::{c_char, c_void};
-use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// Refuses a cluster index past the RNTuple's clusters, naming the column asked for.
@@ -64,45 +63,14 @@ pub unsafe extern "C" fn rntuple_reader_read_column_range(
                     "field '{field}' column {column}: elements {first}..{end} of cluster {cluster}: the cluster holds {held}"
                 )));
             }
-            let report = |v: u64| -> CResult<()> {
-                if n_written.is_null() {
-                    return Ok(());
-                }
-                unsafe { put(n_written, v, "n_written") }
-            };
             let (_, size) = type_of(col.element_type());
-            if !buf.is_null() && !(buf as usize).is_multiple_of(size as usize) {
-                return Err(CError::invalid(format!("'buf' is not aligned to the {size}-byte elements of field '{field}' column {column}")));
+            unsafe { check_buffer(field, column, size, count, buf, buf_bytes, n_written, || format!("elements {first}..{end} of cluster {cluster} are")) }?;
+            let args = (&r.value, col, cluster, first..end, buf, buf_bytes);
+            let written = unsafe { for_element_type!(col.element_type(), read_range_into(bulk, args)) }?;
+            if !n_written.is_null() {
+                unsafe { put(n_written, written as u64, "n_written") }?;
             }
-            let need = count.checked_mul(u64::from(size)).ok_or_else(|| CError::invalid("element count overflows"))?;
-            if need > buf_bytes as u64 {
-                report(count)?;
-                return Err(CError::new(
-                    RNTUPLE_ERR_BUFFER,
-                    format!(
-                        "field '{field}' column {column}: elements {first}..{end} of cluster {cluster} are {count} elements of {size} bytes ({need} bytes), the buffer has {buf_bytes} bytes"
-                    ),
-                ));
-            }
-            if buf.is_null() && buf_bytes > 0 {
-                return Err(CError::null("buf"));
-            }
-            let range = first..end;
-            let args = (&r.value, col, cluster, range, buf, buf_bytes);
-            let written = match col.element_type() {
-                Scalar::Bool => unsafe { read_range_into::<bool>(bulk, args) }?,
-                Scalar::Char | Scalar::I8 => unsafe { read_range_into::<i8>(bulk, args) }?,
-                Scalar::Byte | Scalar::U8 => unsafe { read_range_into::<u8>(bulk, args) }?,
-                Scalar::I16 => unsafe { read_range_into::<i16>(bulk, args) }?,
-                Scalar::U16 => unsafe { read_range_into::<u16>(bulk, args) }?,
-                Scalar::I32 => unsafe { read_range_into::<i32>(bulk, args) }?,
-                Scalar::U32 => unsafe { read_range_into::<u32>(bulk, args) }?,
-                Scalar::I64 => unsafe { read_range_into::<i64>(bulk, args) }?,
-                Scalar::U64 => unsafe { read_range_into::<u64>(bulk, args) }?,
-                Scalar::F32 => unsafe { read_range_into::<f32>(bulk, args) }?,
-                Scalar::F64 => unsafe { read_range_into::<f64>(bulk, args) }?,
-            };
-            report(written as u64)
+            Ok(())
         })
     })
 }
@@ -116,14 +84,7 @@ type RangeArgs<'a> = (&'a ReaderObj, &'a BulkColumn, usize, Range<u64>, *mut c_v
 /// # Safety
 /// `buf` is null with `bytes` 0, or valid for writes of `bytes` bytes and aligned for `T`.
 unsafe fn read_range_into<T: BulkElement>(bulk: &mut BulkReader, (r, col, cluster, range, buf, bytes): RangeArgs) -> CResult<usize> {
-    let len = bytes / std::mem::size_of::<T>();
-    let out: &mut [MaybeUninit<T>] = if buf.is_null() || len == 0 {
-        &mut []
-    } else {
-        // SAFETY: valid for `len * size_of::<T>() <= bytes` bytes and aligned (the contract,
-        // checked by the caller); `MaybeUninit` makes no claim about the bytes there.
-        unsafe { std::slice::from_raw_parts_mut(buf.cast::<MaybeUninit<T>>(), len) }
-    };
+    let out = unsafe { out_slice::<T>(buf, bytes) };
     Ok(bulk.read_range_uninit(&r.reader, col, cluster, range, out)?)
 }
 
