@@ -185,9 +185,10 @@ def iterate(
         for (_, t), plan in zip(opened, plans):
             step = t.step_entries(step_size, plan.names)
             pos, stop = 0, t.num_entries
+            read = t._reader_for(step, stop)
             while pos < stop:
                 end = min(stop, pos + step)
-                out = t._compute(plan, pos, end, lib, how, index_offset=offset)
+                out = t._compute(plan, pos, end, lib, how, index_offset=offset, read=read)
                 yield (out, _compat.Report(t, pos, end, offset)) if report else out
                 if bar is not None:
                     bar.update(end - pos)

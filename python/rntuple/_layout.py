@@ -156,8 +156,9 @@ def _convert(arr: pa.Array, node: FieldNode, tree: FieldTree, doc):
 
 
 def _struct_child(arr: pa.StructArray, i: int) -> pa.Array:
+    # pyarrow's field() applies a sliced struct's offset (older versions gave the whole child).
     c = arr.field(i)
-    if len(c) != len(arr) or arr.offset:
+    if len(c) != len(arr):
         c = c.slice(arr.offset, len(arr))
     return c
 

@@ -13,6 +13,8 @@ from ._attributes_read import AttributeSet
 from ._chunks import _legacy_step, _progress_bar, parse_size
 from ._field import Field
 from ._fields import INDEX_COLUMNS, FieldTree, itemsize
+from ._read_ahead import WINDOW as READ_AHEAD_WINDOW
+from ._read_ahead import ReadAhead
 from ._rntuple import NotFoundError, UnsupportedError
 from ._uproot_model import UprootModel
 
@@ -357,9 +359,15 @@ class RNTuple(UprootModel):
         plan.doc, plan.top_parameters = _docs.parameters(ak_add_doc, self.description)
         return plan
 
-    def _compute(self, plan: "_query._Plan", start: int, stop: int, library: str, how=None, index_offset: int = 0):
-        """The result of ``plan`` for entries ``start:stop`` (see :func:`_query.compute`)."""
-        return _query.compute(self, plan, start, stop, library, how, index_offset)
+    def _compute(self, plan: "_query._Plan", start: int, stop: int, library: str, how=None, index_offset: int = 0, read=None):
+        """The result of ``plan`` for entries ``start:stop`` (see :func:`_query.compute`); ``read`` replaces
+        :meth:`_read_batch` (see :meth:`_reader_for`)."""
+        return _query.compute(self, plan, start, stop, library, how, index_offset, read)
+
+    def _reader_for(self, step: int, stop: int):
+        """How an iteration in steps of ``step`` entries up to ``stop`` reads: ahead in windows for small steps
+        (:class:`_read_ahead.ReadAhead`), else :meth:`_read_batch`."""
+        return ReadAhead(self._native.read, stop) if step < READ_AHEAD_WINDOW else self._read_batch
 
     def to_arrow(self, fields: Sequence[str] | str | None = None, entry_start: int | None = None, entry_stop: int | None = None) -> pa.Table:
         """Reads into a ``pyarrow.Table`` (Arrow's own types: large lists, large strings, fixed-size lists,
@@ -456,11 +464,12 @@ class RNTuple(UprootModel):
         start, stop = self._range(entry_start, entry_stop)
         step = self.step_entries(step_size, plan.names, start, stop)
         bar = _progress_bar(progress, stop - start, f"{self.name}")
+        read = self._reader_for(step, stop)
         try:
             pos = start
             while pos < stop:
                 end = min(stop, pos + step)
-                out = self._compute(plan, pos, end, library, how)
+                out = self._compute(plan, pos, end, library, how, read=read)
                 if report:
                     yield out, _compat.Report(self, pos, end)
                 else:

@@ -125,9 +125,10 @@ def sub_plan(plan: "_Plan", name: str) -> "_Plan":
     return sub
 
 
-def compute(t, plan: "_Plan", start: int, stop: int, library: str, how=None, index_offset: int = 0):
-    """The result of ``plan`` for the entries ``start:stop`` of ``t`` in ``library``'s form."""
-    batch = t._read_batch(plan.names, start, stop)
+def compute(t, plan: "_Plan", start: int, stop: int, library: str, how=None, index_offset: int = 0, read=None):
+    """The result of ``plan`` for the entries ``start:stop`` of ``t`` in ``library``'s form (read through ``read``,
+    by default ``t._read_batch``)."""
+    batch = (read or t._read_batch)(plan.names, start, stop)
     if plan.simple and library == "pa":
         return pa.Table.from_batches([batch])
     arr = ak.Array(batch_to_layout(batch, t._tree, plan.ids, plan.doc))

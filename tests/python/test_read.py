@@ -430,3 +430,28 @@ def test_field_rows_match_field_records(testdata, sub, filename, name):
         assert got == {k: rec[k] for k in FIELD_ROW}, rec["name"]
     # the tree's nodes are those rows, in id order
     assert [n.name for n in nt._tree.nodes] == [r["name"] for r in records]
+
+
+def test_small_steps_read_ahead_and_give_the_same_chunks(tmp_path):
+    # Steps of 7 entries: each chunk equals the same entries read alone, but the pages are read once per window of
+    # entries, not once per step (one request per page per step: thousands of requests).
+    n = 20000
+    path = str(tmp_path / "steps.root")
+    # A record and an optional record too: chunks are slices of a window (sliced Arrow structs).
+    rec = ak.zip({"x": np.arange(n), "y": np.arange(n) * 2.0})
+    opt = ak.mask(ak.zip({"z": np.arange(n, dtype="int16")}), np.arange(n) % 3 != 0)
+    data = {"a": np.arange(n, dtype="int32"), "b": np.arange(n) * 0.5, "v": [[i] * (i % 3) for i in range(n)], "r": rec, "o": opt}
+    rntuple.write(path, "nt", data)
+    f = rntuple.open(path)
+    t = f["nt"]
+    before = f.io_stats()["requests"]
+    whole = t.arrays()
+    per_read = f.io_stats()["requests"] - before
+    chunks = list(t.iterate(step_size=7, entry_start=3))
+    requests = f.io_stats()["requests"] - before - per_read
+    assert [len(c) for c in chunks[:2]] == [7, 7] and sum(len(c) for c in chunks) == n - 3
+    assert chunks[5].tolist() == t.arrays(entry_start=38, entry_stop=45).tolist()
+    assert ak.concatenate(chunks).tolist() == whole[3:].tolist()
+    assert requests <= 2 * per_read, (requests, per_read)
+    files = list(rntuple.iterate(f"{path}:nt", step_size=7, filter_name=["a", "v"]))
+    assert ak.concatenate(files).tolist() == whole[["a", "v"]].tolist()
