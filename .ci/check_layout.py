@@ -32,7 +32,7 @@ LAYERS = [
     ["primitives"],
     ["logical"],
     ["value", "read", "write", "expr"],
-    ["ops", "convert"],
+    ["ops", "convert", "dataset"],
     ["forge"],
 ]
 # Pairs of one layer that must not import each other in either direction.

@@ -15,6 +15,8 @@ Reading::
     for chunk in rntuple.iterate("skims/*.root:Events", fields=["Muon_pt"]):
         ...
     muons = rntuple.concatenate(["a.root", "b.root"], fields=["Muon_pt"], ntuple="Events")
+    events = rntuple.chain("skims/*.root", ntuple="Events")            # one dataset, global entry numbers
+    j = rntuple.join("events.root:Events", ("corr", "corr.root"), on=["run", "event"])   # j.arrays(["corr.w"])
 
 Writing::
 
@@ -35,6 +37,7 @@ of its subclasses by kind: :class:`NotFoundError` (also a ``KeyError``: a missin
 
 from ._attributes_read import AttributeSet
 from ._attributes_write import AttributeSetWriter
+from ._chain import Chain, chain
 from ._chunks import parse_size
 from ._classes import Class, Enum
 from ._compound import Array, Optional, Tuple, Variant
@@ -47,6 +50,7 @@ from ._expressions import NameConflictWarning
 from ._field import Field
 from ._file import File, open
 from ._file_writer import FileWriter
+from ._join import Join, join
 from ._merge import merge
 from ._ntuple import RNTuple
 from ._rntuple import (
@@ -74,6 +78,7 @@ __all__ = [
     "Array",
     "AttributeSet",
     "AttributeSetWriter",
+    "Chain",
     "Class",
     "CorruptFileError",
     "Enum",
@@ -83,6 +88,7 @@ __all__ = [
     "FillContext",
     "InternalError",
     "InvalidArgumentError",
+    "Join",
     "KeyInFileError",
     "NameConflictWarning",
     "NotFoundError",
@@ -95,11 +101,13 @@ __all__ = [
     "UnsupportedError",
     "Variant",
     "Writer",
+    "chain",
     "concatenate",
     "dask",
     "default_write_options",
     "infer_schema",
     "iterate",
+    "join",
     "merge",
     "normalize_type",
     "open",

@@ -140,6 +140,42 @@ def concatenate(files: Union[_Sources, RNTuple, Sequence[RNTuple]], expressions:
                 **uproot_only: Any) -> Any:
     """The RNTuples of many files as one awkward array, dict of numpy arrays, DataFrame or pyarrow table."""
 
+class Chain:
+    """RNTuples with the same fields read as one sequence of entries (``rntuple.chain``); global entry numbers."""
+    @property
+    def num_entries(self) -> int: ...
+    def __len__(self) -> int: ...
+    @property
+    def schema(self) -> dict[str, str]: ...
+    @property
+    def fields(self) -> list[str]: ...
+    def keys(self, filter_name: _Filter = None) -> list[str]: ...
+    @property
+    def inputs(self) -> list[tuple[str, str, int]]: ...
+    def parts(self, min_entries: int = 0) -> list[tuple[int, int]]: ...
+    def arrays(self, expressions: _Fields = None, *, fields: _Fields = None, filter_name: _Filter = None, entry_start: int | None = None,
+               entry_stop: int | None = None, library: _Library = "ak", how: Any = None) -> Any: ...
+    def to_arrow(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> pa.Table: ...
+    def iterate(self, expressions: _Fields = None, *, fields: _Fields = None, filter_name: _Filter = None, step_size: Union[int, str] = "100 MB",
+                entry_start: int | None = None, entry_stop: int | None = None, library: _Library = "ak", how: Any = None) -> Iterator[Any]: ...
+
+class Join(Chain):
+    """A primary dataset with friends' fields (``FRIEND.field``) added, aligned or matched on index fields (``rntuple.join``)."""
+    @property
+    def friends(self) -> list[str]: ...
+    @property
+    def index_bytes(self) -> int: ...
+
+_Input = Union[_Path, "RNTuple", Sequence[Union[_Path, "RNTuple"]]]
+
+def chain(sources: _Input, ntuple: str | None = None, *, threads: int | None = None) -> Chain:
+    """RNTuples with the same fields and types (paths, globs, URLs, "file.root:NTUPLE", opened RNTuples) as one dataset."""
+
+def join(primary: _Input, *friends: Union[_Input, tuple[str, _Input]], on: Union[str, Sequence[str], None] = None,
+         how: Literal["left", "inner"] = "left", ntuple: str | None = None, threads: int | None = None) -> Join:
+    """``friends`` joined to ``primary`` entry by entry, or on the index fields ``on``; a friend's fields are
+    ``FRIEND.field`` (its RNTuple's name unless given as ``(name, source)``); ``how="inner"`` drops unmatched entries."""
+
 def parse_size(text: str) -> int:
     """Bytes in a size string such as ``"100 MB"`` or ``"1 GiB"``."""
 

@@ -16,7 +16,8 @@
 //! - `write`: `NativeWriter`; `parallel`: `NativeParallelWriter` and `NativeFillContext`;
 //!   `file_writer`: `NativeFileWriter` (several RNTuples into one file); `mpi` (feature `mpi`):
 //!   `NativeMpiWriter`, the distributed writer on mpi4py's communicators;
-//! - `ops`: `merge`, `skim` and the report of `check`; `select`: skims with selections.
+//! - `ops`: `merge`, `skim` and the report of `check`; `select`: skims with selections;
+//! - `processor`: `NativeProcessor`, chains and joins of several RNTuples (`rntuple.chain`, `rntuple.join`).
 
 use pyo3::prelude::*;
 
@@ -37,6 +38,7 @@ mod mpi;
 mod ops;
 mod options;
 mod parallel;
+mod processor;
 mod read;
 mod select;
 mod source;
@@ -53,6 +55,7 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     file_writer::register(m)?;
     ops::register(m)?;
     select::register(m)?;
+    processor::register(m)?;
     convert_files::register(m)?;
     #[cfg(feature = "mpi")]
     mpi::register(m)?;

@@ -13,6 +13,7 @@
 //! * [`read`]: the reader, producing Apache Arrow arrays, typed structs and dynamic values; and
 //!   [`write`](mod@write): the sequential, parallel and distributed writers (the two do not
 //!   import each other);
+//! * [`dataset`]: chains and joins of several RNTuples read as one (ROOT's `RNTupleProcessor`);
 //! * [`ops`]: merge and skim, which read one file and write another, over the selection
 //!   expressions of [`expr`]; [`convert`] (feature `convert`, on by default): Parquet and Arrow
 //!   IPC to and from RNTuple.
@@ -46,6 +47,7 @@ pub(crate) use unstable_mod;
 
 #[cfg(feature = "convert")]
 pub mod convert;
+pub mod dataset;
 mod error;
 pub mod expr;
 pub mod format;

@@ -25,6 +25,7 @@ mod multi_cluster_reading;
 mod multi_ntuple;
 mod page_buffer_budget;
 mod parallel_stress;
+mod processor;
 mod read_ahead;
 mod skim;
 mod skim_run;
