@@ -28,7 +28,7 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join
+.PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -217,6 +217,10 @@ bench-agc: venv bench-deps build python
 # rntuple.join vs ROOT 6.40's RNTupleProcessor::CreateJoin vs pandas.merge on a 2 M-entry primary (bench/join_bench.py).
 bench-join: venv python
 	$(PY) bench/join_bench.py
+
+# `rntuple merge --mode union` of 20 files vs hadd (same schema) and vs ROOT's union merge (bench/merge_bench.py).
+bench-merge: venv build python
+	$(PY) bench/merge_bench.py
 
 # Compiled C++ writing NanoAOD-like events from threads: ROOT 6.40's RNTupleParallelWriter vs rntuple.hpp (the C ABI)
 # vs the same events from Rust (bench/cpp_write_bench.py; it compiles the programs once, under target/).

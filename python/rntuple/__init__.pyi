@@ -517,10 +517,13 @@ def write(path: _Path, ntuple_name: str, data: _Data, schema: _Schema | None = N
 def write(path: _Path, ntuple_name: _Data, data: None = None, schema: _Schema | None = None, *,
           name: str | None = None, **options: Any) -> int: ...
 
-def merge(output: _Path, inputs: Sequence[_Path], ntuple: str | None = None, compression: int = ...,
-          mode: Literal["strict", "filter"] = "strict") -> dict[str, int]:
-    """Merges the RNTuple ``ntuple`` of ``inputs`` (one schema) into the new file ``output`` by copying their
-    compressed pages; returns entries, clusters, pages, page_bytes, file_bytes."""
+def merge(output: _Path, inputs: Sequence[_Path], ntuple: str | None = None, compression: int | str | None = None,
+          mode: Literal["strict", "filter", "union"] = "strict", cluster_size: int | None = None, threads: int = 0,
+          ignore_other_objects: bool = False) -> dict[str, int]:
+    """Merges the RNTuple ``ntuple`` of ``inputs`` into the new file ``output`` by copying their compressed pages
+    (recompressed to ``compression``, re-clustered at ``cluster_size`` bytes when given; ``mode="union"``: every
+    input's fields, defaults where an input lacks one); attribute sets come along; returns entries, clusters, pages,
+    page_bytes, file_bytes, zero_pages, recompressed_pages, attribute_sets."""
 
 def skim(input: _Path, output: _Path, ntuple: str | None = None, fields: _Fields = None,
          entry_start: int | None = None, entry_stop: int | None = None, compression: int = ...,

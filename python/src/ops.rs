@@ -4,7 +4,7 @@
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rntuple::ops::merge::MergeMode;
+use rntuple::ops::merge::{MergeMode, MergeOptions};
 use rntuple::ops::skim::{run, EntryRange, SkimRequest};
 use rntuple::read::CheckReport;
 use rntuple::write::WriteOptions;
@@ -21,20 +21,38 @@ fn with_compression(py: Python<'_>, compression: Option<u32>) -> PyResult<WriteO
     Ok(opts)
 }
 
-/// Merges the RNTuple `ntuple` of `inputs` (same schema) into a new file `output` by copying
-/// their compressed pages; returns what was copied as a dict. The GIL is released meanwhile.
+/// Merges the RNTuple `ntuple` of `inputs` into a new file `output` by copying their compressed
+/// pages (recompressed to `compression` when given, which is then also the metadata's; refilled
+/// into clusters of `cluster_size` uncompressed bytes when given), on `threads` threads (0: one
+/// per core); returns what was done as a dict. The GIL is released meanwhile.
 #[pyfunction]
-#[pyo3(signature = (output, inputs, ntuple, compression = None, mode = "strict"))]
-fn merge<'py>(py: Python<'py>, output: PathBuf, inputs: Vec<PathBuf>, ntuple: String, compression: Option<u32>, mode: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (output, inputs, ntuple, compression = None, mode = "strict", cluster_size = None, threads = 0, ignore_other_objects = false))]
+#[allow(clippy::too_many_arguments)]
+fn merge<'py>(
+    py: Python<'py>,
+    output: PathBuf,
+    inputs: Vec<PathBuf>,
+    ntuple: String,
+    compression: Option<u32>,
+    mode: &str,
+    cluster_size: Option<u64>,
+    threads: usize,
+    ignore_other_objects: bool,
+) -> PyResult<Bound<'py, PyDict>> {
     let opts = with_compression(py, compression)?;
     let mode: MergeMode = mode.parse().or_raise(py)?;
-    let stats = unblocked(py, || rntuple::ops::merge::merge_with_mode(&inputs, &ntuple, &output, mode, opts, |_, _| {})).or_raise(py)?;
+    let recompress = compression.map(|_| opts.compression);
+    let mopts = MergeOptions { mode, compression: recompress, cluster_size, threads, ignore_other_objects };
+    let stats = unblocked(py, || rntuple::ops::merge::merge_with_options(&inputs, &ntuple, &output, &mopts, opts, |_, _| {})).or_raise(py)?;
     let d = PyDict::new(py);
     d.set_item("entries", stats.entries)?;
     d.set_item("clusters", stats.clusters)?;
     d.set_item("pages", stats.pages)?;
     d.set_item("page_bytes", stats.page_bytes)?;
     d.set_item("file_bytes", stats.file_bytes)?;
+    d.set_item("zero_pages", stats.zero_pages)?;
+    d.set_item("recompressed_pages", stats.recompressed_pages)?;
+    d.set_item("attribute_sets", stats.attribute_sets)?;
     Ok(d)
 }
 

@@ -1,5 +1,5 @@
-"""Compression through merge and skim (issue 19): `merge --compression` (the output's envelopes), merging inputs
-of different compression (each cluster keeps its pages' settings; 505, 207 and 404: ROOT writes uncompressed files
+"""Compression through merge and skim (issue 19): `merge --compression` (the output's pages and envelopes), merging inputs
+of different compression (pages of another compression recompressed, the others copied; 505, 207 and 404: ROOT writes uncompressed files
 with other column encodings, a schema difference), `skim --compression` with pages copied (they
 keep theirs) and re-encoded (they get the new one), `skim --reencode` of whole clusters. Inputs: the ROOT-written
 comp_* files (3 clusters each, settings 0, 207, 404, 505). Checked by ROOT 6.40 (its descriptor's compression
@@ -114,12 +114,13 @@ def test_merge_of_inputs_of_different_compression(ops):
     src, files, runs, oracle, describe = ops
     out = files["merge_mixed_207"]
     d = describe[str(out)]
-    # each input's 3 clusters keep their pages' settings, in input order
-    want = [s for c in (505, 207, 404) for s in column_settings(describe[str(src[c])])]
-    assert column_settings(d) == want == [{505}] * 3 + [{207}] * 3 + [{404}] * 3, column_settings(d)
-    # every page copied byte for byte: the same sizes as the inputs'
+    # --compression 207 recompresses the pages stored otherwise: every column range is 207 now
+    assert column_settings(d) == [{207}] * 9, column_settings(d)
+    assert runs["merge_mixed_207"]["recompressed_pages"] == runs["merge_mixed_207"]["pages"] - sum(
+        len(c["pages"]) for cl in describe[str(src[207])]["clusters"] for c in cl["columns"])
+    # the 207 input's pages copied byte for byte: the same sizes as the input's
     pages = [[c["pages"] for c in cl["columns"]] for cl in d["clusters"]]
-    assert pages == [[c["pages"] for c in cl["columns"]] for c in (505, 207, 404) for cl in describe[str(src[c])]["clusters"]]
+    assert pages[3:6] == [[c["pages"] for c in cl["columns"]] for cl in describe[str(src[207])]["clusters"]]
     # the envelopes are compressed with lzma (2), as --compression 207 asks
     assert set(envelope_algorithms(out).values()) == {2}, envelope_algorithms(out)
     # ROOT and uproot read the inputs' entries one after the other
@@ -130,10 +131,10 @@ def test_merge_of_inputs_of_different_compression(ops):
     assert _uproot_rows(out) == [e for c in (505, 207, 404) for e in _uproot_rows(src[c])]
 
 
-def test_merge_compression_sets_the_envelopes_only(ops):
+def test_merge_compression_recompresses_pages_and_envelopes(ops):
     src, files, runs, oracle, describe = ops
     out = files["merge_505_0"]
-    assert column_settings(describe[str(out)]) == [{505}] * 6
+    assert column_settings(describe[str(out)]) == [{0}] * 6
     assert set(envelope_algorithms(out).values()) == {0}, envelope_algorithms(out)
     assert set(envelope_algorithms(src[505]).values()) == {5}  # the input's were zstd
     assert [repr(e) for e in oracle[str(out)]] == [repr(e) for e in oracle[str(src[505])] * 2]

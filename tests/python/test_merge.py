@@ -68,8 +68,8 @@ def test_filter_mode_keeps_the_first_inputs_fields(tmp_path):
     rntuple.write(e, "Events", {"n": np.arange(2, dtype=np.int16)})
     with pytest.raises(rntuple.RNTupleError, match="no field 'x'"):
         rntuple.merge(tmp_path / "d.root", [a, e], "Events", mode="filter")
-    with pytest.raises(ValueError, match="'strict' or 'filter'"):
-        rntuple.merge(tmp_path / "d.root", [a, b], "Events", mode="union")
+    with pytest.raises(ValueError, match="'strict', 'filter' or 'union'"):
+        rntuple.merge(tmp_path / "d.root", [a, b], "Events", mode="any")
 
 
 def test_small_keys_and_initial_page_size_options(tmp_path):
@@ -103,7 +103,7 @@ def test_merge_of_inputs_of_different_compression_read_by_root_and_uproot(tmp_pa
         paths.append(p)
         parts.append(part)
     out = tmp_path / "mixed.root"
-    stats = rntuple.merge(out, paths, "Events", compression=404)
+    stats = rntuple.merge(out, paths, "Events")  # pages keep their compression
     want = ak.to_list(ak.concatenate(parts))
     assert stats["entries"] == len(want) == 4200
     (oracle,) = root_dump_many([(out, "Events")])
@@ -122,3 +122,11 @@ def test_merge_of_inputs_of_different_compression_read_by_root_and_uproot(tmp_pa
             n_in = len(f["Events"].cluster_summaries)
         want_settings += [{c}] * n_in
     assert got_settings == want_settings
+    # compression= recompresses every page stored otherwise (the 404 input's are copied as they are)
+    again = tmp_path / "again.root"
+    stats = rntuple.merge(again, paths, "Events", compression=404)
+    assert 0 < stats["recompressed_pages"] < stats["pages"]
+    with uproot.open(again) as f:
+        nt = f["Events"]
+        assert ak.to_list(nt.arrays()) == want
+        assert {c.compression_settings for cluster in nt.page_link_list for c in cluster} == {404}

@@ -89,8 +89,9 @@ enum Cmd {
         #[command(flatten)]
         precision: Precision,
     },
-    /// Merges the RNTuple of several files (same schema) into a new file by copying compressed
-    /// pages, without decompressing them; prints one JSON object with what was copied.
+    /// Merges the RNTuple of several files into a new file, as hadd does, by copying compressed
+    /// pages (recompressing them with --compression, re-clustering with --cluster-size); attribute
+    /// sets come along; prints one JSON object with what was done.
     Merge {
         /// The ROOT file to create.
         output: String,
@@ -100,13 +101,28 @@ enum Cmd {
         /// The RNTuple (may be omitted when the first input holds exactly one).
         #[arg(long)]
         ntuple: Option<String>,
-        /// Compression of the output's header, footer and page list (pages keep theirs).
-        #[arg(long, default_value = "505", value_parser = parse_compression)]
-        compression: Compression,
+        /// Recompress the pages stored with another compression to this one (pages already so
+        /// compressed are copied as they are); also the compression of the output's header,
+        /// footer and page list. Without it pages keep theirs and the metadata gets 505.
+        #[arg(long, value_parser = parse_compression)]
+        compression: Option<Compression>,
         /// strict: every input has the same schema; filter: the first input's fields, found by
-        /// name in the others (which may order them differently and have more, dropped).
-        #[arg(long, default_value = "strict", value_parser = ["strict", "filter"])]
+        /// name in the others (which may order them differently and have more, dropped); union:
+        /// every input's fields, a field an input lacks reads as its default value (0, empty)
+        /// in that input's entries (late model extension, as ROOT's rntuple.MergingMode=Union).
+        #[arg(long, default_value = "strict", value_parser = ["strict", "filter", "union"])]
         mode: String,
+        /// Re-cluster: decode the entries and refill them through the writer, clusters cut at B
+        /// uncompressed bytes (default: each input cluster stays a cluster).
+        #[arg(long, value_name = "B")]
+        cluster_size: Option<u64>,
+        /// Threads assembling (reading, recompressing) clusters (0: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Merge inputs that hold other objects beside the RNTuple (a TTree, a histogram,
+        /// another RNTuple), which are left out; by default such inputs are refused.
+        #[arg(long)]
+        ignore_other_objects: bool,
         /// Writes that survive a crash: every K committed clusters the file on disk becomes a
         /// complete ROOT file with every entry so far (0: off; the output is then written under
         /// a temporary name and renamed at the end).
@@ -307,8 +323,9 @@ fn main() -> ExitCode {
         Cmd::Info { file, ntuple, json } => cmd::info::info(&file, ntuple.as_deref(), json),
         Cmd::Check { file, ntuple, json } => cmd::check::check(&file, ntuple.as_deref(), json, progress),
         Cmd::Dump { file, sel } => cmd::dump::dump(&file, sel.ntuple.as_deref(), sel.fields.as_deref(), sel.entries.as_deref(), progress),
-        Cmd::Merge { output, inputs, ntuple, compression, mode, checkpoint_clusters } => {
-            cmd::merge::merge(&output, &inputs, ntuple.as_deref(), compression, &mode, checkpoint_clusters, progress)
+        Cmd::Merge { output, inputs, ntuple, compression, mode, cluster_size, threads, ignore_other_objects, checkpoint_clusters } => {
+            let what = cmd::merge::MergeArgs { compression, mode, cluster_size, threads, ignore_other_objects, checkpoint_clusters };
+            cmd::merge::merge(&output, &inputs, ntuple.as_deref(), &what, progress)
         }
         Cmd::Skim { paths, sel, where_, filters, threads, compression, reencode, checkpoint_clusters, precision } => {
             let what = cmd::skim::SkimArgs { paths, sel, where_, filters, threads, compression, reencode, checkpoint_clusters };

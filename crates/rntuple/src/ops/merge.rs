@@ -1,8 +1,11 @@
-//! Merging RNTuples of the same schema into one, by copying their compressed pages: no page is
-//! decompressed or re-encoded. This works because a cluster is relocatable (its collection offsets
+//! Merging RNTuples into one, as ROOT's `hadd` (`RNTupleMerger`) does and beyond: by copying their
+//! compressed pages (no page is decompressed or re-encoded unless another compression is asked for). This works because a cluster is relocatable (its collection offsets
 //! are cluster-local), so each input cluster becomes an output cluster through the same three
 //! steps as a cluster of the writers (reserve, write, append metadata). Pages keep their
-//! compression and checksums; same-page merging inside a cluster is kept.
+//! compression and checksums; same-page merging inside a cluster is kept. The clusters are
+//! assembled on several threads (`merge_cluster.rs`) and placed in order. Schemas may differ in a
+//! union merge (`merge_union.rs`); attribute sets come along (`merge_attrs.rs`); `cluster_size`
+//! re-clusters by decoding the merged pages and refilling them through the writer.
 //!
 //! ```
 //! use rntuple::ops::merge;
@@ -27,16 +30,25 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::format::descriptor::{ClusterDescriptor, Descriptor};
+use crate::format::compression::Compression;
+use crate::format::descriptor::{Descriptor, Role};
+use crate::ops::merge_attrs::AttributeSets;
+use crate::ops::merge_cluster::{build_cluster, ClusterCounts, ColumnPlan, PageSettings};
+use crate::ops::merge_schema::{filter_columns, first_difference, schema_key};
+use crate::ops::merge_union::{fill_reps, union_columns, union_error};
+use crate::ops::skim_one::{skim_reader, Skim};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
 use crate::storage::output::refuse_same_file;
-use crate::storage::tfile::read_blob;
-use crate::write::sealed::{ClusterOut, PagePosition, SealedCluster, SealedColumn, SealedPage};
+use crate::write::sealed::{ClusterOut, SealedCluster};
 use crate::write::sink::Dataset;
 use crate::write::WriteOptions;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Condvar, Mutex};
+
+pub(crate) use crate::ops::page_copy::copy_cluster;
 
 /// What a merge did.
 ///
@@ -71,16 +83,23 @@ pub struct MergeStats {
     pub page_bytes: u64,
     /// Size of the output file.
     pub file_bytes: u64,
+    /// Zero pages written for what inputs lack (union merge, deferred columns).
+    pub zero_pages: u64,
+    /// Pages decompressed and compressed again (another compression asked for).
+    pub recompressed_pages: u64,
+    /// Attribute sets written.
+    pub attribute_sets: u64,
 }
 
-/// How the schemas of the inputs must relate (ROOT's `rntuple.MergingMode`, without `Union`).
+/// How the schemas of the inputs must relate (ROOT's `rntuple.MergingMode`).
 ///
 /// ```
 /// use rntuple::ops::merge::MergeMode;
 /// assert_eq!(MergeMode::default(), MergeMode::Strict);
 /// assert_eq!("filter".parse::<MergeMode>()?, MergeMode::Filter);
 /// assert_eq!("STRICT".parse::<MergeMode>()?, MergeMode::Strict);
-/// assert!("union".parse::<MergeMode>().is_err());
+/// assert_eq!("Union".parse::<MergeMode>()?, MergeMode::Union);
+/// assert!("any".parse::<MergeMode>().is_err());
 /// # Ok::<(), rntuple::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,6 +110,11 @@ pub enum MergeMode {
     /// The output has the first input's fields; every other input must have each of them, with
     /// the same type and columns, in any order; fields that only other inputs have are dropped.
     Filter,
+    /// The output has every field of every input: a field missing from the inputs before is
+    /// added by late model extension (it reads as its default value there), a field an input
+    /// lacks reads as its default value in that input's entries; fields of one name must have
+    /// the same type and columns.
+    Union,
 }
 
 impl std::str::FromStr for MergeMode {
@@ -99,7 +123,8 @@ impl std::str::FromStr for MergeMode {
         match s.to_ascii_lowercase().as_str() {
             "strict" => Ok(MergeMode::Strict),
             "filter" => Ok(MergeMode::Filter),
-            other => Err(Error::Invalid(format!("merge mode '{other}': expected 'strict' or 'filter'"))),
+            "union" => Ok(MergeMode::Union),
+            other => Err(Error::Invalid(format!("merge mode '{other}': expected 'strict', 'filter' or 'union'"))),
         }
     }
 }
@@ -167,6 +192,70 @@ pub fn merge_with_mode(
     output: impl AsRef<Path>,
     mode: MergeMode,
     opts: WriteOptions,
+    progress: impl FnMut(u64, u64),
+) -> Result<MergeStats> {
+    merge_with_options(inputs, name, output, &MergeOptions { mode, ..Default::default() }, opts, progress)
+}
+
+/// The options of [`merge_with_options`] beyond the output's [`WriteOptions`].
+///
+/// ```
+/// use rntuple::ops::merge::{MergeMode, MergeOptions};
+/// use rntuple::write::Compression;
+/// let o = MergeOptions { mode: MergeMode::Union, compression: Some(Compression::zstd(1)), threads: 2, ..Default::default() };
+/// assert_eq!((o.cluster_size, o.ignore_other_objects), (None, false));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct MergeOptions {
+    /// How the inputs' schemas must relate.
+    pub mode: MergeMode,
+    /// Recompress pages stored with another compression to this one (`None`: every page keeps
+    /// its compression). Pages already so compressed are copied as they are.
+    pub compression: Option<Compression>,
+    /// Re-cluster: decode the merged entries and refill them through the writer, clusters cut at
+    /// this many uncompressed bytes (`None`: each input cluster stays a cluster).
+    pub cluster_size: Option<u64>,
+    /// Threads assembling clusters (0: one per core).
+    pub threads: usize,
+    /// Merge inputs that hold other objects beside the RNTuple (a TTree, a histogram, another
+    /// RNTuple), which are not copied; by default such inputs are refused.
+    pub ignore_other_objects: bool,
+}
+
+/// Merges the RNTuple `name` of every input, in order, into a new file `output`, with the
+/// schema rule, page compression, clustering and threads of `mopts` (see [`MergeOptions`]); the
+/// output's envelopes are compressed with `opts.compression`. Attribute sets of the inputs are
+/// merged by name (their ranges moved to where the entries went). `progress` is called after
+/// each cluster with (clusters done, clusters in all inputs).
+///
+/// ```
+/// use rntuple::ops::merge::{merge_with_options, MergeOptions};
+/// use rntuple::write::{Compression, WriteOptions, Writer};
+/// use rntuple::Value;
+/// let dir = std::env::temp_dir();
+/// let inputs: Vec<_> = (0..3).map(|k| dir.join(format!("rntuple-doc-merge-options-{k}.root"))).collect();
+/// for p in &inputs {
+///     let mut w = Writer::create(p, "Events", &[("x", "std::int64_t")], WriteOptions::default())?;
+///     for i in 0..1000 {
+///         w.fill(&Value::Record(vec![("x".into(), Value::Int(i))]))?;
+///     }
+///     w.commit()?;
+/// }
+/// let out = dir.join("rntuple-doc-merge-options-out.root");
+/// let lz4 = MergeOptions { compression: Some(Compression::lz4(4)), threads: 2, ..Default::default() };
+/// let s = merge_with_options(&inputs, "Events", &out, &lz4, WriteOptions::default(), |_, _| {})?;
+/// assert_eq!((s.entries, s.clusters, s.recompressed_pages), (3000, 3, 3));
+/// let one = MergeOptions { cluster_size: Some(1 << 20), ..Default::default() };
+/// let s = merge_with_options(&inputs, "Events", &out, &one, WriteOptions::default(), |_, _| {})?;
+/// assert_eq!((s.entries, s.clusters), (3000, 1));
+/// # Ok::<(), rntuple::Error>(())
+/// ```
+pub fn merge_with_options(
+    inputs: &[impl AsRef<Path>],
+    name: &str,
+    output: impl AsRef<Path>,
+    mopts: &MergeOptions,
+    opts: WriteOptions,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<MergeStats> {
     if inputs.is_empty() {
@@ -178,43 +267,71 @@ pub fn merge_with_mode(
     let paths: Vec<&Path> = inputs.iter().map(|p| p.as_ref()).collect();
     refuse_same_file(output, &paths, "merge")?;
     let mut readers = Vec::with_capacity(inputs.len());
-    for p in inputs {
-        let p = p.as_ref();
+    for p in &paths {
         let f = RNTupleFile::open(p).map_err(|e| e.context(format!("merge: {}", p.display())))?;
+        if !mopts.ignore_other_objects {
+            refuse_other_objects(&f, name, &p.display().to_string())?;
+        }
         let r = f.reader(name).map_err(|e| e.context(format!("merge: {}", p.display())))?;
         readers.push((p.display().to_string(), r));
     }
-    let first = readers[0].1.descriptor();
-    let key = schema_key(first);
-    // Per input, its column ids in the order of the output's columns.
-    let mut column_maps: Vec<Vec<usize>> = vec![(0..first.columns.len()).collect()];
-    for (path, r) in &readers[1..] {
-        match mode {
-            MergeMode::Strict => {
-                if let Some(diff) = first_difference(&key, &schema_key(r.descriptor())) {
-                    return Err(Error::Invalid(format!("merge: {path} has another schema than {}: {diff}", readers[0].0)));
-                }
-                column_maps.push((0..first.columns.len()).collect());
-            }
-            MergeMode::Filter => {
-                let map = filter_columns(first, r.descriptor())
-                    .map_err(|why| Error::Invalid(format!("merge (filter): {path}: {why} (the first input {} has it)", readers[0].0)))?;
-                column_maps.push(map);
-            }
+    let Some(cluster_size) = mopts.cluster_size else {
+        return merge_pages(&readers, output, mopts, opts, &mut progress);
+    };
+    // Re-clustering: the pages merged into a file of its own, then decoded and refilled.
+    let tmp = std::env::temp_dir().join(format!("rntuple-merge-{}-{}.root", std::process::id(), TMP_SEQ.fetch_add(1, Ordering::Relaxed)));
+    let mut stats = merge_pages(
+        &readers,
+        &tmp,
+        &MergeOptions { compression: None, ..mopts.clone() },
+        WriteOptions { checkpoint_clusters: 0, ..opts.clone() },
+        &mut progress,
+    )?;
+    let refilled = (|| {
+        let r = RNTupleFile::open(&tmp)?.reader(name)?;
+        let cut = WriteOptions {
+            compression: mopts.compression.unwrap_or(opts.compression),
+            approx_zipped_cluster_size: cluster_size,
+            max_unzipped_cluster_size: cluster_size,
+            max_unzipped_page_size: opts.max_unzipped_page_size.min(cluster_size),
+            ..opts
+        };
+        let what = Skim { reencode: true, ..Default::default() };
+        skim_reader(&r, output, &what, cut, |_, _| {})
+    })();
+    std::fs::remove_file(&tmp).ok();
+    let refilled = refilled.map_err(|e| e.context("merge: re-clustering"))?;
+    stats.clusters = refilled.clusters;
+    stats.file_bytes = refilled.file_bytes;
+    Ok(stats)
+}
+
+static TMP_SEQ: AtomicUsize = AtomicUsize::new(0);
+
+/// Refuses a file that holds objects beside the RNTuple `name` (and the directories it is in).
+fn refuse_other_objects(f: &RNTupleFile, name: &str, path: &str) -> Result<()> {
+    for (key, class, _) in f.keys() {
+        let ours = key == name && class.contains("RNTuple");
+        let dir = class.starts_with("TDirectory") && name.starts_with(&format!("{key}/"));
+        if !ours && !dir {
+            return Err(Error::Invalid(format!(
+                "merge: {path} holds the {class} '{key}' beside the RNTuple '{name}': it would not be merged (pass --ignore-other-objects, in Python ignore_other_objects=True, to merge the RNTuple alone)"
+            )));
         }
     }
-    if let Some(c) = first.columns.iter().find(|c| c.first_element > 0) {
-        // Entries before a deferred column's first element read as defaults in its own file; in
-        // a later copy they would be missing, and pages cannot be copied to fill them.
-        return Err(Error::Invalid(format!(
-            "merge: column {} of field '{}' in {} is deferred (late model extension, its first element is {}): merging such RNTuples is not supported",
-            c.id,
-            first.field_path(c.field_id),
-            readers[0].0,
-            c.first_element
-        )));
-    }
-    let desc = Descriptor {
+    Ok(())
+}
+
+/// The cluster-level merge: schemas joined, clusters assembled on threads and placed in order.
+fn merge_pages(
+    readers: &[(String, Reader)],
+    output: &Path,
+    mopts: &MergeOptions,
+    opts: WriteOptions,
+    progress: &mut impl FnMut(u64, u64),
+) -> Result<MergeStats> {
+    let first = readers[0].1.descriptor();
+    let mut union = Descriptor {
         name: first.name.clone(),
         description: first.description.clone(),
         writer: format!("rntuple v{} (merge)", env!("CARGO_PKG_VERSION")),
@@ -225,25 +342,196 @@ pub fn merge_with_mode(
         n_header_fields: first.n_header_fields,
         ..Default::default()
     };
-    let total: u64 = readers.iter().map(|(_, r)| r.descriptor().clusters.len() as u64).sum();
-    let mut ds = Dataset::create(output, desc, opts)?;
-    let mut stats = MergeStats::default();
-    for ((path, r), columns) in readers.iter().zip(&column_maps) {
-        let n_columns = r.descriptor().columns.len();
-        for c in &r.descriptor().clusters {
-            if c.columns.len() > n_columns {
-                return Err(Error::Invalid(format!("merge: {path}, cluster {}: {} column ranges for {n_columns} columns", c.id, c.columns.len())));
+    // Per input: its column for each output column, and the output's field and column counts
+    // once its fields are in (a union merge extends the schema before the input's clusters).
+    let mut maps: Vec<(Vec<Option<usize>>, usize, usize)> = Vec::with_capacity(readers.len());
+    let key = schema_key(first);
+    let mut entries_before = 0u64;
+    for (k, (path, r)) in readers.iter().enumerate() {
+        let d = r.descriptor();
+        let map: Vec<Option<usize>> = match (k, mopts.mode) {
+            (0, _) => (0..first.columns.len()).map(Some).collect(),
+            (_, MergeMode::Strict) => {
+                if let Some(diff) = first_difference(&key, &schema_key(d)) {
+                    return Err(Error::Invalid(format!("merge: {path} has another schema than {}: {diff}", readers[0].0)));
+                }
+                (0..first.columns.len()).map(Some).collect()
             }
-            let copied = copy_cluster_into(&mut ds, r, c, columns).map_err(|e| e.context(format!("merge: {path}, cluster {}", c.id)))?;
-            stats.pages += copied.pages;
-            stats.page_bytes += copied.page_bytes;
-            stats.entries += copied.entries;
-            stats.clusters += 1;
-            progress(stats.clusters, total);
+            (_, MergeMode::Filter) => filter_columns(first, d)
+                .map_err(|why| Error::Invalid(format!("merge (filter): {path}: {why} (the first input {} has it)", readers[0].0)))?
+                .into_iter()
+                .map(Some)
+                .collect(),
+            (_, MergeMode::Union) => {
+                let map = union_columns(&mut union, d, entries_before).map_err(|why| union_error(path, &why))?;
+                for t in &d.extra_type_info {
+                    if !union.extra_type_info.iter().any(|u| format!("{u:?}") == format!("{t:?}")) {
+                        union.extra_type_info.push(t.clone());
+                    }
+                }
+                map
+            }
+        };
+        maps.push((map, union.fields.len(), union.columns.len()));
+        entries_before = entries_before.saturating_add(r.num_entries());
+    }
+    let plans: Vec<Vec<ColumnPlan>> = maps
+        .iter()
+        .map(|(map, _, _)| {
+            map.iter()
+                .enumerate()
+                .map(|(k, &input)| {
+                    let c = &union.columns[k];
+                    let field = union.fields.get(c.field_id as usize);
+                    ColumnPlan {
+                        input,
+                        reps: fill_reps(&union, c),
+                        first_element: c.first_element,
+                        bits: c.bits_on_storage,
+                        field: union.field_path(c.field_id),
+                        streamer: field.is_some_and(|f| f.role == Role::Streamer),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    // The header holds the first input's schema; later fields go to the footer's extension.
+    let mut desc = union.clone();
+    desc.fields.truncate(maps[0].1);
+    desc.columns.truncate(maps[0].2);
+    let mut ds = Dataset::create(output, desc, opts.clone())?;
+    let pages = PageSettings { recompress: mopts.compression, fallback: (mopts.compression.unwrap_or(opts.compression), opts.enable_page_checksums) };
+    let mut stats = MergeStats::default();
+    let result = place_clusters(&mut ds, readers, &union, &maps, &plans, pages, mopts.threads, &mut stats, progress).and_then(|()| {
+        let mut sets = AttributeSets::default();
+        let mut to = 0;
+        for (path, r) in readers {
+            sets.gather(r, path, 0, u64::MAX, to)?;
+            to += r.num_entries();
         }
+        stats.attribute_sets = sets.len() as u64;
+        sets.write_into(&mut ds, &opts)
+    });
+    if let Err(e) = result {
+        ds.abort();
+        return Err(e);
     }
     stats.file_bytes = ds.commit()?;
     Ok(stats)
+}
+
+/// Assembles every cluster of every input (on `threads` threads, a bounded number ahead of the
+/// writing) and places them in order into `ds`, extending its schema before each input's
+/// clusters as the union asks.
+#[allow(clippy::too_many_arguments)]
+fn place_clusters(
+    ds: &mut Dataset,
+    readers: &[(String, Reader)],
+    union: &Descriptor,
+    maps: &[(Vec<Option<usize>>, usize, usize)],
+    plans: &[Vec<ColumnPlan>],
+    pages: PageSettings,
+    threads: usize,
+    stats: &mut MergeStats,
+    progress: &mut impl FnMut(u64, u64),
+) -> Result<()> {
+    // (input, cluster, first entry in the output)
+    let mut jobs: Vec<(usize, usize, u64)> = Vec::new();
+    let mut at = 0u64;
+    for (k, (_, r)) in readers.iter().enumerate() {
+        for (i, c) in r.descriptor().clusters.iter().enumerate() {
+            jobs.push((k, i, at));
+            at = at.checked_add(c.n_entries).ok_or_else(|| Error::Invalid(format!("merge: {}: entry count overflows", readers[k].0)))?;
+        }
+    }
+    let total = jobs.len() as u64;
+    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads }.clamp(1, jobs.len().max(1));
+    let window = threads + 1;
+    let build = |j: usize| -> Result<(SealedCluster, ClusterCounts)> {
+        let (k, i, first) = jobs[j];
+        let (path, r) = &readers[k];
+        let c = &r.descriptor().clusters[i];
+        build_cluster(r, c, first, &plans[k], pages).map_err(|e| e.context(format!("merge: {path}, cluster {}", c.id)))
+    };
+    let next = AtomicUsize::new(0);
+    let placed = (Mutex::new(0usize), Condvar::new());
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| -> Result<()> {
+        let (tx, rx) = mpsc::channel::<(usize, Result<(SealedCluster, ClusterCounts)>)>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, placed, stop, build, n_jobs) = (&next, &placed, &stop, &build, jobs.len());
+            s.spawn(move || loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                if j >= n_jobs {
+                    break;
+                }
+                {
+                    let mut g = placed.0.lock().unwrap_or_else(|p| p.into_inner());
+                    while j >= *g + window && !stop.load(Ordering::Relaxed) {
+                        g = placed.1.wait(g).unwrap_or_else(|p| p.into_inner());
+                    }
+                }
+                if stop.load(Ordering::Relaxed) || tx.send((j, build(j))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = BTreeMap::new();
+        let mut done = 0usize;
+        let mut outcome = Ok(());
+        for (j, res) in rx.iter() {
+            pending.insert(j, res);
+            while let Some(res) = pending.remove(&done) {
+                let (k, _, _) = jobs[done];
+                let step = res.and_then(|(mut sealed, counts)| {
+                    extend_schema(ds, union, maps[k].1, maps[k].2);
+                    ds.cluster(&mut sealed)?;
+                    stats.pages += counts.pages;
+                    stats.page_bytes += counts.page_bytes;
+                    stats.zero_pages += counts.zero_pages;
+                    stats.recompressed_pages += counts.recompressed;
+                    stats.entries += sealed.n_entries;
+                    stats.clusters += 1;
+                    Ok(())
+                });
+                done += 1;
+                *placed.0.lock().unwrap_or_else(|p| p.into_inner()) = done;
+                placed.1.notify_all();
+                if let Err(e) = step {
+                    outcome = Err(e);
+                    break;
+                }
+                progress(done as u64, total);
+            }
+            if outcome.is_err() {
+                break;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        placed.1.notify_all();
+        drop(rx);
+        outcome
+    })?;
+    // Inputs without clusters still bring their fields.
+    if let Some((_, nf, nc)) = maps.last() {
+        extend_schema(ds, union, *nf, *nc);
+    }
+    Ok(())
+}
+
+/// Late model extension of the output: the union's fields and columns up to these counts.
+fn extend_schema(ds: &mut Dataset, union: &Descriptor, n_fields: usize, n_columns: usize) {
+    if ds.desc.columns.len() < n_columns || ds.desc.fields.len() < n_fields {
+        for f in &union.fields[ds.desc.fields.len()..n_fields] {
+            ds.desc.fields.push(f.clone());
+        }
+        for c in &union.columns[ds.desc.columns.len()..n_columns] {
+            ds.desc.columns.push(c.clone());
+        }
+        ds.columns_added();
+    }
 }
 
 /// [`merge_with_progress`] without a progress callback.
@@ -271,167 +559,4 @@ pub fn merge_with_mode(
 /// ```
 pub fn merge(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, opts: WriteOptions) -> Result<MergeStats> {
     merge_with_progress(inputs, name, output, opts, |_, _| {})
-}
-
-/// What [`copy_cluster_into`] copied.
-pub(crate) struct Copied {
-    /// Pages (shared ones once).
-    pub pages: u64,
-    /// Page bytes as stored, checksums included.
-    pub page_bytes: u64,
-    /// Entries of the cluster.
-    pub entries: u64,
-}
-
-/// Copies the stored pages of `columns` of one cluster of `r` into `ds` as its next cluster.
-pub(crate) fn copy_cluster_into(ds: &mut Dataset, r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<Copied> {
-    let mut sealed = copy_cluster(r, c, columns)?;
-    let copied = Copied { pages: sealed.chunks.len() as u64, page_bytes: sealed.chunks.iter().map(|b| b.len() as u64).sum(), entries: sealed.n_entries };
-    ds.cluster(&mut sealed)?;
-    Ok(copied)
-}
-
-/// Reads the stored pages of the columns `columns` (input column ids, in output order) of one
-/// cluster into a relocatable cluster.
-pub(crate) fn copy_cluster(r: &Reader, c: &ClusterDescriptor, columns: &[usize]) -> Result<SealedCluster> {
-    let mut out = SealedCluster { n_entries: c.n_entries, ..Default::default() };
-    let mut settings: Option<(u32, bool)> = None;
-    // Same-page merging: page descriptors pointing at one stored page share one copy.
-    let mut copied: HashMap<u64, usize> = HashMap::new();
-    let max_key = r.anchor().max_key_size;
-    for &col in columns {
-        let range =
-            c.columns.get(col).and_then(Option::as_ref).ok_or_else(|| {
-                Error::Invalid(format!("column {col} has no pages in this cluster (a deferred column): merging such RNTuples is not supported"))
-            })?;
-        if range.suppressed {
-            return Err(Error::Invalid(format!(
-                "column {col} is suppressed in this cluster (several column representations): merging such RNTuples is not supported"
-            )));
-        }
-        let mut pages = Vec::with_capacity(range.pages.len());
-        for p in &range.pages {
-            let these = (range.compression, p.has_checksum);
-            if *settings.get_or_insert(these) != these {
-                return Err(Error::Invalid(format!("column {col} mixes compression settings or page checksums within the cluster: not supported")));
-            }
-            let stored = p.locator.size + if p.has_checksum { 8 } else { 0 };
-            let chunk = match copied.get(&p.locator.offset) {
-                Some(&i) => i,
-                None => {
-                    let bytes = read_blob(&**r.source(), p.locator.offset, stored, max_key, &format!("page of column {col}"))?;
-                    if p.has_checksum {
-                        verify_page_checksum(&bytes, col, p.locator.offset)?;
-                    }
-                    out.chunks.push(bytes);
-                    copied.insert(p.locator.offset, out.chunks.len() - 1);
-                    out.chunks.len() - 1
-                }
-            };
-            pages.push(SealedPage { n_elements: p.n_elements, stored: p.locator.size, position: PagePosition::Chunk(chunk) });
-        }
-        out.columns.push(SealedColumn { n_elements: range.n_elements, pages });
-    }
-    let (compression, checksums) = settings.unwrap_or((0, false));
-    out.compression = compression;
-    out.checksums = checksums;
-    Ok(out)
-}
-
-/// Checks the XXH3 checksum that ends a copied page (the pages are copied, not decoded, so this
-/// is where a damaged page is caught: the copy fails instead of passing the damage on).
-fn verify_page_checksum(stored: &[u8], col: usize, offset: u64) -> Result<()> {
-    let Some(split) = stored.len().checked_sub(8) else {
-        return Err(Error::Invalid(format!("page of column {col} at offset {offset}: {} bytes, too short for its checksum", stored.len())));
-    };
-    let (body, sum) = stored.split_at(split);
-    if crate::format::checksum::xxh3(body).to_le_bytes() != sum {
-        return Err(Error::Invalid(format!("page of column {col} at offset {offset}: checksum mismatch (the page is damaged)")));
-    }
-    Ok(())
-}
-
-/// For [`MergeMode::Filter`]: the column ids of `input` that hold the data of `out`'s columns,
-/// in `out`'s column order, found through the fields' paths; a field `input` lacks, or has with
-/// another type or other columns, is the error.
-fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::result::Result<Vec<usize>, String> {
-    let by_path: HashMap<String, u32> = input.fields.iter().map(|f| (input.field_path(f.id), f.id)).collect();
-    let describe = |d: &Descriptor, id: u32| {
-        let f = &d.fields[id as usize];
-        format!(
-            "'{}' (alias '{}', version {}/{}), role {:?}, repetition {:?}",
-            f.type_name, f.type_alias, f.type_version, f.field_version, f.role, f.repetition
-        )
-    };
-    // Every field that holds data (projected fields only alias the output's own columns), with
-    // its type: also the records and collections whose columns are their members'. Output
-    // field id -> input field id.
-    let mut fields: HashMap<u32, u32> = HashMap::new();
-    for f in out.fields.iter().filter(|f| f.projection_source.is_none()) {
-        let path = out.field_path(f.id);
-        let &fid = by_path.get(&path).ok_or_else(|| format!("no field '{path}'"))?;
-        let (want, got) = (describe(out, f.id), describe(input, fid));
-        if want != got {
-            return Err(format!("field '{path}' is {got}, not {want}"));
-        }
-        fields.insert(f.id, fid);
-    }
-    let mut map = Vec::with_capacity(out.columns.len());
-    for c in &out.columns {
-        let path = out.field_path(c.field_id);
-        let &fid = fields.get(&c.field_id).ok_or_else(|| format!("no field '{path}'"))?;
-        let k = out.fields[c.field_id as usize]
-            .columns
-            .iter()
-            .position(|&x| x == c.id)
-            .ok_or_else(|| format!("column {} is not listed by field '{path}'", c.id))?;
-        let &ic = input.fields[fid as usize].columns.get(k).ok_or_else(|| format!("field '{path}' has fewer columns"))?;
-        let col = input.columns.get(ic as usize).ok_or_else(|| format!("field '{path}' lists a column {ic} that does not exist"))?;
-        let same = (col.column_type, col.bits_on_storage, col.representation, col.flags, col.value_range, col.first_element)
-            == (c.column_type, c.bits_on_storage, c.representation, c.flags, c.value_range, c.first_element);
-        if !same {
-            return Err(format!(
-                "column {k} of field '{path}' is type {} ({} bits), representation {}, flags {}, first element {}, not type {} ({} bits), representation {}, flags {}, first element {}",
-                col.column_type, col.bits_on_storage, col.representation, col.flags, col.first_element, c.column_type, c.bits_on_storage, c.representation, c.flags, c.first_element
-            ));
-        }
-        map.push(ic as usize);
-    }
-    Ok(map)
-}
-
-/// Everything of a schema that must agree between merged RNTuples, one line per item.
-fn schema_key(d: &Descriptor) -> Vec<String> {
-    let mut k = Vec::with_capacity(d.fields.len() + d.columns.len() + d.aliases.len());
-    for f in &d.fields {
-        let path = d.field_path(f.id);
-        k.push(format!(
-            "field '{path}': type '{}' (alias '{}', version {}/{}), role {:?}, flags {}, parent {:?}, repetition {:?}, projection {:?}, extension {}",
-            f.type_name, f.type_alias, f.type_version, f.field_version, f.role, f.flags, f.parent, f.repetition, f.projection_source, f.from_extension
-        ));
-    }
-    for c in &d.columns {
-        let path = d.field_path(c.field_id);
-        k.push(format!(
-            "column {} of field '{path}': type {} ({} bits), representation {}, flags {}, range {:?}, first element {}, extension {}",
-            c.id, c.column_type, c.bits_on_storage, c.representation, c.flags, c.value_range, c.first_element, c.from_extension
-        ));
-    }
-    for a in &d.aliases {
-        k.push(format!("alias column of field '{}' -> {}", d.field_path(a.field_id), a.physical));
-    }
-    k
-}
-
-fn first_difference(a: &[String], b: &[String]) -> Option<String> {
-    for (x, y) in a.iter().zip(b) {
-        if x != y {
-            return Some(format!("{x}, but {y}"));
-        }
-    }
-    match a.len().cmp(&b.len()) {
-        std::cmp::Ordering::Equal => None,
-        std::cmp::Ordering::Greater => Some(format!("{} has no counterpart", a[b.len()])),
-        std::cmp::Ordering::Less => Some(format!("{} has no counterpart", b[a.len()])),
-    }
 }

@@ -27,6 +27,11 @@
 //! ```
 
 pub mod merge;
+mod merge_attrs;
+mod merge_cluster;
+mod merge_schema;
+mod merge_union;
+mod page_copy;
 crate::unstable_mod! {
     select
 }

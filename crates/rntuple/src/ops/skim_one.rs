@@ -39,7 +39,8 @@
 use crate::error::{Error, Result};
 use crate::format::descriptor::{ClusterDescriptor, Descriptor, FieldDescriptor};
 use crate::logical::descriptor_types::field_type;
-use crate::ops::merge::copy_cluster_into;
+use crate::ops::merge_attrs::AttributeSets;
+use crate::ops::page_copy::copy_cluster_into;
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
 use crate::storage::output::refuse_same_file;
@@ -212,6 +213,9 @@ pub fn skim_reader(r: &Reader, output: impl AsRef<Path>, what: &Skim, opts: Writ
     };
     let names: Vec<String> = tops.iter().map(|&i| d.fields[i as usize].name.clone()).collect();
     let clusters: Vec<&ClusterDescriptor> = d.clusters.iter().filter(|c| c.first_entry < stop && c.first_entry + c.n_entries > start).collect();
+    // Attribute sets come along, their ranges clipped to the entries kept.
+    let mut sets = AttributeSets::default();
+    sets.gather(r, &format!("RNTuple '{}'", d.name), start, stop, 0)?;
     // Copied pages keep projected fields as projections: their source fields come along.
     let top = top_ancestors(d)?;
     let copy_tops = with_projection_sources(d, &top, &tops)?;
@@ -222,14 +226,14 @@ pub fn skim_reader(r: &Reader, output: impl AsRef<Path>, what: &Skim, opts: Writ
         let sub = subset(d, &top, &copy_tops)?;
         Some(match uncopyable(d, &sub, &clusters, start, stop) {
             None => {
-                let stats = copy_pages(r, sub, &clusters, output, opts, &mut progress)?;
+                let stats = copy_pages(r, sub, &clusters, output, opts, &sets, &mut progress)?;
                 let fields = copy_tops.iter().map(|&i| d.fields[i as usize].name.clone()).collect();
                 return Ok(SkimStats { fields, range: (start, stop), ..stats });
             }
             Some(why) => why,
         })
     };
-    let mut stats = reencode(r, &tops, &names, start, stop, output, opts, &mut progress).map_err(|e| match &why_not_copy {
+    let mut stats = reencode(r, &tops, &names, (start, stop), output, opts, &sets, &mut progress).map_err(|e| match &why_not_copy {
         Some(why) => Error::Invalid(format!("skim: pages cannot be copied ({why}), and re-encoding failed: {e}")),
         None => Error::Invalid(format!("skim: re-encoding failed: {e}")),
     })?;
@@ -453,10 +457,11 @@ fn copy_pages(
     clusters: &[&ClusterDescriptor],
     output: &Path,
     opts: WriteOptions,
+    sets: &AttributeSets,
     progress: &mut impl FnMut(u64, u64),
 ) -> Result<SkimStats> {
     let total: u64 = clusters.iter().map(|c| c.n_entries).sum();
-    let mut ds = Dataset::create(output, sub.desc, opts)?;
+    let mut ds = Dataset::create(output, sub.desc, opts.clone())?;
     let mut stats = SkimStats {
         method: SkimMethod::CopiedPages,
         reason: None,
@@ -476,6 +481,10 @@ fn copy_pages(
         stats.clusters += 1;
         progress(stats.entries, total);
     }
+    if let Err(e) = sets.write_into(&mut ds, &opts) {
+        ds.abort();
+        return Err(e);
+    }
     stats.file_bytes = ds.commit()?;
     Ok(stats)
 }
@@ -485,16 +494,16 @@ fn reencode(
     r: &Reader,
     tops: &[u32],
     names: &[String],
-    start: u64,
-    stop: u64,
+    (start, stop): (u64, u64),
     output: &Path,
     opts: WriteOptions,
+    sets: &AttributeSets,
     progress: &mut impl FnMut(u64, u64),
 ) -> Result<SkimStats> {
     let d = r.descriptor();
     let schema = tops.iter().zip(names).map(|(&id, n)| Ok((n.clone(), field_type(d, id, 0)?))).collect::<Result<Vec<_>>>()?;
     let mut w = Writer::create_with_types(output, &d.name, &schema, opts)?;
-    match fill_reencoded(r, &mut w, names, start, stop, progress) {
+    match sets.write_with(&mut w).and_then(|()| fill_reencoded(r, &mut w, names, start, stop, progress)) {
         Ok(()) => {}
         Err(e) => {
             // No output from a skim that failed half-way (a writer dropped would commit).

@@ -17,7 +17,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod attributes;
+pub(crate) mod attributes;
 pub(crate) mod builder;
 pub(crate) mod columns;
 crate::unstable_mod! {

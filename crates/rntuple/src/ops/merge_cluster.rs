@@ -1,0 +1,202 @@
+//! One input cluster made into one output cluster of a merge: its pages copied as stored (or
+//! recompressed when the merge asks for another compression), and zero pages for what the input
+//! lacks: the principal columns of fields it does not have (union merge) and the entries before a
+//! deferred column's first element, as ROOT's `RNTupleMerger` fills them. Pure work on one
+//! cluster: the merge runs it on several threads and places the results in order.
+
+use crate::error::{Error, Result};
+use crate::format::compression::{compress, decompress, Compression};
+use crate::format::descriptor::ClusterDescriptor;
+use crate::read::reader::Reader;
+use crate::storage::tfile::read_blob;
+use crate::write::sealed::{PagePosition, SealedCluster, SealedColumn, SealedPage};
+use std::collections::HashMap;
+
+/// Packed bytes of one zero page at most (ROOT's merger cuts its zero pages at 256 KiB).
+const ZERO_PAGE_BYTES: u64 = 256 * 1024;
+
+/// What the merge knows of one output column for one input.
+#[derive(Debug, Clone)]
+pub(crate) struct ColumnPlan {
+    /// The input column holding its data (`None`: the input lacks it).
+    pub input: Option<usize>,
+    /// Elements per entry when the column is zero-filled where data is missing (principal
+    /// columns outside collections), else `None`.
+    pub reps: Option<u64>,
+    /// The output column's first element (deferred columns start later than 0).
+    pub first_element: u64,
+    /// Bits per element on storage.
+    pub bits: u16,
+    /// The field's path (for errors).
+    pub field: String,
+    /// Whether the field is a streamer field (no default value can be made).
+    pub streamer: bool,
+}
+
+/// How pages are to be stored.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PageSettings {
+    /// Recompress pages of another compression to this one (`None`: copy them as they are).
+    pub recompress: Option<Compression>,
+    /// Compression and checksums of a cluster that copies no page at all.
+    pub fallback: (Compression, bool),
+}
+
+/// What [`build_cluster`] produced besides the cluster.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ClusterCounts {
+    pub pages: u64,
+    pub page_bytes: u64,
+    pub zero_pages: u64,
+    pub recompressed: u64,
+}
+
+/// Builds the output cluster for cluster `c` of `r`, whose first entry in the output is
+/// `out_first_entry`.
+pub(crate) fn build_cluster(
+    r: &Reader,
+    c: &ClusterDescriptor,
+    out_first_entry: u64,
+    plan: &[ColumnPlan],
+    pages: PageSettings,
+) -> Result<(SealedCluster, ClusterCounts)> {
+    let n_in_columns = r.descriptor().columns.len();
+    if c.columns.len() > n_in_columns {
+        return Err(Error::Invalid(format!("cluster {}: {} column ranges for {n_in_columns} columns", c.id, c.columns.len())));
+    }
+    // The cluster's page settings: its first copied page's, or the recompression's.
+    let first_range =
+        plan.iter().filter_map(|p| p.input).filter_map(|ic| c.columns.get(ic).and_then(Option::as_ref)).find(|r| !r.suppressed && !r.pages.is_empty());
+    let (compression, checksums) = match (first_range, pages.recompress) {
+        (Some(fr), Some(z)) => (z, fr.pages[0].has_checksum),
+        (Some(fr), None) => (Compression::from_settings(fr.compression)?, fr.pages[0].has_checksum),
+        (None, Some(z)) => (z, pages.fallback.1),
+        (None, None) => pages.fallback,
+    };
+    let mut out = SealedCluster { n_entries: c.n_entries, compression: compression.settings(), checksums, ..Default::default() };
+    let mut counts = ClusterCounts::default();
+    let mut copied: HashMap<u64, usize> = HashMap::new();
+    let max_key = r.anchor().max_key_size;
+    let out_end = out_first_entry.checked_add(c.n_entries).ok_or_else(|| Error::Invalid(format!("cluster {}: entry count overflows", c.id)))?;
+    for p in plan {
+        let range = match p.input {
+            Some(ic) => c.columns.get(ic).and_then(Option::as_ref),
+            None => None,
+        };
+        if let Some(range) = range
+            && range.suppressed
+        {
+            return Err(Error::Invalid(format!(
+                "column of field '{}' is suppressed in cluster {} (several column representations): merging such RNTuples is not supported",
+                p.field, c.id
+            )));
+        }
+        let actual = range.map_or(0, |r| r.n_elements);
+        let zeros = match p.reps {
+            Some(reps) => {
+                let target_end = out_end.checked_mul(reps).ok_or_else(|| Error::Invalid(format!("field '{}': element index overflow", p.field)))?;
+                let next = p.first_element.max(out_first_entry.saturating_mul(reps));
+                target_end.saturating_sub(next.saturating_add(actual))
+            }
+            None => 0,
+        };
+        let mut sealed = SealedColumn { n_elements: zeros + actual, pages: Vec::new() };
+        if zeros > 0 {
+            if p.streamer {
+                return Err(Error::Invalid(format!("field '{}' is a streamer field that some entries lack: it has no default value to fill them", p.field)));
+            }
+            counts.zero_pages += zero_pages(&mut out, &mut sealed, zeros, p, compression, checksums)?;
+        }
+        if let Some(range) = range {
+            for pd in &range.pages {
+                let col = p.input.unwrap_or_default();
+                let stored = pd.locator.size + if pd.has_checksum { 8 } else { 0 };
+                if let Some(&i) = copied.get(&pd.locator.offset) {
+                    sealed.pages.push(SealedPage {
+                        n_elements: pd.n_elements,
+                        stored: out.chunks[i].len() as u64 - if checksums { 8 } else { 0 },
+                        position: PagePosition::Chunk(i),
+                    });
+                    continue;
+                }
+                let what = format!("page of column {col} (field '{}') at offset {}", p.field, pd.locator.offset);
+                let bytes = read_blob(&**r.source(), pd.locator.offset, stored, max_key, &what)?;
+                if pd.has_checksum {
+                    verify_page_checksum(&bytes, &what)?;
+                }
+                let same = range.compression == compression.settings() && pd.has_checksum == checksums;
+                let chunk = if same {
+                    bytes
+                } else if pages.recompress.is_some() {
+                    counts.recompressed += 1;
+                    let body = &bytes[..pd.locator.size as usize];
+                    let len = (pd.n_elements as u64 * p.bits as u64).div_ceil(8);
+                    let len = usize::try_from(len).map_err(|_| Error::Invalid(format!("{what}: {len} bytes")))?;
+                    let raw = decompress(body, len, &what, pd.locator.offset)?;
+                    seal(&raw, compression, checksums)?
+                } else {
+                    return Err(Error::Invalid(format!(
+                        "{what}: its compression ({}) or checksum ({}) differs from the cluster's other pages ({}, {}): pass a compression to recompress them",
+                        range.compression,
+                        pd.has_checksum,
+                        compression.settings(),
+                        checksums
+                    )));
+                };
+                counts.pages += 1;
+                counts.page_bytes += chunk.len() as u64;
+                let body_len = chunk.len() as u64 - if checksums { 8 } else { 0 };
+                out.chunks.push(chunk);
+                copied.insert(pd.locator.offset, out.chunks.len() - 1);
+                sealed.pages.push(SealedPage { n_elements: pd.n_elements, stored: body_len, position: PagePosition::Chunk(out.chunks.len() - 1) });
+            }
+        }
+        out.columns.push(sealed);
+    }
+    Ok((out, counts))
+}
+
+/// Appends zero pages of `n` elements in all to `col`; returns how many.
+fn zero_pages(out: &mut SealedCluster, col: &mut SealedColumn, n: u64, p: &ColumnPlan, z: Compression, checksums: bool) -> Result<u64> {
+    if p.bits == 0 {
+        return Err(Error::Invalid(format!("field '{}': a column of 0 bits per element", p.field)));
+    }
+    let per_page = (ZERO_PAGE_BYTES * 8 / p.bits as u64).max(1).min(u32::MAX as u64);
+    let mut left = n;
+    let mut made = 0;
+    while left > 0 {
+        let k = left.min(per_page);
+        let raw = vec![0u8; (k * p.bits as u64).div_ceil(8) as usize];
+        let chunk = seal(&raw, z, checksums)?;
+        let stored = chunk.len() as u64 - if checksums { 8 } else { 0 };
+        out.chunks.push(chunk);
+        col.pages.push(SealedPage { n_elements: k as u32, stored, position: PagePosition::Chunk(out.chunks.len() - 1) });
+        left -= k;
+        made += 1;
+    }
+    Ok(made)
+}
+
+/// Compresses a page and appends its checksum.
+fn seal(raw: &[u8], z: Compression, checksums: bool) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(raw.len() / 2 + 16);
+    compress(raw, z, &mut out)?;
+    if checksums {
+        let sum = crate::format::checksum::xxh3(&out).to_le_bytes();
+        out.extend_from_slice(&sum);
+    }
+    Ok(out)
+}
+
+/// Checks the XXH3 checksum that ends a copied page (the pages are copied, not decoded, so this
+/// is where a damaged page is caught: the copy fails instead of passing the damage on).
+pub(crate) fn verify_page_checksum(stored: &[u8], what: &str) -> Result<()> {
+    let Some(split) = stored.len().checked_sub(8) else {
+        return Err(Error::Invalid(format!("{what}: {} bytes, too short for its checksum", stored.len())));
+    };
+    let (body, sum) = stored.split_at(split);
+    if crate::format::checksum::xxh3(body).to_le_bytes() != sum {
+        return Err(Error::Invalid(format!("{what}: checksum mismatch (the page is damaged)")));
+    }
+    Ok(())
+}
