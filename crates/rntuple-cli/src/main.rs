@@ -166,6 +166,15 @@ enum Cmd {
         checkpoint_clusters: u64,
         #[command(flatten)]
         precision: Precision,
+        /// A friend RNTuple whose fields join the primary's (a glob makes a chain), named after its
+        /// RNTuple: matched on --on, else entry by entry; written as a record field FRIEND whose
+        /// members (FRIEND.field, also in --where and --fields) are empty where it has no match.
+        /// May be given several times.
+        #[arg(long = "friend", value_name = "FILE[:NTUPLE]")]
+        friends: Vec<String>,
+        /// The index fields matching friend entries to primary entries, e.g. run,event.
+        #[arg(long, value_name = "FIELD,FIELD", requires = "friends")]
+        on: Option<String>,
     },
     /// Converts between RNTuple and Parquet or Arrow IPC (format by extension: .parquet,
     /// .arrow/.feather, .root), or a TTree into an RNTuple (.root to .root, through the Python
@@ -327,8 +336,8 @@ fn main() -> ExitCode {
             let what = cmd::merge::MergeArgs { compression, mode, cluster_size, threads, ignore_other_objects, checkpoint_clusters };
             cmd::merge::merge(&output, &inputs, ntuple.as_deref(), &what, progress)
         }
-        Cmd::Skim { paths, sel, where_, filters, threads, compression, reencode, checkpoint_clusters, precision } => {
-            let what = cmd::skim::SkimArgs { paths, sel, where_, filters, threads, compression, reencode, checkpoint_clusters };
+        Cmd::Skim { paths, sel, where_, filters, threads, compression, reencode, checkpoint_clusters, precision, friends, on } => {
+            let what = cmd::skim::SkimArgs { paths, sel, where_, filters, threads, compression, reencode, checkpoint_clusters, friends, on };
             precision.column_options().and_then(|cols| cmd::skim::skim(&what, cols, progress))
         }
         Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at, checkpoint_clusters, precision } => {

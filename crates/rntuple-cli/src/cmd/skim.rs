@@ -5,6 +5,7 @@
 use super::select::{field_list, Select};
 use super::Res;
 use crate::progress::progress_bar;
+use rntuple::dataset::JoinSkim;
 use rntuple::expr::Selection;
 use rntuple::ops::skim::{run, EntryRange, SkimRequest};
 
@@ -19,11 +20,18 @@ pub(crate) struct SkimArgs {
     pub(crate) compression: rntuple::write::Compression,
     pub(crate) reencode: bool,
     pub(crate) checkpoint_clusters: u64,
+    /// `--friend FILE[:NTUPLE]`, each.
+    pub(crate) friends: Vec<String>,
+    /// `--on FIELD,FIELD`.
+    pub(crate) on: Option<String>,
 }
 
 pub(crate) fn skim(a: &SkimArgs, columns: rntuple::write::ColumnOptions, progress: bool) -> Res {
     let Some((output, inputs)) = a.paths.split_last() else { return Err("skim: give the input file(s) and the output file".into()) };
     let opts = rntuple::write::WriteOptions { compression: a.compression, checkpoint_clusters: a.checkpoint_clusters, columns, ..Default::default() };
+    if !a.friends.is_empty() {
+        return skim_join(a, inputs, output, opts, progress);
+    }
     let req = SkimRequest {
         inputs: inputs.to_vec(),
         ntuple: a.sel.ntuple.clone(),
@@ -41,5 +49,34 @@ pub(crate) fn skim(a: &SkimArgs, columns: rntuple::write::ColumnOptions, progres
     })?;
     pb.finish_and_clear();
     println!("{}", report.to_json());
+    Ok(())
+}
+
+/// `skim --friend`: the join of the inputs with the friends (`rntuple::dataset::skim_join`).
+fn skim_join(a: &SkimArgs, inputs: &[String], output: &str, opts: rntuple::write::WriteOptions, progress: bool) -> Res {
+    let refused = [(!a.filters.is_empty(), "--filter"), (a.sel.entries.is_some(), "--entries"), (a.reencode, "--reencode")];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        return Err(format!("skim: {flag} is not supported with --friend (a joined entry is always re-encoded; cut with --where)").into());
+    }
+    let what = JoinSkim {
+        inputs: inputs.to_vec(),
+        ntuple: a.sel.ntuple.clone(),
+        friends: a.friends.clone(),
+        on: a.on.as_deref().map(|s| field_list(s).into_iter().map(String::from).collect()).unwrap_or_default(),
+        fields: a.sel.fields.as_deref().map(|s| field_list(s).into_iter().map(String::from).collect()),
+        where_: a.where_.clone(),
+        threads: a.threads.unwrap_or(0),
+    };
+    let pb = progress_bar(0, "entries", progress);
+    let s = rntuple::dataset::skim_join(&what, output, opts, &|done, total| {
+        pb.set_length(total);
+        pb.set_position(done);
+    })?;
+    pb.finish_and_clear();
+    let report = serde_json::json!({
+        "output": output, "inputs": inputs.len(), "friends": s.friends, "on": what.on, "fields": s.fields,
+        "entries_read": s.entries_read, "entries": s.entries, "index_bytes": s.index_bytes, "file_bytes": s.file_bytes, "method": "joined and re-encoded",
+    });
+    println!("{report}");
     Ok(())
 }

@@ -5,7 +5,8 @@
 //! ranges for parallel iteration.
 //!
 //! Files: `chain` (inputs, schema checks, global entries) < `join_index` (the auxiliary keys'
-//! hash map) and `gather` (chosen entries of a chain, cluster by cluster) < `join`.
+//! hash map) and `gather` (chosen entries of a chain, cluster by cluster) < `join` < `skim` (a join's
+//! fields, cut on both sides, into a new file).
 //!
 //! ```
 //! # use rntuple::write::{Writer, WriteOptions};
@@ -32,7 +33,9 @@ mod chain;
 mod gather;
 mod join;
 mod join_index;
+mod skim;
 
 pub use chain::{split_spec, Chain};
 pub use join::{How, Join};
 pub use join_index::JoinIndex;
+pub use skim::{skim_join, JoinSkim, JoinSkimStats};
