@@ -4,33 +4,6 @@
 //! read back as `FRIEND.field`, the names a [`Join`] gives them and the names a condition uses; each
 //! member is `std::optional` of the friend's type, empty where the friend has no match (a left
 //! join). The primary's pages are re-encoded (a joined entry is new data).
-//!
-//! ```
-//! # use rntuple::write::{Writer, WriteOptions};
-//! # use rntuple::Value;
-//! # let dir = std::env::temp_dir();
-//! # let id = std::process::id();
-//! # let (p, a, out) = (dir.join(format!("rntuple-doc-jskim-p-{id}.root")), dir.join(format!("rntuple-doc-jskim-a-{id}.root")), dir.join(format!("rntuple-doc-jskim-o-{id}.root")));
-//! # let mut w = Writer::create(&p, "Events", &[("event", "std::uint64_t"), ("x", "float")], WriteOptions::default())?;
-//! # for i in 0..4u64 { w.fill(&Value::Record(vec![("event".into(), Value::UInt(i)), ("x".into(), Value::F32(i as f32))]))?; }
-//! # w.commit()?;
-//! # let mut w = Writer::create(&a, "Corr", &[("event", "std::uint64_t"), ("w", "double")], WriteOptions::default())?;
-//! # for i in [3u64, 1, 0] { w.fill(&Value::Record(vec![("event".into(), Value::UInt(i)), ("w".into(), Value::F64(i as f64 / 2.0))]))?; }
-//! # w.commit()?;
-//! use rntuple::dataset::{skim_join, JoinSkim};
-//! let what = JoinSkim {
-//!     inputs: vec![p.display().to_string()],
-//!     friends: vec![a.display().to_string()],
-//!     on: vec!["event".into()],
-//!     where_: Some("Corr.w > 0".into()),
-//!     ..Default::default()
-//! };
-//! let s = skim_join(&what, &out, WriteOptions::default(), &|_, _| {})?;
-//! assert_eq!((s.entries_read, s.entries), (4, 2)); // events 1 and 3 (0 has w = 0, 2 no match)
-//! assert_eq!(s.fields, ["event", "x", "Corr"]);
-//! # for f in [&p, &a, &out] { std::fs::remove_file(f)?; }
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
 
 use super::chain::Chain;
 use super::join::{How, Join};
@@ -45,6 +18,18 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// What to skim from a join.
+///
+/// ```
+/// use rntuple::dataset::JoinSkim;
+/// let what = JoinSkim {
+///     inputs: vec!["events.root".into()],
+///     friends: vec!["corrections.root:Corr".into()],
+///     on: vec!["run".into(), "event".into()],
+///     where_: Some("Corr.weight > 0.5".into()),
+///     ..Default::default()
+/// };
+/// assert!(what.fields.is_none()); // every field of the primary and of the friends
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct JoinSkim {
     /// The primary's input files, globs or URLs (each may end in `:NTUPLE`).
@@ -64,7 +49,12 @@ pub struct JoinSkim {
     pub threads: usize,
 }
 
-/// What a join skim did.
+/// What a join skim did ([`skim_join`] returns it; the CLI prints it as JSON).
+///
+/// ```
+/// let s = rntuple::dataset::JoinSkimStats { entries_read: 10, entries: 4, ..Default::default() };
+/// assert!(s.entries <= s.entries_read);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JoinSkimStats {
     /// Primary entries read.
@@ -90,6 +80,33 @@ struct FriendOut {
 
 /// Skims the join of `what` into a new file `output` (see the module's documentation);
 /// `progress` is called with (primary entries done, all).
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let dir = std::env::temp_dir();
+/// # let id = std::process::id();
+/// # let (p, a, out) = (dir.join(format!("rntuple-doc-jskim-p-{id}.root")), dir.join(format!("rntuple-doc-jskim-a-{id}.root")), dir.join(format!("rntuple-doc-jskim-o-{id}.root")));
+/// # let mut w = Writer::create(&p, "Events", &[("event", "std::uint64_t"), ("x", "float")], WriteOptions::default())?;
+/// # for i in 0..4u64 { w.fill(&Value::Record(vec![("event".into(), Value::UInt(i)), ("x".into(), Value::F32(i as f32))]))?; }
+/// # w.commit()?;
+/// # let mut w = Writer::create(&a, "Corr", &[("event", "std::uint64_t"), ("w", "double")], WriteOptions::default())?;
+/// # for i in [3u64, 1, 0] { w.fill(&Value::Record(vec![("event".into(), Value::UInt(i)), ("w".into(), Value::F64(i as f64 / 2.0))]))?; }
+/// # w.commit()?;
+/// use rntuple::dataset::{skim_join, JoinSkim};
+/// let what = JoinSkim {
+///     inputs: vec![p.display().to_string()],
+///     friends: vec![a.display().to_string()],
+///     on: vec!["event".into()],
+///     where_: Some("Corr.w > 0".into()),
+///     ..Default::default()
+/// };
+/// let s = skim_join(&what, &out, WriteOptions::default(), &|_, _| {})?;
+/// assert_eq!((s.entries_read, s.entries), (4, 2)); // events 1 and 3 (0 has w = 0, 2 no match)
+/// assert_eq!(s.fields, ["event", "x", "Corr"]);
+/// # for f in [&p, &a, &out] { std::fs::remove_file(f)?; }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn skim_join(what: &JoinSkim, output: impl AsRef<Path>, opts: WriteOptions, progress: &dyn Fn(u64, u64)) -> Result<JoinSkimStats> {
     let sel = Selection::new(what.where_.as_deref(), &[])?;
     let mut primary = Chain::open(&what.inputs, what.ntuple.as_deref()).map_err(|e| e.context("skim --friend: primary"))?;
