@@ -16,6 +16,7 @@ import uproot
 import xxhash
 
 import rntuple
+from conftest import skip_or_fail
 
 DATA = pathlib.Path(__file__).resolve().parents[3] / "shared" / "testdata" / "rntuple"
 ANCHOR = ["fVersionEpoch", "fVersionMajor", "fVersionMinor", "fVersionPatch", "fSeekHeader", "fNBytesHeader", "fLenHeader",
@@ -80,7 +81,7 @@ def pair(request, written):
     if kind == "shared":
         path, name = DATA / rest[0], rest[1]
         if not path.exists():
-            pytest.skip(f"{path} is missing")
+            skip_or_fail(f"{path} is missing")
     else:
         path, name = written[rest[0]], "T" if rest[0] == "late_field" else "Events"
     with uproot.open(path) as theirs, rntuple.open(path) as ours:
