@@ -149,8 +149,8 @@ def test_io_error_is_an_os_error(tmp_path):
 
 def test_invalid_arguments_are_value_errors(tmp_path):
     p = _small(tmp_path)
-    with pytest.raises(rntuple.InvalidArgumentError, match="'strict' or 'filter'"):
-        rntuple.merge(tmp_path / "m.root", [p], "T", mode="union")
+    with pytest.raises(rntuple.InvalidArgumentError, match="'strict', 'filter' or 'union'"):
+        rntuple.merge(tmp_path / "m.root", [p], "T", mode="append")
     w = rntuple.Writer(tmp_path / "w.root", "T", {"x": "std::int32_t"})
     with pytest.raises(rntuple.InvalidArgumentError, match="'x'"):
         w.extend([{"x": "not a number"}])
