@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::compression::{compress, decompress, Compression};
-use crate::format::descriptor::ClusterDescriptor;
+use crate::format::descriptor::{ClusterDescriptor, ColumnRange};
 use crate::read::reader::Reader;
 use crate::storage::tfile::read_blob;
 use crate::write::sealed::{PagePosition, SealedCluster, SealedColumn, SealedPage};
@@ -75,6 +75,21 @@ pub(crate) fn build_cluster(
     };
     let mut out = SealedCluster { n_entries: c.n_entries, compression: compression.settings(), checksums, ..Default::default() };
     let mut counts = ClusterCounts::default();
+    // Default pages are bounded by what the cluster stores: a file listing thousands of columns it
+    // never stores, over thousands of clusters, would otherwise make millions of pages.
+    let input_pages: usize = c.columns.iter().flatten().map(|r| r.pages.len()).sum();
+    let zero_budget = (4 * input_pages as u64).max(1024);
+    // Likewise the columns the input has but this cluster does not list (deferred ones): bounded by
+    // those it lists, so that thousands of unlisted columns over thousands of clusters are refused
+    // instead of listed (as empty ranges) in every output cluster.
+    let listed = c.columns.iter().flatten().count();
+    let unlisted = plan.iter().filter(|p| p.input.is_some_and(|ic| c.columns.get(ic).is_none_or(Option::is_none))).count();
+    if unlisted > (4 * listed).max(1024) {
+        return Err(Error::Invalid(format!(
+            "cluster {}: {unlisted} columns of the input are not listed in it ({listed} are): a merge takes at most max(1024, 4 x the listed ones)",
+            c.id
+        )));
+    }
     let mut copied: HashMap<u64, usize> = HashMap::new();
     let max_key = r.anchor().max_key_size;
     let out_end = out_first_entry.checked_add(c.n_entries).ok_or_else(|| Error::Invalid(format!("cluster {}: entry count overflows", c.id)))?;
@@ -96,7 +111,17 @@ pub(crate) fn build_cluster(
             Some(reps) => {
                 let target_end = out_end.checked_mul(reps).ok_or_else(|| Error::Invalid(format!("field '{}': element index overflow", p.field)))?;
                 let next = p.first_element.max(out_first_entry.saturating_mul(reps));
-                target_end.saturating_sub(next.saturating_add(actual))
+                let zeros = target_end.saturating_sub(next.saturating_add(actual));
+                if let Some(range) = range {
+                    check_coverage(c, range, reps, zeros, &p.field)?;
+                }
+                if zeros > MAX_ZERO_ELEMENTS {
+                    return Err(Error::Invalid(format!(
+                        "cluster {}: field '{}' would need {zeros} default elements (the cluster claims {} entries): more than a merge fills ({MAX_ZERO_ELEMENTS})",
+                        c.id, p.field, c.n_entries
+                    )));
+                }
+                zeros
             }
             None => 0,
         };
@@ -106,6 +131,12 @@ pub(crate) fn build_cluster(
                 return Err(Error::Invalid(format!("field '{}' is a streamer field that some entries lack: it has no default value to fill them", p.field)));
             }
             counts.zero_pages += zero_pages(&mut out, &mut sealed, zeros, p, compression, checksums)?;
+            if counts.zero_pages > zero_budget {
+                return Err(Error::Invalid(format!(
+                    "cluster {}: more than {zero_budget} pages of default values for the columns it does not store ({} pages stored): a merge fills at most max(1024, 4 x the pages stored) per cluster",
+                    c.id, input_pages
+                )));
+            }
         }
         if let Some(range) = range {
             for pd in &range.pages {
@@ -154,6 +185,25 @@ pub(crate) fn build_cluster(
         out.columns.push(sealed);
     }
     Ok((out, counts))
+}
+
+/// Default elements one column of one cluster may get (2^32: more than any cluster ROOT writes
+/// holds; a file claiming more is refused instead of filled for minutes).
+const MAX_ZERO_ELEMENTS: u64 = 1 << 32;
+
+/// A column the input has must cover its cluster: the elements before its first one (a column
+/// added late, deferred) plus those it holds are the cluster's entries times `reps`, and only that
+/// gap may be filled with defaults. A cluster claiming more entries than its columns hold is damaged.
+fn check_coverage(c: &ClusterDescriptor, range: &ColumnRange, reps: u64, zeros: u64, field: &str) -> Result<()> {
+    let gap = range.first_element.saturating_sub(c.first_entry.saturating_mul(reps));
+    let want = c.n_entries.checked_mul(reps);
+    if want != gap.checked_add(range.n_elements) || zeros > gap {
+        return Err(Error::Invalid(format!(
+            "cluster {}: {} entries, but the column of field '{field}' holds {} elements from element {} ({} per entry): the cluster's entry count or its pages are damaged",
+            c.id, c.n_entries, range.n_elements, range.first_element, reps
+        )));
+    }
+    Ok(())
 }
 
 /// Appends zero pages of `n` elements in all to `col`; returns how many.
