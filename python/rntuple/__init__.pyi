@@ -525,13 +525,17 @@ def merge(output: _Path, inputs: Sequence[_Path], ntuple: str | None = None, com
     input's fields, defaults where an input lacks one); attribute sets come along; returns entries, clusters, pages,
     page_bytes, file_bytes, zero_pages, recompressed_pages, attribute_sets."""
 
-def skim(input: _Path, output: _Path, ntuple: str | None = None, fields: _Fields = None,
-         entry_start: int | None = None, entry_stop: int | None = None, compression: int = ...,
-         reencode: bool = False) -> dict[str, Any]:
-    """Writes some top-level ``fields`` and/or the entries ``[entry_start, entry_stop)`` of the RNTuple ``ntuple``
-    of ``input`` into the new file ``output``, copying compressed pages when whole clusters are kept; returns
-    method, why_not_copied, fields, entry_start, entry_stop, entries, clusters, pages_copied, page_bytes_copied,
-    file_bytes."""
+def skim(sources: _Input, output: _Path, fields: _Fields = None, where: Union[str, Callable[..., Any], None] = None,
+         filters: Union[Mapping[str, Union[str, Callable[..., Any]]], None] = None, ntuple: str | None = None,
+         threads: int | None = None, compression: Union[int, str] = ..., *, entry_start: int | None = None,
+         entry_stop: int | None = None, reencode: bool = False, progress: bool | None = None,
+         friends: Union[_Path, Sequence[_Path], None] = None, on: Union[str, Sequence[str], None] = None
+         ) -> dict[str, Any]:
+    """Skims ``sources`` into the new file ``output``: some top-level ``fields``, an entry range of one input
+    (compressed pages copied when whole clusters are kept), the entries where ``where`` holds and the collection
+    elements ``filters`` keep (on ``threads`` threads), and with ``friends=``/``on=`` the fields of joined friend
+    RNTuples (a record field per friend); attribute sets follow the entries kept. Returns the report as a dict
+    (the CLI's JSON report)."""
 
 class Field:
     """One field of an RNTuple (``events["Muon_pt"]``, ``events["jets"]["pt"]``), as uproot's RField."""

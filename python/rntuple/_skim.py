@@ -24,7 +24,7 @@ _DEFAULT_COMPRESSION = default_write_options()["compression"]
 
 def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, threads=None,
          compression=_DEFAULT_COMPRESSION, *, entry_start=None, entry_stop=None, reencode=False,
-         progress=None) -> dict:
+         progress=None, friends=None, on=None) -> dict:
     """Skims ``sources`` (a path, URL or glob, a list of them, or ``{path: ntuple}``) into the new file
     ``output``: the top-level ``fields`` (default all; a name or a list), the entries where ``where`` holds, the
     elements of collections that ``filters`` keep.
@@ -46,12 +46,28 @@ def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, th
     copied when the entries are whole clusters (``entry_start``/``entry_stop`` cut a range;
     ``reencode=True`` forces re-encoding). Returns a dict like the CLI's JSON report.
 
+    ``friends``: friend RNTuples (``"file.root:NTUPLE"``, a glob makes a chain) joined to the inputs as
+    ``rntuple.join`` joins them, on the index fields ``on`` (``["run", "event"]``; entry by entry when ``None``):
+    each friend's fields are written as one record field named after it (``Aux.w`` in ``where`` and on reading),
+    each member empty where the friend has no match; the inputs' attribute sets follow the entries kept. As
+    ``rntuple skim ... --friend FILE --on FIELDS``; ``where`` must then be an expression string, and ``filters``
+    and entry ranges are not taken.
+
+    >>> rntuple.skim(["a.root", "b.root"], "sel.root", friends=["scores.root:Scores"], on=["run", "event"],
+    ...              where="Scores.score > 0.5")  # doctest: +SKIP
+    {'entries': 812, 'entries_read': 2000, 'friends': ['Scores'], 'method': 'joined and re-encoded', ...}
+
     >>> rntuple.skim(["a.root", "b.root"], "sel.root", fields=["nJet", "Jet_pt", "nMuon"],
     ...              where="nMuon >= 1 && count(Jet_pt > 25) >= 4", filters={"Jet": "Jet_pt > 25"})  # doctest: +SKIP
     {'method': 're-encoded', 'inputs': 2, 'entries_read': 2000, 'entries': 131, ...}
     """
     if isinstance(compression, str):
         compression = compression_setting(compression)
+    if friends is not None:
+        return _skim_join(sources, output, fields, where, filters, ntuple, threads, compression, friends, on,
+                          entry_start, entry_stop)
+    if on is not None:
+        raise ValueError("skim: on= matches entries of friends; pass friends=")
     filters = dict(filters or {})
     for c in filters:
         if not isinstance(c, str) or not c:
@@ -91,6 +107,32 @@ def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, th
                                   threads, compression))
     return _skim_with_callables(inputs, os.fspath(output), ntuple, fields, where, filters, threads, compression,
                                 progress)
+
+
+def _skim_join(sources, output, fields, where, filters, ntuple, threads, compression, friends, on, entry_start,
+               entry_stop) -> dict:
+    if isinstance(friends, (str, os.PathLike)):
+        friends = [friends]
+    friends = [os.fspath(f) for f in friends]
+    if not friends:
+        raise ValueError("skim: friends= is empty")
+    if isinstance(on, str):
+        on = [on]
+    refused = [(filters, "filters"), (entry_start is not None or entry_stop is not None, "entry_start/entry_stop")]
+    for given, what in refused:
+        if given:
+            raise ValueError(f"skim: {what} is not taken with friends= (a joined entry is always re-encoded; cut "
+                             "with where=)")
+    if where is not None and not isinstance(where, str):
+        raise TypeError("skim: with friends=, where= must be an expression string")
+    if isinstance(where, str):
+        where = to_core(where, what="where")[0]
+    if isinstance(fields, str):
+        fields = [fields]
+    inputs = [os.fspath(s) for s in sources] if isinstance(sources, (list, tuple)) else [os.fspath(sources)]
+    threads = 0 if threads is None else int(threads)
+    return dict(_rntuple.skim_join(inputs, os.fspath(output), friends, [str(o) for o in (on or [])], ntuple,
+                                   None if fields is None else [str(f) for f in fields], where, threads, compression))
 
 
 def _entry_mask(result, n: int) -> bytes:

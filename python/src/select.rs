@@ -39,13 +39,46 @@ fn skim_selected<'py>(
     threads: usize,
     compression: Option<u32>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let opts = write_options(py, compression)?;
+    let req = SkimRequest { inputs, ntuple, fields, where_, filters, threads: Some(threads), ..Default::default() };
+    let report = unblocked(py, || run(&req, &output, opts, &|_, _| {})).or_raise(py)?;
+    report_dict(py, &report.to_json(), SELECTED_KEYS)
+}
+
+/// Skims the join of `inputs` (the primary's paths, globs, URLs) with `friends` (`FILE[:NTUPLE]`)
+/// on the index fields `on` into `output`, entries kept where `where_` holds (see
+/// `rntuple::dataset::skim_join`); returns the report as a dict. The GIL is released meanwhile.
+#[pyfunction]
+#[pyo3(signature = (inputs, output, friends, on, ntuple = None, fields = None, where_ = None, threads = 0, compression = None))]
+#[allow(clippy::too_many_arguments)]
+fn skim_join<'py>(
+    py: Python<'py>,
+    inputs: Vec<String>,
+    output: PathBuf,
+    friends: Vec<String>,
+    on: Vec<String>,
+    ntuple: Option<String>,
+    fields: Option<Vec<String>>,
+    where_: Option<String>,
+    threads: usize,
+    compression: Option<u32>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let opts = write_options(py, compression)?;
+    let what = rntuple::dataset::JoinSkim { inputs, ntuple, friends, on, fields, where_, threads };
+    let stats = unblocked(py, || rntuple::dataset::skim_join(&what, &output, opts, &|_, _| {})).or_raise(py)?;
+    let report = stats.to_json(&what);
+    let keys: Vec<&str> = report.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+    report_dict(py, &report, &keys)
+}
+
+/// The write options of a skim: the defaults with `compression` (ROOT's algorithm*100+level) when
+/// given.
+fn write_options(py: Python<'_>, compression: Option<u32>) -> PyResult<WriteOptions> {
     let mut opts = WriteOptions::default();
     if let Some(c) = compression {
         opts.compression = Compression::from_settings(c).or_raise(py)?;
     }
-    let req = SkimRequest { inputs, ntuple, fields, where_, filters, threads: Some(threads), ..Default::default() };
-    let report = unblocked(py, || run(&req, &output, opts, &|_, _| {})).or_raise(py)?;
-    report_dict(py, &report.to_json(), SELECTED_KEYS)
+    Ok(opts)
 }
 
 /// The masks of expressions over a pyarrow record batch: `(entries, [(collection, elements)])`,
@@ -91,10 +124,7 @@ fn skim_writer(
     output: PathBuf,
     compression: Option<u32>,
 ) -> PyResult<(NativeParallelWriter, Vec<String>)> {
-    let mut opts = WriteOptions::default();
-    if let Some(c) = compression {
-        opts.compression = Compression::from_settings(c).or_raise(py)?;
-    }
+    let opts = write_options(py, compression)?;
     let (w, names) = unblocked(py, || -> rntuple::Result<_> {
         if !rntuple::RNTupleFile::is_url(&input) {
             rntuple::storage::refuse_same_file(&output, &[std::path::Path::new(&input)], "skim")?;
@@ -110,6 +140,7 @@ fn skim_writer(
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(skim_writer, m)?)?;
     m.add_function(wrap_pyfunction!(skim_selected, m)?)?;
+    m.add_function(wrap_pyfunction!(skim_join, m)?)?;
     m.add_function(wrap_pyfunction!(selection_masks, m)?)?;
     m.add_function(wrap_pyfunction!(apply_selection_masks, m)?)?;
     Ok(())

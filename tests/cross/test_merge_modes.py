@@ -145,7 +145,7 @@ def files(tmp_path_factory, cli):
         runs = w.attributes("runs", {"run": "std::int32_t"})
         w.extend([{"s": f"s{i}", "x": 1000 + i, "y": i * 0.25, "flag": i % 2 == 0} for i in range(N_B)])
         runs.commit_range(0, N_B, {"run": 3})
-    out = {k: d / f"{k}.root" for k in ("union", "zstd1", "reclustered", "skim", "root_union", "hist")}
+    out = {k: d / f"{k}.root" for k in ("union", "zstd1", "reclustered", "skim", "skim_where", "root_union", "hist")}
     for key, extra in (("union", []), ("zstd1", ["--compression", "501", "--threads", "2"]),
                        ("reclustered", ["--cluster-size", "20000"])):
         p = cli.run("merge", out[key], a, b, "--mode", "union", *extra)
@@ -153,10 +153,13 @@ def files(tmp_path_factory, cli):
         out[key + "_report"] = json.loads(p.stdout)
     p = cli.run("skim", out["union"], out["skim"], "--entries", "500:3500")
     assert p.returncode == 0, p.stderr.decode()
+    # A selecting skim on two threads: parts of the input interleave in the output.
+    p = cli.run("skim", out["union"], out["skim_where"], "--where", "x % 2 == 0", "--threads", "2")
+    assert p.returncode == 0, p.stderr.decode()
     _root(d, [["hist", str(out["hist"])], ["union", str(out["root_union"]), str(a), str(b)]])
-    reads = _root(d, [["read", str(out[k]), k != "root_union"] for k in ("union", "zstd1", "reclustered", "skim",
-                                                                          "root_union")])
-    return out, {k: reads[str(out[k])] for k in ("union", "zstd1", "reclustered", "skim", "root_union")}, (a, b)
+    keys = ("union", "zstd1", "reclustered", "skim", "skim_where", "root_union")
+    reads = _root(d, [["read", str(out[k]), k != "root_union"] for k in keys])
+    return out, {k: reads[str(out[k])] for k in keys}, (a, b)
 
 
 def test_root_reads_union_recompressed_and_reclustered_merges_value_for_value(files):
@@ -202,6 +205,24 @@ def test_attribute_sets_survive_merge_and_skim(files):
     # Entries 500..3500: the ranges clipped to them and moved to start at 0.
     assert reads["skim"]["attrs"] == [[0, 500, 1], [500, N_A - 1000, 2], [N_A - 500, 500, 3]]
     assert reads["skim"]["rows"] == _expected()[500:3500]
+
+
+def test_attribute_sets_follow_the_entries_a_selecting_skim_keeps(files):
+    """Each range ROOT reads holds entries of its run only, and the ranges of a run cover every kept entry of it."""
+    _, reads, _ = files
+    rows, attrs = reads["skim_where"]["rows"], reads["skim_where"]["attrs"]
+    want = [r for r in _expected() if r[0] % 2 == 0]
+    key = lambda r: (r[2], r[0])  # noqa: E731  (s, x) tells every row apart; two threads: parts in any order
+    assert sorted(rows, key=key) == sorted(want, key=key)
+
+    def run_of(row):
+        return 3 if row[2] else (1 if row[0] < 1000 else 2)
+
+    covered = {}
+    for start, n, run in attrs:
+        assert all(run_of(r) == run for r in rows[start:start + n]), (start, n, run)
+        covered[run] = covered.get(run, 0) + n
+    assert covered == {1: 500, 2: 1000, 3: 1000}
 
 
 def test_errors_name_file_and_field_or_object(files, cli, tmp_path):

@@ -117,3 +117,20 @@ def test_errors_name_what_is_wrong(files):
     assert p.returncode != 0 and "--filter is not supported with --friend" in p.stderr
     p = _skim(d, d / "e3.root", "--friend", str(d / "aux.root"), "--on", "run,event", "--fields", "x,Aux.nothing")
     assert p.returncode != 0 and "Aux.nothing" in p.stderr
+
+
+def test_python_skim_with_friends_writes_what_the_cli_writes(files):
+    d, primary, aux = files
+    cli_out, py_out = d / "cli_friends.root", d / "py_friends.root"
+    p = _skim(d, cli_out, "--friend", f"{d / 'aux.root'}:Aux", "--on", "run,event", "--where", "Aux.w > 0.35 && x < 60")
+    assert p.returncode == 0, p.stderr
+    report = rntuple.skim([str(d / "p0.root"), str(d / "p1.root")], py_out, friends=f"{d / 'aux.root'}:Aux",
+                          on=["run", "event"], where="(Aux.w > 0.35) & (x < 60)")  # uproot's spelling of the cut
+    want = _expected(primary, aux, lambda r, a: a is not None and a["w"] > 0.35 and r["x"] < 60, ["run", "event", "x", "v"])
+    assert (report["entries"], report["friends"], report["method"]) == (len(want), ["Aux"], "joined and re-encoded")
+    assert rntuple.open(str(py_out))["Events"].arrays().tolist() == want
+    assert rntuple.open(str(cli_out))["Events"].arrays().tolist() == want
+    with pytest.raises(ValueError, match="filters is not taken with friends="):
+        rntuple.skim(str(d / "p0.root"), d / "bad.root", friends=str(d / "aux.root"), on="event", filters={"v": "v > 0"})
+    with pytest.raises(ValueError, match="pass friends="):
+        rntuple.skim(str(d / "p0.root"), d / "bad.root", on="event")

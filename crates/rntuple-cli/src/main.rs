@@ -28,16 +28,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Every RNTuple in the file: entries, clusters, field tree, columns with sizes.
+    /// Every RNTuple in the file: entries, clusters, field tree, columns with sizes. Several files
+    /// (or friends) describe the dataset they make: inputs, friends, entries and fields.
     Info {
-        /// A ROOT file.
-        file: String,
+        /// A ROOT file (several, or globs: a chain of one RNTuple; each may end in `:NTUPLE`).
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<String>,
         /// Only this RNTuple.
         #[arg(long)]
         ntuple: Option<String>,
         /// One JSON object instead of text (the same facts, for scripts).
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        dataset: cmd::dataset::DatasetArgs,
     },
     /// Reads every page of every field, cluster by cluster (checksums, decompression, decoding),
     /// and reports each damaged field and cluster; exits non-zero when anything is damaged.
@@ -51,12 +55,16 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Entries as a JSON array, one object per entry.
+    /// Entries as a JSON array, one object per entry. Several files are read as one chain;
+    /// friends' fields come after the primary's as FRIEND.field.
     Dump {
-        /// A ROOT file.
-        file: String,
+        /// A ROOT file (several, or globs: a chain of one RNTuple; each may end in `:NTUPLE`).
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<String>,
         #[command(flatten)]
         sel: Select,
+        #[command(flatten)]
+        dataset: cmd::dataset::DatasetArgs,
     },
     /// Writes an RNTuple from entries in the JSON form of `dump` (a JSON array of objects).
     ImportJson {
@@ -329,9 +337,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let progress = !cli.no_progress;
     let r = match cli.cmd {
-        Cmd::Info { file, ntuple, json } => cmd::info::info(&file, ntuple.as_deref(), json),
+        Cmd::Info { files, ntuple, json, dataset } if dataset.is_dataset(&files) => cmd::dataset::info(&files, ntuple.as_deref(), &dataset, json),
+        Cmd::Info { files, ntuple, json, .. } => cmd::info::info(&files[0], ntuple.as_deref(), json),
         Cmd::Check { file, ntuple, json } => cmd::check::check(&file, ntuple.as_deref(), json, progress),
-        Cmd::Dump { file, sel } => cmd::dump::dump(&file, sel.ntuple.as_deref(), sel.fields.as_deref(), sel.entries.as_deref(), progress),
+        Cmd::Dump { files, sel, dataset } if dataset.is_dataset(&files) => {
+            cmd::dataset::dump(&files, sel.ntuple.as_deref(), sel.fields.as_deref(), sel.entries.as_deref(), &dataset, progress)
+        }
+        Cmd::Dump { files, sel, .. } => cmd::dump::dump(&files[0], sel.ntuple.as_deref(), sel.fields.as_deref(), sel.entries.as_deref(), progress),
         Cmd::Merge { output, inputs, ntuple, compression, mode, cluster_size, threads, ignore_other_objects, checkpoint_clusters } => {
             let what = cmd::merge::MergeArgs { compression, mode, cluster_size, threads, ignore_other_objects, checkpoint_clusters };
             cmd::merge::merge(&output, &inputs, ntuple.as_deref(), &what, progress)

@@ -7,6 +7,7 @@ pub(crate) mod bench_write;
 pub(crate) mod bench_write_mpi;
 pub(crate) mod check;
 pub(crate) mod convert;
+pub(crate) mod dataset;
 pub(crate) mod dump;
 pub(crate) mod import_json;
 pub(crate) mod info;

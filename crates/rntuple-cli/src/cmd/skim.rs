@@ -73,10 +73,10 @@ fn skim_join(a: &SkimArgs, inputs: &[String], output: &str, opts: rntuple::write
         pb.set_position(done);
     })?;
     pb.finish_and_clear();
-    let report = serde_json::json!({
-        "output": output, "inputs": inputs.len(), "friends": s.friends, "on": what.on, "fields": s.fields,
-        "entries_read": s.entries_read, "entries": s.entries, "index_bytes": s.index_bytes, "file_bytes": s.file_bytes, "method": "joined and re-encoded",
-    });
+    let mut report = serde_json::json!({ "output": output });
+    if let (Some(r), serde_json::Value::Object(stats)) = (report.as_object_mut(), s.to_json(&what)) {
+        r.extend(stats);
+    }
     println!("{report}");
     Ok(())
 }

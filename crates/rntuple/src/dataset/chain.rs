@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::ops::select::expand_inputs;
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
+use crate::value::Value;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Field, Schema};
 use std::ops::Range;
@@ -218,6 +219,40 @@ impl Chain {
             }
         }
         concat(&batches, stop - start)
+    }
+
+    /// Reads the chosen top-level fields (all when `None`) of global entries `start..stop` as
+    /// values, one record per entry, as [`Reader::read_values`] gives them for one file (what
+    /// `rntuple dump` prints).
+    ///
+    /// ```
+    /// # use rntuple::write::{Writer, WriteOptions};
+    /// # use rntuple::Value;
+    /// # let dir = std::env::temp_dir();
+    /// # let paths: Vec<String> = (0..2).map(|k| dir.join(format!("rntuple-doc-chain-values-{k}-{}.root", std::process::id())).display().to_string()).collect();
+    /// # for (k, p) in paths.iter().enumerate() {
+    /// #     let mut w = Writer::create(p, "Events", &[("x", "std::int32_t")], WriteOptions::default())?;
+    /// #     for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::Int(10 * k as i64 + i))]))?; }
+    /// #     w.commit()?;
+    /// # }
+    /// let chain = rntuple::dataset::Chain::open(&paths, None)?;
+    /// let v: Vec<String> = chain.read_values(None, 2, 4)?.iter().map(|v| v.to_json().to_string()).collect();
+    /// assert_eq!(v, [r#"{"x":2}"#, r#"{"x":10}"#]); // the last entry of one file, the first of the next
+    /// # for p in &paths { std::fs::remove_file(p)?; }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_values(&self, fields: Option<&[&str]>, start: u64, stop: u64) -> Result<Vec<Value>> {
+        if start > stop || stop > self.num_entries {
+            return Err(Error::Invalid(format!("entry range {start}:{stop} outside 0:{}", self.num_entries)));
+        }
+        let mut out = Vec::new();
+        for p in &self.parts {
+            let (s, e) = (start.max(p.first), stop.min(p.first + p.reader.num_entries()));
+            if s < e {
+                out.extend(p.reader.read_values(fields, s - p.first, e - p.first).map_err(|e| e.context(p.location.clone()))?);
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -34,6 +34,7 @@ mod gather;
 mod join;
 mod join_index;
 mod skim;
+mod typed;
 
 pub use chain::{split_spec, Chain};
 pub use join::{How, Join};

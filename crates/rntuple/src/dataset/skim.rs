@@ -8,9 +8,11 @@
 use super::chain::Chain;
 use super::join::{How, Join};
 use crate::error::{Error, Result};
-use crate::expr::Selection;
+use crate::expr::{apply_masks, Selection};
 use crate::logical::typename::TypeExpr;
+use crate::ops::merge_attrs::AttributeSets;
 use crate::ops::select::output_schema;
+use crate::ops::select_attrs::{PartLog, Placements, ThreadLog};
 use crate::write::{WriteOptions, Writer};
 use arrow_array::{ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{Field, Fields, Schema};
@@ -69,6 +71,27 @@ pub struct JoinSkimStats {
     pub index_bytes: u64,
     /// Size of the output file.
     pub file_bytes: u64,
+}
+
+impl JoinSkimStats {
+    /// The report of the skim of `what` as one JSON object (what `rntuple skim --friend` prints,
+    /// without the output's name, and what Python's `rntuple.skim(..., friends=)` returns).
+    ///
+    /// ```
+    /// use rntuple::dataset::{JoinSkim, JoinSkimStats};
+    /// let what = JoinSkim { inputs: vec!["a.root".into(), "b.root".into()], on: vec!["event".into()], ..Default::default() };
+    /// let s = JoinSkimStats { entries_read: 10, entries: 4, ..Default::default() };
+    /// let j = s.to_json(&what);
+    /// assert_eq!((j["inputs"].as_u64(), j["entries"].as_u64(), j["on"][0].as_str()), (Some(2), Some(4), Some("event")));
+    /// assert_eq!(j["method"], "joined and re-encoded");
+    /// ```
+    pub fn to_json(&self, what: &JoinSkim) -> serde_json::Value {
+        serde_json::json!({
+            "inputs": what.inputs.len(), "friends": self.friends, "on": what.on, "fields": self.fields,
+            "entries_read": self.entries_read, "entries": self.entries, "index_bytes": self.index_bytes,
+            "file_bytes": self.file_bytes, "method": "joined and re-encoded",
+        })
+    }
 }
 
 /// One friend's part of the output: its name and the fields kept (all read ones for the condition).
@@ -165,17 +188,31 @@ pub fn skim_join(what: &JoinSkim, output: impl AsRef<Path>, opts: WriteOptions, 
     let mut w = Writer::create_with_types(output.as_ref(), &ntuple, &schema, opts)?;
     let read_refs: Vec<&str> = read.iter().map(String::as_str).collect();
     let (total, mut written) = (join.num_entries(), 0u64);
+    let mut log = Vec::new();
     for part in join.parts(1 << 16) {
         let batch = join.read_batch(Some(&read_refs), part.start, part.end)?;
         let nested = nest(&batch, p_read, &outs, |o| &o.read)?;
-        let kept = sel.apply(&nested)?;
+        let masks = sel.masks(&nested)?;
+        let kept = apply_masks(&nested, &masks)?;
         let out = keep(&kept, &p_kept, &outs)?;
         if out.num_rows() > 0 {
             w.append_batch(&out)?;
         }
+        // A part lies in one input (whole clusters of it): logged for the attribute sets.
+        if let Some((input, a)) = join.primary().locate(part.start) {
+            log.push(PartLog { input, a, b: a + (part.end - part.start), local_first: written, kept: masks.entries });
+        }
         written += out.num_rows() as u64;
         progress(part.end, total);
     }
+    // The primary's attribute sets, their ranges moved to the entries kept.
+    let inputs = join.primary().parts_inner();
+    let placements = Placements::new(vec![ThreadLog { parts: log, placed: vec![(0, written)] }], inputs.len());
+    let mut sets = AttributeSets::default();
+    for (k, p) in inputs.iter().enumerate() {
+        sets.gather_mapped(&p.reader, &format!("skim --friend: {}", p.location), |start, len| placements.place(k, start, len))?;
+    }
+    sets.write_with(&mut w)?;
     let index_bytes = join.index_bytes();
     let friends = join.friend_names().iter().map(|s| s.to_string()).collect();
     let file_bytes = w.commit()?;

@@ -56,6 +56,22 @@ impl AttributeSets {
     /// output from entry `to` on: ranges are clipped to `[start, stop)` and moved; a range that
     /// lies wholly outside is dropped. A merge passes `(0, u64::MAX)`: every range, shifted by `to`.
     pub fn gather(&mut self, r: &Reader, path: &str, start: u64, stop: u64, to: u64) -> Result<()> {
+        self.gather_mapped(r, path, |range_start, range_len| {
+            let end = range_start.saturating_add(range_len);
+            let (a, b) = (range_start.clamp(start, stop), end.clamp(start, stop));
+            let keep = if range_len == 0 { (start..=stop).contains(&range_start) } else { end > start && range_start < stop };
+            if keep {
+                vec![(to + (a - start), b - a)]
+            } else {
+                Vec::new()
+            }
+        })
+    }
+
+    /// Adds the sets of `r` (the input `path`) with each entry's range `(start, len)` of the
+    /// input's entries replaced by the output ranges `place` gives (several when the entries went
+    /// to several places, each becoming an entry with the same values; none drops the entry).
+    pub fn gather_mapped(&mut self, r: &Reader, path: &str, mut place: impl FnMut(u64, u64) -> Vec<(u64, u64)>) -> Result<()> {
         for name in r.attribute_set_names() {
             let ctx = |e: Error| e.context(format!("{path}: attribute set '{name}'"));
             let set = r.attribute_set(&name).map_err(ctx)?;
@@ -79,13 +95,9 @@ impl AttributeSets {
                 }
             };
             for e in set.entries().map_err(ctx)? {
-                let end = e.range_start.saturating_add(e.range_len);
-                let (a, b) = (e.range_start.clamp(start, stop), end.clamp(start, stop));
-                let keep = if e.range_len == 0 { (start..=stop).contains(&e.range_start) } else { end > start && e.range_start < stop };
-                if !keep {
-                    continue;
+                for (range_start, range_len) in place(e.range_start, e.range_len) {
+                    self.sets[k].entries.push(AttributeEntry { range_start, range_len, values: e.values.clone() });
                 }
-                self.sets[k].entries.push(AttributeEntry { range_start: to + (a - start), range_len: b - a, values: e.values });
             }
         }
         Ok(())

@@ -27,7 +27,7 @@
 //! ```
 
 pub mod merge;
-mod merge_attrs;
+pub(crate) mod merge_attrs;
 mod merge_cluster;
 mod merge_schema;
 mod merge_union;
@@ -35,5 +35,6 @@ mod page_copy;
 crate::unstable_mod! {
     select
 }
+pub(crate) mod select_attrs;
 pub mod skim;
 mod skim_one;

@@ -45,11 +45,13 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::expr::Selection;
+use crate::expr::{apply_masks, Selection};
 use crate::format::descriptor::Descriptor;
 use crate::logical::descriptor_types::field_type;
 use crate::logical::typename::TypeExpr;
 use crate::ops::merge::copy_cluster;
+use crate::ops::merge_attrs::AttributeSets;
+use crate::ops::select_attrs::{PartLog, Placements, ThreadLog};
 use crate::ops::skim_one::{batch_end, only_ntuple, read_columns, subset, top_ancestors, uncopyable, Subset};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
@@ -233,14 +235,18 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
     let (next, done, written) = (AtomicUsize::new(0), AtomicU64::new(0), AtomicU64::new(0));
     let failed = AtomicBool::new(false);
     let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    // With attribute sets, each thread logs where its parts' entries went.
+    let with_sets = inputs.iter().any(|i| !i.reader.attribute_set_names().is_empty());
+    let logs: Mutex<Vec<ThreadLog>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..threads {
             let ctx = w.fill_context();
             let (inputs, parts, sel, kept, read_refs, plans, named) = (&inputs, &parts, &sel, &kept, &read_refs, &plans, &named);
-            let (next, done, written, failed, first_error, copied) = (&next, &done, &written, &failed, &first_error, &copied);
+            let (next, done, written, failed, first_error, copied, logs) = (&next, &done, &written, &failed, &first_error, &copied, &logs);
             s.spawn(move || {
                 let r = (|| -> Result<()> {
                     let mut ctx = ctx?;
+                    let (mut log, mut local) = (Vec::new(), 0u64);
                     while !failed.load(Ordering::Relaxed) {
                         let Some(&(k, a, b)) = parts.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
                         let inp = &inputs[k];
@@ -248,13 +254,18 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
                             && let Some(n) =
                                 copy_if_whole(&inp.reader, plan, sel, named, a, b, &mut ctx).map_err(|e| e.context(format!("skim: {}", inp.name)))?
                         {
+                            if with_sets {
+                                log.push(PartLog { input: k, a, b, local_first: local, kept: None });
+                            }
+                            local += n;
                             written.fetch_add(n, Ordering::Relaxed);
                             copied.fetch_add(1, Ordering::Relaxed);
                             progress(done.fetch_add(b - a, Ordering::Relaxed) + (b - a), total);
                             continue;
                         }
                         let batch = inp.reader.read_batch(Some(read_refs), a, b).map_err(|e| e.context(format!("skim: {} entries {a}..{b}", inp.name)))?;
-                        let out = sel.apply(&batch).map_err(|e| e.context(format!("skim: {}", inp.name)))?;
+                        let masks = sel.masks(&batch).map_err(|e| e.context(format!("skim: {}", inp.name)))?;
+                        let out = apply_masks(&batch, &masks).map_err(|e| e.context(format!("skim: {}", inp.name)))?;
                         let out = project(&out, kept)?;
                         if out.num_rows() > 0 {
                             ctx.append_batch(&out)?;
@@ -262,10 +273,20 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
                         if ctx.cluster_fill() >= PART_CLUSTER_FILL {
                             ctx.flush_cluster()?;
                         }
+                        if with_sets {
+                            log.push(PartLog { input: k, a, b, local_first: local, kept: masks.entries });
+                        }
+                        local += out.num_rows() as u64;
                         written.fetch_add(out.num_rows() as u64, Ordering::Relaxed);
                         progress(done.fetch_add(b - a, Ordering::Relaxed) + (b - a), total);
                     }
-                    ctx.finish()?;
+                    let m = ctx.finish()?;
+                    if with_sets {
+                        if m.placed.iter().map(|p| p.1).sum::<u64>() != local {
+                            return Err(Error::internal("skim: the clusters of a thread do not hold the entries it kept"));
+                        }
+                        logs.lock().map_err(|_| Error::internal("skim: a thread panicked"))?.push(ThreadLog { parts: log, placed: m.placed });
+                    }
                     Ok(())
                 })();
                 if let Err(e) = r {
@@ -278,6 +299,10 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
         }
     });
     if let Some(e) = first_error.lock().ok().and_then(|mut f| f.take()) {
+        w.abort(&e.to_string());
+        return Err(e);
+    }
+    if with_sets && let Err(e) = keep_attribute_sets(&w, &inputs, logs) {
         w.abort(&e.to_string());
         return Err(e);
     }
@@ -295,6 +320,18 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
         threads,
         file_bytes,
     })
+}
+
+/// Writes the inputs' attribute sets into the output, each range moved to where its kept
+/// entries went (see `select_attrs`).
+fn keep_attribute_sets(w: &ParallelWriter, inputs: &[Input], logs: Mutex<Vec<ThreadLog>>) -> Result<()> {
+    let logs = logs.into_inner().map_err(|_| Error::internal("skim: a thread panicked"))?;
+    let placements = Placements::new(logs, inputs.len());
+    let mut sets = AttributeSets::default();
+    for (k, inp) in inputs.iter().enumerate() {
+        sets.gather_mapped(&inp.reader, &format!("skim: {}", inp.name), |start, len| placements.place(k, start, len))?;
+    }
+    w.with_dataset(|ds, opts| sets.write_into(ds, opts))
 }
 
 /// A thread ends its output cluster at the end of a part once the cluster is at least this full

@@ -57,6 +57,7 @@ use std::time::Instant;
 /// }
 /// let m = ctx.finish()?; // flushes the last cluster
 /// assert_eq!((m.entries, m.clusters), (100, 1));
+/// assert_eq!(m.placed, [(0, 100)]); // its one cluster holds the RNTuple's entries 0..100
 /// assert!(m.bytes_written > 0 && m.acquisitions > 0);
 /// assert_eq!(w.metrics()[0].entries, 100);
 /// w.commit()?;
@@ -81,6 +82,10 @@ pub struct ContextMetrics {
     pub bytes_written: u64,
     /// Seconds from the context's creation to its end.
     pub wall_seconds: f64,
+    /// Where this context's clusters went, in the context's order: the (first entry in the
+    /// RNTuple, entries) of each cluster it committed. A context's entries stay together within a
+    /// cluster; clusters of other contexts may come between two of its clusters.
+    pub placed: Vec<(u64, u64)>,
 }
 
 struct Shared {
@@ -133,6 +138,7 @@ impl Shared {
             let r = (|| -> Result<_> {
                 let mut plans = plans.into_iter();
                 for c in clusters.iter_mut() {
+                    m.placed.push((ds.n_entries, c.n_entries));
                     if !c.is_relocatable() {
                         // Unbuffered: the pages are in the file already; only metadata.
                         ds.append(c, &[])?;
@@ -335,6 +341,13 @@ impl ParallelWriter {
     /// A copy of the RNTuple's descriptor as it stands (the schema; the clusters committed so far).
     pub(crate) fn descriptor(&self) -> Result<crate::format::descriptor::Descriptor> {
         Ok(self.shared.dataset.lock().map_err(|_| Error::internal("the parallel writer's lock is poisoned"))?.desc.clone())
+    }
+
+    /// Runs `f` on the dataset under the writer's lock (for what goes in before the commit, such
+    /// as attribute sets), and the writer's options.
+    pub(crate) fn with_dataset<R>(&self, f: impl FnOnce(&mut Dataset, &WriteOptions) -> Result<R>) -> Result<R> {
+        let mut ds = self.shared.dataset.lock().map_err(|_| Error::internal("the parallel writer's lock is poisoned"))?;
+        f(&mut ds, &self.shared.opts)
     }
 
     /// Gives the dataset up without committing it (as `Dataset::abort`: a new file written

@@ -156,3 +156,97 @@ fn inputs_with_other_objects_are_refused_unless_ignored() {
     assert_eq!(rows(&out), [json!({"x": 1}), json!({"x": 1})]);
     assert_eq!(RNTupleFile::open(&out).unwrap().names(), ["Events"]);
 }
+
+#[test]
+fn attribute_sets_follow_the_entries_a_selecting_skim_keeps() {
+    use rntuple::ops::select::{skim_many, SkimMany};
+    use std::collections::BTreeMap;
+    // Two inputs of 3,000 entries in small clusters; a run every 500 entries and an empty range.
+    let ins: Vec<String> = (0..2).map(|k| tmp(&format!("mm_sel_{k}.root")).display().to_string()).collect();
+    for (k, p) in ins.iter().enumerate() {
+        // Clusters of 200 entries (8 bytes each).
+        let opts = WriteOptions { max_unzipped_cluster_size: 1600, max_unzipped_page_size: 800, approx_zipped_cluster_size: 1600, ..Default::default() };
+        let mut w = Writer::create(p, "Events", &[("x", "std::int32_t"), ("run", "std::int32_t")], opts).unwrap();
+        let runs = w.attributes("runs", &[("run", "std::int32_t")]).unwrap();
+        for i in 0..3000 {
+            w.fill(&Value::from_json(&json!({"x": i, "run": k * 10 + i / 500}))).unwrap();
+        }
+        for j in 0..6 {
+            runs.commit_range(500 * j, 500 * (j + 1), &Value::from_json(&json!({"run": k as u64 * 10 + j}))).unwrap();
+        }
+        runs.commit_range(1000, 1000, &Value::from_json(&json!({"run": 99}))).unwrap();
+        w.commit().unwrap();
+    }
+    // Runs 2 and 12 are cut whole; the first entries of each input pass whole (clusters copied).
+    let where_ = "x < 300 || (x % 3 == 0 && run % 10 != 2)";
+    for threads in [1, 3] {
+        let out = tmp(&format!("mm_sel_out_{threads}.root"));
+        let what = SkimMany { inputs: ins.clone(), where_: Some(where_.into()), threads, ..Default::default() };
+        let s = skim_many(&what, &out, WriteOptions::default(), &|_, _| {}).unwrap();
+        let r = RNTupleFile::open(&out).unwrap().reader("Events").unwrap();
+        let runs_of: Vec<i64> = r.read_values(None, 0, r.num_entries()).unwrap().iter().map(|v| v.to_json()["run"].as_i64().unwrap()).collect();
+        assert_eq!(runs_of.len() as u64, s.entries);
+        let mut kept: BTreeMap<i64, u64> = BTreeMap::new();
+        for &run in &runs_of {
+            *kept.entry(run).or_default() += 1;
+        }
+        let mut covered: BTreeMap<i64, u64> = BTreeMap::new();
+        let mut empty: Vec<i64> = Vec::new();
+        for e in r.attribute_set("runs").unwrap().entries().unwrap() {
+            let run = e.values.to_json()["run"].as_i64().unwrap();
+            if e.range_len == 0 {
+                empty.push(run);
+                continue;
+            }
+            // Every entry of the range belongs to the run the range says.
+            let (a, b) = (e.range_start as usize, (e.range_start + e.range_len) as usize);
+            assert!(runs_of[a..b].iter().all(|&x| x == run), "threads {threads}: range {a}..{b} of run {run}");
+            *covered.entry(run).or_default() += e.range_len;
+        }
+        assert_eq!(covered, kept, "threads {threads}: the ranges cover exactly the kept entries of each run");
+        empty.sort();
+        assert_eq!(empty, [2, 12, 99, 99], "threads {threads}: cut runs and the empty range stay as empty ranges");
+        if threads == 1 {
+            assert_eq!(covered.len() as u64, r.attribute_set("runs").unwrap().entries().unwrap().len() as u64 - 4, "one range per run in order");
+        }
+        assert!(s.clusters_copied > 0, "threads {threads}: some clusters pass whole and are copied");
+    }
+}
+
+#[test]
+fn attribute_sets_follow_the_entries_a_skim_with_a_friend_keeps() {
+    use rntuple::dataset::{skim_join, JoinSkim};
+    // A primary of two files (runs as attribute ranges) and a friend keyed on event.
+    let ins: Vec<String> = (0..2).map(|k| tmp(&format!("mm_jf_{k}.root")).display().to_string()).collect();
+    for (k, p) in ins.iter().enumerate() {
+        let mut w = Writer::create(p, "Events", &[("event", "std::uint64_t")], WriteOptions::default()).unwrap();
+        let runs = w.attributes("runs", &[("run", "std::int32_t")]).unwrap();
+        for i in 0..10 {
+            w.fill(&Value::from_json(&json!({"event": 100 * k + i}))).unwrap();
+        }
+        runs.commit_range(0, 5, &Value::from_json(&json!({"run": 10 * k}))).unwrap();
+        runs.commit_range(5, 10, &Value::from_json(&json!({"run": 10 * k + 1}))).unwrap();
+        w.commit().unwrap();
+    }
+    let friend = tmp("mm_jf_friend.root");
+    let mut w = Writer::create(&friend, "Corr", &[("event", "std::uint64_t"), ("w", "double")], WriteOptions::default()).unwrap();
+    for e in (0..2u64).flat_map(|k| (0..10).map(move |i| 100 * k + i)).rev() {
+        w.fill(&Value::from_json(&json!({"event": e, "w": (e % 10) as f64}))).unwrap();
+    }
+    w.commit().unwrap();
+    let out = tmp("mm_jf_out.root");
+    // Keeps events with w >= 3 and w != 7: entries 3, 4 | 5, 6, 8, 9 of each file.
+    let what = JoinSkim {
+        inputs: ins,
+        friends: vec![friend.display().to_string()],
+        on: vec!["event".into()],
+        where_: Some("Corr.w >= 3 && Corr.w != 7".into()),
+        ..Default::default()
+    };
+    let s = skim_join(&what, &out, WriteOptions::default(), &|_, _| {}).unwrap();
+    assert_eq!(s.entries, 12);
+    let r = RNTupleFile::open(&out).unwrap().reader("Events").unwrap();
+    let got: Vec<(u64, u64, J)> =
+        r.attribute_set("runs").unwrap().entries().unwrap().into_iter().map(|e| (e.range_start, e.range_len, e.values.to_json())).collect();
+    assert_eq!(got, [(0, 2, json!({"run": 0})), (2, 4, json!({"run": 1})), (6, 2, json!({"run": 10})), (8, 4, json!({"run": 11}))]);
+}

@@ -199,3 +199,50 @@ fn join_refuses_bad_index_fields_and_duplicate_keys() {
     let e = Join::new(open(&p), vec![("F".into(), open(&f)), ("F".into(), open(&f))], &[], How::Left).err().expect("names").to_string();
     assert!(e.contains("two friends named 'F'"), "{e}");
 }
+
+#[derive(rntuple::Record, Debug, PartialEq)]
+struct FriendPart {
+    x: i32,
+    v: Vec<f64>,
+}
+
+#[derive(rntuple::Record, Debug, PartialEq)]
+#[allow(non_snake_case)] // a member named after the friend "F"
+struct JoinedRow {
+    run: u32,
+    event: u64,
+    F: Option<FriendPart>,
+}
+
+#[test]
+fn typed_and_value_reads_of_a_join_agree_with_its_batches() {
+    let (p, f, primary_keys, friend_keys) = join_inputs("typed");
+    for how in [How::Left, How::Inner] {
+        let join = Join::new(chain(&p), vec![("F".into(), chain(&f))], &["run", "event"], how).expect("join");
+        for (start, stop) in [(0u64, 120u64), (37, 90)] {
+            let rows = join.read_typed::<JoinedRow>(start, stop).expect("typed");
+            let expected: Vec<(u32, u64)> =
+                primary_keys[start as usize..stop as usize].iter().copied().filter(|k| how == How::Left || friend_keys.contains(k)).collect();
+            assert_eq!(rows.len(), expected.len());
+            for (row, &(run, event)) in rows.iter().zip(&expected) {
+                let friend =
+                    friend_keys.contains(&(run, event)).then(|| FriendPart { x: 10 * event as i32 + run as i32, v: vec![event as f64; (event % 3) as usize] });
+                assert_eq!(*row, JoinedRow { run, event, F: friend }, "({run}, {event})");
+            }
+            // The values of the same fields, flat, as `rntuple dump` prints them.
+            let values = join.read_values(Some(&["run", "F.x"]), start, stop).expect("values");
+            let flat: Vec<(i64, Option<i64>)> = values.iter().map(|v| (v.to_json()["run"].as_i64().unwrap(), v.to_json()["F.x"].as_i64())).collect();
+            let want: Vec<(i64, Option<i64>)> = rows.iter().map(|r| (r.run as i64, r.F.as_ref().map(|f| f.x as i64))).collect();
+            assert_eq!(flat, want);
+        }
+    }
+    // A chain reads typed too, across its files.
+    let c = Chain::open(&[p.clone(), p.clone()], None).expect("chain");
+    #[derive(rntuple::Record, Debug, PartialEq)]
+    struct Key {
+        run: u32,
+        event: u64,
+    }
+    let keys = c.read_typed::<Key>(118, 122).expect("typed");
+    assert_eq!(keys, [Key { run: 3, event: 38 }, Key { run: 3, event: 39 }, Key { run: 1, event: 0 }, Key { run: 1, event: 1 }]);
+}
