@@ -102,14 +102,23 @@ impl Reader {
             let ok = kinds[i].is_ok() && desc.fields[i].children.iter().all(|&c| readable[c as usize]);
             readable[i] = ok;
         }
+        let mut invalid = vec![false; desc.columns.len()];
         for (i, col) in desc.columns.iter().enumerate() {
             if let Some(ct) = ColumnType::from_u16(col.column_type) {
                 let codec = ColumnCodec { ty: ct, bits: col.bits_on_storage, range: col.value_range };
                 if codec.validate().is_err() {
+                    invalid[i] = true;
                     readable[col.field_id as usize] = false;
                 }
             }
-            let _ = i;
+        }
+        // A projected field reads its source's columns: an invalid one makes it unreadable too.
+        for a in &desc.aliases {
+            if invalid.get(a.physical as usize).copied().unwrap_or(false)
+                && let Some(r) = readable.get_mut(a.field_id as usize)
+            {
+                *r = false;
+            }
         }
         // A field is readable only if all ancestors' subtrees are; propagate upward again.
         for i in (0..desc.fields.len()).rev() {

@@ -127,8 +127,10 @@ impl Reader {
                 return self.first_problem(c);
             }
         }
-        for &c in &self.desc.fields[f as usize].columns {
-            let col = &self.desc.columns[c as usize];
+        // Its own columns, and those a projected field reads through its alias columns.
+        let aliased = self.desc.aliases.iter().filter(|a| a.field_id == f).map(|a| a.physical);
+        for c in self.desc.fields[f as usize].columns.iter().copied().chain(aliased) {
+            let Some(col) = self.desc.columns.get(c as usize) else { continue };
             if let Some(ct) = ColumnType::from_u16(col.column_type)
                 && let Err(e) = (ColumnCodec { ty: ct, bits: col.bits_on_storage, range: col.value_range }).validate()
             {

@@ -63,3 +63,48 @@ fn directory_listed_twice() {
     let root = RootFile::open(Arc::new(MemSource(Arc::new(bytes)))).unwrap();
     assert_eq!(root.keys.len(), 2);
 }
+
+/// A quantized column whose bit width or range is impossible (0, 64 or 255 bits; a NaN bound) is an
+/// error wherever it is read: through its own field and through a projected field aliasing it,
+/// never values decoded as if it were valid.
+#[test]
+fn impossible_quantized_columns_are_errors_through_alias_fields_too() {
+    use rntuple::logical::typename::{parse, TypeExpr};
+    use rntuple::write::{ColumnOptions, FloatRepr, Projection, WriteOptions, Writer};
+    use rntuple::Value;
+    let path = std::env::temp_dir().join(format!("rntuple-quant-alias-{}.root", std::process::id()));
+    let muon = TypeExpr::Record(vec![("pt".into(), parse("float").unwrap())]);
+    let schema = [("Muon".to_string(), TypeExpr::Collection("std::vector".into(), Box::new(muon)))];
+    let opts = WriteOptions {
+        projections: vec![Projection::Member { name: "Muon_pt".into(), collection: "Muon".into(), member: "pt".into() }],
+        columns: ColumnOptions::new().with("Muon._0.pt", FloatRepr::Quantized { min: 0.0, max: 100.0, bits: 12 }),
+        ..Default::default()
+    };
+    let mut w = Writer::create_with_types(&path, "Events", &schema, opts).unwrap();
+    let mu = |pt: f32| Value::Record(vec![("pt".into(), Value::F32(pt))]);
+    w.fill(&Value::Record(vec![("Muon".into(), Value::List(vec![mu(30.5), mu(4.0)]))])).unwrap();
+    w.commit().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let valid = RNTupleFile::from_bytes(bytes.clone()).unwrap().reader("Events").unwrap();
+    assert_eq!(valid.read_values(Some(&["Muon_pt"]), 0, 1).unwrap()[0].to_json()["Muon_pt"].as_array().unwrap().len(), 2);
+    let quant = ColumnType::Real32Quant.to_u16();
+    let lies: [(&str, Option<u16>, Option<(f64, f64)>); 4] =
+        [("0 bits", Some(0), None), ("64 bits", Some(64), None), ("255 bits", Some(255), None), ("a NaN bound", None, Some((f64::NAN, 100.0)))];
+    for (what, bits, range) in lies {
+        let mut parts = disassemble(&bytes).unwrap();
+        let col = parts[0].desc.columns.iter_mut().find(|c| c.column_type == quant).expect("a quantized column");
+        if let Some(b) = bits {
+            col.bits_on_storage = b;
+        }
+        if let Some(r) = range {
+            col.value_range = Some(r);
+        }
+        let r = RNTupleFile::from_bytes(reassemble(&parts).unwrap()).unwrap().reader("Events").unwrap();
+        for field in ["Muon_pt", "Muon"] {
+            let e = r.read_values(Some(&[field]), 0, 1).expect_err(&format!("{what}: {field} read as if valid"));
+            assert!(e.to_string().contains("Real32Quant"), "{what}: {field}: {e}");
+            assert!(r.read_batch(Some(&[field]), 0, 1).is_err(), "{what}: {field} as Arrow");
+        }
+    }
+}
