@@ -22,7 +22,11 @@ Formats and writers (each at its usual settings, from the same in-memory numpy a
 input, e.g. the pyarrow Table, are made before the timed region):
 
 * RNTuple, this project: ``rntuple.write(path, "Events", dict of numpy/awkward arrays)``, defaults (compression 505
-  = zstd level 5, ROOT's RNTupleWriteOptions defaults, implicit MT on: a cluster's pages compressed on all cores).
+  = zstd level 5, ROOT's RNTupleWriteOptions defaults, implicit MT on: a cluster's pages compressed on all cores,
+  same-page merging on). After an untimed write, written ``max(reps + 2, 5)`` times with same-page merging on and as
+  often with it off, the order alternating, side by side: the sizes and the on/off write-time ratios (best and median
+  wall, median CPU) are reported, the best merged write is the one in the table; ROOT's view loop and uproot also
+  read our (merged) file.
 * RNTuple, ROOT 6.40: ``RNTupleWriter::Recreate`` with a bare model of the same field types, default options
   (compression 505, IMT off), C++ compiled by ACLiC (-O3) filling from the numpy buffers.
 * TTree, ROOT 6.40, written as NanoAOD is: one branch per column, collections as C-style leaf arrays with a count
@@ -234,6 +238,40 @@ def timed_write(fn, path: Path) -> dict:
     return {"seconds": secs, "cpu": time.process_time() - c0, "bytes": path.stat().st_size}
 
 
+def merging_writes(akd: dict, on_path: Path, off_path: Path, reps: int) -> tuple[dict, dict]:
+    """Our write with same-page merging on (the default) and off, side by side: one untimed write first (warming
+    the allocator and the page cache), then ``max(reps + 2, 5)`` rounds, the order alternating per round. Returns the
+    best merged write (the file stays at ``on_path``) and the comparison: wall and CPU time (the process's, the
+    compression threads included: less disturbed by other load on the machine) of both."""
+    import rntuple
+
+    rntuple.write(str(off_path), TREE, akd, compression=505)
+    runs: dict[bool, list[dict]] = {True: [], False: []}
+    for rnd in range(max(reps + 2, 5)):
+        for on in ((True, False) if rnd % 2 == 0 else (False, True)):
+            path = on_path if on else off_path
+            runs[on].append(timed_write(lambda path=path, on=on: rntuple.write(
+                str(path), TREE, akd, compression=505, same_page_merging=on), path))
+            gc.collect()
+    off_path.unlink(missing_ok=True)
+    best = {on: min(r, key=lambda w: w["seconds"]) for on, r in runs.items()}
+    med = {on: float(np.median([w["seconds"] for w in r])) for on, r in runs.items()}
+    cpu = {on: float(np.median([w["cpu"] for w in r])) for on, r in runs.items()}
+    cmp = {"on_seconds": [w["seconds"] for w in runs[True]], "off_seconds": [w["seconds"] for w in runs[False]],
+           "on_cpu": [w["cpu"] for w in runs[True]], "off_cpu": [w["cpu"] for w in runs[False]],
+           "on_bytes": best[True]["bytes"], "off_bytes": best[False]["bytes"],
+           "best_ratio": best[True]["seconds"] / best[False]["seconds"], "median_ratio": med[True] / med[False],
+           "cpu_median_ratio": cpu[True] / cpu[False],
+           # per round (on and off written back to back): the median of the rounds' ratios, less moved by the load
+           # of other processes, which changes more slowly than a round
+           "paired_median_ratio": float(np.median([a["seconds"] / b["seconds"] for a, b in zip(runs[True], runs[False])])),
+           "paired_cpu_median_ratio": float(np.median([a["cpu"] / b["cpu"] for a, b in zip(runs[True], runs[False])]))}
+    log(f"  same-page merging: {cmp['on_bytes'] / 1e6:.2f} MB on, {cmp['off_bytes'] / 1e6:.2f} MB off; write on/off "
+        f"best {cmp['best_ratio']:.3f}, median {cmp['median_ratio']:.3f}, CPU median {cmp['cpu_median_ratio']:.3f}; "
+        f"median of the rounds' ratios {cmp['paired_median_ratio']:.3f} (CPU {cmp['paired_cpu_median_ratio']:.3f})")
+    return best[True], cmp
+
+
 def run_worker(spec_path: Path, timeout: float = 3600) -> dict:
     return H.run_worker(__file__, ["--worker", str(spec_path)], timeout, what="ROOT worker")
 
@@ -414,8 +452,7 @@ def run_dataset(ds: Dataset, args, binary: Path, scratch: Path) -> dict:
 
     # ---- writes (Python side) ----
     akd = awkward_dict(ds)
-    res["writes"]["rntuple_ours"] = timed_write(
-        lambda akd=akd: rntuple.write(str(paths["rntuple_ours"]), TREE, akd, compression=505), paths["rntuple_ours"])
+    res["writes"]["rntuple_ours"], res["merging"] = merging_writes(akd, paths["rntuple_ours"], scratch / f"{ds.name}_ours_nomerge.root", args.reps)
     del akd
     table = arrow_table(ds)
     for comp in ("zstd", "snappy"):
@@ -464,6 +501,9 @@ def run_dataset(ds: Dataset, args, binary: Path, scratch: Path) -> dict:
                       "fields": ds.order if fields is None else fields})
         reads.append({"key": f"ttree_root|ROOT GetEntry|{fs}", "kind": "ttree", "path": str(paths["ttree_root"]),
                       "fields": tree_all if fields is None else subset_tree, "all": fields is None})
+        # ROOT reads our file too (its pages merged as ROOT merges them)
+        reads.append({"key": f"rntuple_ours|ROOT views|{fs}", "kind": "rntuple", "path": str(paths["rntuple_ours"]),
+                      "fields": ds.order if fields is None else fields})
     job = {"scratch": str(scratch), "npz": str(npz_path), "entries": ds.entries, "write": write_job,
            "reads": reads, "repeat": args.reps, "cold": args.cold}
     job_path = scratch / f"{ds.name}_root_job.json"
@@ -482,6 +522,12 @@ def run_dataset(ds: Dataset, args, binary: Path, scratch: Path) -> dict:
         log(f"  write {k:18s} {res['writes'][k].get('seconds', float('nan')):7.2f} s  "
             f"{res['writes'][k].get('bytes', 0) / 1e6:9.1f} MB")
     res["reads"].update(rw["reads"])
+    root_bytes = res["writes"].get("rntuple_root", {}).get("bytes")
+    if root_bytes:
+        res["merging"]["root_bytes"] = root_bytes
+        res["merging"]["ours_over_root"] = res["merging"]["on_bytes"] / root_bytes
+        log(f"  ours / ROOT's RNTuple file: {res['merging']['ours_over_root']:.4f} (merging off: "
+            f"{res['merging']['off_bytes'] / root_bytes:.4f})")
 
     # ---- Python-side and CLI reads ----
     def rn_py(p, fields):
@@ -509,6 +555,7 @@ def run_dataset(ds: Dataset, args, binary: Path, scratch: Path) -> dict:
     readers = [
         ("rntuple_ours", "ours py", lambda p, fields: rn_py(p, fields)),
         ("rntuple_ours", "ours CLI", lambda p, fields: ours_cli_read(binary, p, fields)),
+        ("rntuple_ours", "uproot", lambda p, fields: up(p, fields)),
         ("ttree_root", "uproot", lambda p, fields: up(p, fields)),
         ("parquet_zstd", "pyarrow", pq_read),
         ("parquet_snappy", "pyarrow", pq_read),
@@ -584,6 +631,18 @@ def markdown(results: dict) -> str:
                     f"{fmt(w.get('seconds')) if first else ''} | {fmt(ra.get('warm'), 3)} | {fmt(ra.get('cold'), 3)} | "
                     f"{fmt(rs.get('warm'), 3)} | {fmt(rs.get('cold'), 3)} |")
         lines.append("")
+        mg = d.get("merging")
+        if mg:
+            vs_root = (f"; ROOT's RNTuple file {mg['root_bytes']:,} bytes: ours / ROOT = {mg['ours_over_root']:.4f} "
+                       f"(off: {mg['off_bytes'] / mg['root_bytes']:.4f})") if mg.get("root_bytes") else ""
+            lines.append(f"Same-page merging (ours, side by side): {mg['on_bytes']:,} bytes on, {mg['off_bytes']:,} off"
+                         f"{vs_root}. Write time on / off: best {mg['best_ratio']:.3f}, median {mg['median_ratio']:.3f}, "
+                         f"CPU time median {mg.get('cpu_median_ratio', float('nan')):.3f}; median of the rounds' ratios "
+                         f"{mg.get('paired_median_ratio', float('nan')):.3f} (CPU "
+                         f"{mg.get('paired_cpu_median_ratio', float('nan')):.3f}) (wall on "
+                         f"{', '.join(fmt(s) for s in mg['on_seconds'])} s; off "
+                         f"{', '.join(fmt(s) for s in mg['off_seconds'])} s).")
+            lines.append("")
     return "\n".join(lines)
 
 

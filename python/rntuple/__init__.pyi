@@ -408,7 +408,8 @@ class Writer:
     def __init__(self, path: _Path, ntuple_name: str = "Events", schema: _Schema | None = None, *,
                  compression: _Compression = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
                  initial_unzipped_page_size: int = ..., max_unzipped_page_size: int = ...,
-                 enable_page_checksums: bool = ..., use_implicit_mt: bool = ..., imt_threads: int = ...,
+                 enable_page_checksums: bool = ..., same_page_merging: bool = ...,
+                 use_implicit_mt: bool = ..., imt_threads: int = ...,
                  page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ...,
                  use_direct_io: bool = ..., preallocate: bool = ..., update_existing_file: bool = ...,
                  write_outside_lock: bool = ..., max_key_size: int = ..., checkpoint_clusters: int = ...) -> None: ...
@@ -443,7 +444,8 @@ class ParallelWriter:
     def __init__(self, path: _Path, ntuple_name: str = "Events", schema: _Schema | None = None, *,
                  compression: _Compression = ..., approx_zipped_cluster_size: int = ..., max_unzipped_cluster_size: int = ...,
                  initial_unzipped_page_size: int = ..., max_unzipped_page_size: int = ...,
-                 enable_page_checksums: bool = ..., use_implicit_mt: bool = ..., imt_threads: int = ...,
+                 enable_page_checksums: bool = ..., same_page_merging: bool = ...,
+                 use_implicit_mt: bool = ..., imt_threads: int = ...,
                  page_buffer_budget: int = ..., buffered: bool = ..., stream_uncompressed_pages: bool = ...,
                  use_direct_io: bool = ..., preallocate: bool = ..., update_existing_file: bool = ...,
                  write_outside_lock: bool = ..., max_key_size: int = ..., checkpoint_clusters: int = ...) -> None: ...
@@ -470,7 +472,8 @@ class FileWriter:
 
     def __init__(self, path: _Path, *, compression: _Compression = ..., approx_zipped_cluster_size: int = ...,
                  max_unzipped_cluster_size: int = ..., initial_unzipped_page_size: int = ...,
-                 max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., use_implicit_mt: bool = ...,
+                 max_unzipped_page_size: int = ..., enable_page_checksums: bool = ..., same_page_merging: bool = ...,
+                 use_implicit_mt: bool = ...,
                  imt_threads: int = ..., page_buffer_budget: int = ..., buffered: bool = ...,
                  stream_uncompressed_pages: bool = ..., use_direct_io: bool = ..., preallocate: bool = ...,
                  update_existing_file: bool = ..., write_outside_lock: bool = ..., max_key_size: int = ...,

@@ -87,7 +87,8 @@ class Writer:
     from the first data given to :meth:`extend`. Options are ROOT's ``RNTupleWriteOptions`` as keyword
     arguments, named and defaulted as :func:`rntuple.default_write_options` lists them; for instance
     ``compression=505`` (algorithm * 100 + level: 1xx zlib, 2xx lzma, 4xx lz4, 5xx zstd, 0 none), the cluster and
-    page sizes in bytes, ``enable_page_checksums``, ``use_implicit_mt`` and ``imt_threads`` (compressing a
+    page sizes in bytes, ``enable_page_checksums``, ``same_page_merging`` (on: identical pages of a cluster stored once,
+    as ROOT 6.40), ``use_implicit_mt`` and ``imt_threads`` (compressing a
     cluster's pages on several threads), ``update_existing_file`` (add the RNTuple to an existing ROOT file, whose
     histograms, TTrees and other RNTuples stay, instead of creating the file). An unknown option or a value of
     the wrong kind raises ``TypeError``, options that do not fit together :class:`InvalidArgumentError` (a

@@ -22,6 +22,10 @@ struct Cli {
     /// Never show progress bars (they are shown on stderr only when it is a terminal).
     #[arg(long, global = true)]
     no_progress: bool,
+    /// Writing commands (import-json, skim, merge, bench write): store every page, even one equal
+    /// to an earlier page of its cluster (same-page merging, ROOT 6.40's default, is on otherwise).
+    #[arg(long, global = true)]
+    no_same_page_merging: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -336,6 +340,7 @@ fn main() -> ExitCode {
     keep_freed_memory();
     let cli = Cli::parse();
     let progress = !cli.no_progress;
+    cmd::set_same_page_merging(!cli.no_same_page_merging);
     let r = match cli.cmd {
         Cmd::Info { files, ntuple, json, dataset } if dataset.is_dataset(&files) => cmd::dataset::info(&files, ntuple.as_deref(), &dataset, json),
         Cmd::Info { files, ntuple, json, .. } => cmd::info::info(&files[0], ntuple.as_deref(), json),

@@ -48,7 +48,7 @@ pub(crate) fn bench_write(cfg: &WriteBench) -> Res {
         write_outside_lock: cfg.write_outside_lock,
         stream_uncompressed_pages: !cfg.buffer_uncompressed,
         checkpoint_clusters: cfg.checkpoint_clusters,
-        ..Default::default()
+        ..super::write_defaults()
     };
     let pb = progress_bar(n * t_n as u64, "entries", cfg.progress);
     let counted = |b: &rntuple::arrow::array::RecordBatch| pb.inc(b.num_rows() as u64);

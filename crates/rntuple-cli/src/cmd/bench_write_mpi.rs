@@ -74,7 +74,7 @@ pub(crate) fn bench_write_mpi(cfg: &MpiBench) -> Res {
         compression: cfg.compression,
         max_unzipped_page_size: cfg.page_size,
         approx_zipped_cluster_size: cfg.cluster_size,
-        ..Default::default()
+        ..super::write_defaults()
     };
     let mpi = MpiOptions { strategy, align: cfg.alignment, direct_io: cfg.direct_io, max_write: cfg.write_block };
     world.barrier();

@@ -37,7 +37,7 @@ pub(crate) fn import_json(
         }
     }
     let pairs: Vec<(&str, &str)> = fields.iter().filter(|(n, _)| !late.contains(&n.as_str())).map(|(a, b)| (a.as_str(), b.as_str())).collect();
-    let mut w = Writer::create(file, ntuple, &pairs, WriteOptions { compression, checkpoint_clusters, columns, ..Default::default() })?;
+    let mut w = Writer::create(file, ntuple, &pairs, WriteOptions { compression, checkpoint_clusters, columns, ..super::write_defaults() })?;
     // A bad entry leaves no output (the writer is aborted: a dropped writer would commit).
     if let Err(e) = fill_entries(&mut w, &entries, &fields, &late, late_at) {
         w.abort();

@@ -22,7 +22,7 @@ pub(crate) fn merge(output: &str, inputs: &[String], ntuple: Option<&str>, what:
     let mode: MergeMode = what.mode.parse()?;
     let first = inputs.first().ok_or("merge: no input files")?;
     let name = pick_ntuple(&RNTupleFile::open(first)?, ntuple)?;
-    let mut opts = rntuple::write::WriteOptions { checkpoint_clusters: what.checkpoint_clusters, ..Default::default() };
+    let mut opts = rntuple::write::WriteOptions { checkpoint_clusters: what.checkpoint_clusters, ..super::write_defaults() };
     if let Some(c) = what.compression {
         opts.compression = c;
     }

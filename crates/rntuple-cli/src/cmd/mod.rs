@@ -17,6 +17,21 @@ pub(crate) mod select;
 pub(crate) mod skim;
 
 use rntuple::RNTupleFile;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether writing commands merge identical pages (`--no-same-page-merging` turns it off).
+static SAME_PAGE_MERGING: AtomicBool = AtomicBool::new(true);
+
+/// Sets the global `--no-same-page-merging` switch (once, before a command runs).
+pub(crate) fn set_same_page_merging(on: bool) {
+    SAME_PAGE_MERGING.store(on, Ordering::Relaxed);
+}
+
+/// The write options every writing command starts from: the library's defaults with the global
+/// switches applied.
+pub(crate) fn write_defaults() -> rntuple::write::WriteOptions {
+    rntuple::write::WriteOptions { same_page_merging: SAME_PAGE_MERGING.load(Ordering::Relaxed), ..Default::default() }
+}
 
 pub(crate) type Res = Result<(), Box<dyn std::error::Error>>;
 

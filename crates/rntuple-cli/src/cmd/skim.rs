@@ -28,7 +28,7 @@ pub(crate) struct SkimArgs {
 
 pub(crate) fn skim(a: &SkimArgs, columns: rntuple::write::ColumnOptions, progress: bool) -> Res {
     let Some((output, inputs)) = a.paths.split_last() else { return Err("skim: give the input file(s) and the output file".into()) };
-    let opts = rntuple::write::WriteOptions { compression: a.compression, checkpoint_clusters: a.checkpoint_clusters, columns, ..Default::default() };
+    let opts = rntuple::write::WriteOptions { compression: a.compression, checkpoint_clusters: a.checkpoint_clusters, columns, ..super::write_defaults() };
     if !a.friends.is_empty() {
         return skim_join(a, inputs, output, opts, progress);
     }

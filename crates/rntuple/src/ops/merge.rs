@@ -400,7 +400,11 @@ fn merge_pages(
     desc.fields.truncate(maps[0].1);
     desc.columns.truncate(maps[0].2);
     let mut ds = Dataset::create(output, desc, opts.clone())?;
-    let pages = PageSettings { recompress: mopts.compression, fallback: (mopts.compression.unwrap_or(opts.compression), opts.enable_page_checksums) };
+    let pages = PageSettings {
+        recompress: mopts.compression,
+        fallback: (mopts.compression.unwrap_or(opts.compression), opts.enable_page_checksums),
+        same_page_merging: opts.same_page_merging,
+    };
     let mut stats = MergeStats::default();
     let result = place_clusters(&mut ds, readers, &union, &maps, &plans, pages, mopts.threads, &mut stats, progress).and_then(|()| {
         let mut sets = AttributeSets::default();

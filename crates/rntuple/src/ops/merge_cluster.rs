@@ -9,6 +9,7 @@ use crate::format::compression::{compress, decompress, Compression};
 use crate::format::descriptor::{ClusterDescriptor, ColumnRange};
 use crate::read::reader::Reader;
 use crate::storage::tfile::read_blob;
+use crate::write::same_pages::SamePages;
 use crate::write::sealed::{PagePosition, SealedCluster, SealedColumn, SealedPage};
 use std::collections::HashMap;
 
@@ -40,6 +41,9 @@ pub(crate) struct PageSettings {
     pub recompress: Option<Compression>,
     /// Compression and checksums of a cluster that copies no page at all.
     pub fallback: (Compression, bool),
+    /// Same-page merging (`WriteOptions::same_page_merging`): a page equal to an earlier page of
+    /// its output cluster is stored once, as ROOT's merger does (with page checksums only).
+    pub same_page_merging: bool,
 }
 
 /// What [`build_cluster`] produced besides the cluster.
@@ -91,6 +95,7 @@ pub(crate) fn build_cluster(
         )));
     }
     let mut copied: HashMap<u64, usize> = HashMap::new();
+    let mut merging = (pages.same_page_merging && checksums).then(SamePages::default);
     let max_key = r.anchor().max_key_size;
     let out_end = out_first_entry.checked_add(c.n_entries).ok_or_else(|| Error::Invalid(format!("cluster {}: entry count overflows", c.id)))?;
     for p in plan {
@@ -130,7 +135,7 @@ pub(crate) fn build_cluster(
             if p.streamer {
                 return Err(Error::Invalid(format!("field '{}' is a streamer field that some entries lack: it has no default value to fill them", p.field)));
             }
-            counts.zero_pages += zero_pages(&mut out, &mut sealed, zeros, p, compression, checksums)?;
+            counts.zero_pages += zero_pages(&mut out, &mut sealed, zeros, p, compression, checksums, &mut merging)?;
             if counts.zero_pages > zero_budget {
                 return Err(Error::Invalid(format!(
                     "cluster {}: more than {zero_budget} pages of default values for the columns it does not store ({} pages stored): a merge fills at most max(1024, 4 x the pages stored) per cluster",
@@ -174,12 +179,14 @@ pub(crate) fn build_cluster(
                         checksums
                     )));
                 };
-                counts.pages += 1;
-                counts.page_bytes += chunk.len() as u64;
                 let body_len = chunk.len() as u64 - if checksums { 8 } else { 0 };
-                out.chunks.push(chunk);
-                copied.insert(pd.locator.offset, out.chunks.len() - 1);
-                sealed.pages.push(SealedPage { n_elements: pd.n_elements, stored: body_len, position: PagePosition::Chunk(out.chunks.len() - 1) });
+                let (len, (i, new)) = (chunk.len() as u64, add_chunk(&mut out, &mut merging, chunk));
+                if new {
+                    counts.pages += 1;
+                    counts.page_bytes += len;
+                }
+                copied.insert(pd.locator.offset, i);
+                sealed.pages.push(SealedPage { n_elements: pd.n_elements, stored: body_len, position: PagePosition::Chunk(i) });
             }
         }
         out.columns.push(sealed);
@@ -206,8 +213,29 @@ fn check_coverage(c: &ClusterDescriptor, range: &ColumnRange, reps: u64, zeros: 
     Ok(())
 }
 
-/// Appends zero pages of `n` elements in all to `col`; returns how many.
-fn zero_pages(out: &mut SealedCluster, col: &mut SealedColumn, n: u64, p: &ColumnPlan, z: Compression, checksums: bool) -> Result<u64> {
+/// Appends `chunk` to the cluster's chunks, or with same-page merging finds an equal one stored
+/// already: its index and whether it was appended.
+fn add_chunk(out: &mut SealedCluster, same: &mut Option<SamePages>, chunk: Vec<u8>) -> (usize, bool) {
+    if let Some(s) = same
+        && let Some(i) = s.find_or_insert(&out.chunks, &chunk, out.chunks.len())
+    {
+        return (i, false);
+    }
+    out.chunks.push(chunk);
+    (out.chunks.len() - 1, true)
+}
+
+/// Appends zero pages of `n` elements in all to `col` (each equal to one stored already is merged
+/// when `same` is given); returns how many.
+fn zero_pages(
+    out: &mut SealedCluster,
+    col: &mut SealedColumn,
+    n: u64,
+    p: &ColumnPlan,
+    z: Compression,
+    checksums: bool,
+    same: &mut Option<SamePages>,
+) -> Result<u64> {
     if p.bits == 0 {
         return Err(Error::Invalid(format!("field '{}': a column of 0 bits per element", p.field)));
     }
@@ -219,8 +247,8 @@ fn zero_pages(out: &mut SealedCluster, col: &mut SealedColumn, n: u64, p: &Colum
         let raw = vec![0u8; (k * p.bits as u64).div_ceil(8) as usize];
         let chunk = seal(&raw, z, checksums)?;
         let stored = chunk.len() as u64 - if checksums { 8 } else { 0 };
-        out.chunks.push(chunk);
-        col.pages.push(SealedPage { n_elements: k as u32, stored, position: PagePosition::Chunk(out.chunks.len() - 1) });
+        let (i, _) = add_chunk(out, same, chunk);
+        col.pages.push(SealedPage { n_elements: k as u32, stored, position: PagePosition::Chunk(i) });
         left -= k;
         made += 1;
     }

@@ -167,6 +167,14 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             compression: self.opts.compression.settings(),
             checksums: self.opts.enable_page_checksums,
         };
+        if self.opts.same_page_merging {
+            let dropped = sealed.merge_same_pages();
+            // As ROOT's estimate of the compression factor, from the bytes written: pages stored
+            // once count once.
+            let saved: u64 = dropped.iter().map(|b| b.len().saturating_sub(8) as u64).sum();
+            self.cols.zipped_total = self.cols.zipped_total.saturating_sub(saved);
+            self.recycle(dropped);
+        }
         self.entries = 0;
         self.counts.iter_mut().for_each(|c| *c = 0);
         self.clusters += 1;

@@ -11,6 +11,7 @@ use crate::primitives::element::{BufElement, ColumnBuf};
 use crate::primitives::encode::encode_page;
 use crate::primitives::reduced_float::{encode_reduced, FloatRepr};
 use crate::write::options::WriteOptions;
+use crate::write::same_pages::WrittenPages;
 use crate::write::sealed::{ClusterOut, PagePosition, SealedColumn, SealedPage};
 use std::time::Instant;
 
@@ -78,6 +79,8 @@ pub(crate) struct Columns {
     pool_bytes: u64,
     /// Seconds spent compressing (and checksumming) pages.
     pub compress_seconds: f64,
+    /// Same-page merging of the pages written one by one (unbuffered, streamed); `None` when off.
+    written: Option<WrittenPages>,
 }
 
 impl Columns {
@@ -123,6 +126,7 @@ impl Columns {
             pool: Vec::new(),
             pool_bytes: 0,
             compress_seconds: 0.0,
+            written: (opts.same_page_merging && opts.enable_page_checksums).then(WrittenPages::default),
         }
     }
 
@@ -226,7 +230,21 @@ impl Columns {
             self.recycle(big);
             Page { bytes: z, n_elements: n as u32, stored, sealed: true, written_at: None }
         } else {
-            let at = out.page(&z)?;
+            // Same-page merging: a page equal to one written earlier in the cluster points at it.
+            let at = match self.written.as_ref().and_then(|w| w.find(&z)) {
+                Some(at) => {
+                    // Not written: not counted in the compression factor (as ROOT's, from the bytes written).
+                    self.zipped_total -= stored;
+                    at
+                }
+                None => {
+                    let at = out.page(&z)?;
+                    if let Some(w) = self.written.as_mut() {
+                        w.remember(&z, at);
+                    }
+                    at
+                }
+            };
             self.recycle(z);
             Page { bytes: Vec::new(), n_elements: n as u32, stored, sealed: true, written_at: Some(at) }
         };
@@ -321,6 +339,9 @@ impl Columns {
             c.in_cluster = 0;
         }
         self.unzipped_in_cluster = 0;
+        if let Some(w) = self.written.as_mut() {
+            w.clear();
+        }
         Ok((columns, chunks))
     }
 
@@ -467,14 +488,18 @@ mod tests {
 
     #[test]
     fn unbuffered_pages_go_to_the_output_as_they_fill() {
-        let opts = WriteOptions { buffered: false, max_unzipped_page_size: 40, ..WriteOptions::default() };
-        let mut c = columns(&opts);
-        let mut out = Pages::default();
-        c.extend(0, &[1.0f32; 25][..], &mut out).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(out.0.len(), 2, "two full pages of 10 written on their own");
-        let (cols, chunks) = c.take_cluster(&mut out).unwrap_or_else(|e| panic!("{e}"));
-        assert!(chunks.is_empty());
-        let pos: Vec<PagePosition> = cols[0].pages.iter().map(|p| p.position).collect();
-        assert_eq!(pos, [PagePosition::FileOffset(1000), PagePosition::FileOffset(2000), PagePosition::FileOffset(3000)]);
+        for merging in [false, true] {
+            let opts = WriteOptions { buffered: false, same_page_merging: merging, max_unzipped_page_size: 40, ..WriteOptions::default() };
+            let mut c = columns(&opts);
+            let mut out = Pages::default();
+            c.extend(0, &[1.0f32; 25][..], &mut out).unwrap_or_else(|e| panic!("{e}"));
+            // Two equal full pages of 10: with same-page merging the second is not written again.
+            assert_eq!(out.0.len(), if merging { 1 } else { 2 }, "full pages written on their own");
+            let (cols, chunks) = c.take_cluster(&mut out).unwrap_or_else(|e| panic!("{e}"));
+            assert!(chunks.is_empty());
+            let pos: Vec<PagePosition> = cols[0].pages.iter().map(|p| p.position).collect();
+            let at: &[u64] = if merging { &[1000, 1000, 2000] } else { &[1000, 2000, 3000] };
+            assert_eq!(pos, at.iter().map(|&a| PagePosition::FileOffset(a)).collect::<Vec<_>>());
+        }
     }
 }

@@ -32,6 +32,7 @@ mod parallel;
 pub(crate) mod plan;
 mod projections;
 mod reduced;
+pub(crate) mod same_pages;
 pub(crate) mod sealed;
 pub(crate) mod sink;
 mod typed;

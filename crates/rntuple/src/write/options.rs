@@ -180,6 +180,7 @@ macro_rules! write_options {
     /// use rntuple::write::{Compression, WriteOptions, Writer};
     /// # use rntuple::Value;
     /// assert_eq!(WriteOptions::default().compression, Compression::zstd(5));
+    /// assert!(WriteOptions::default().same_page_merging); // equal pages of a cluster stored once, as ROOT 6.40
     /// let opts = WriteOptions { compression: Compression::lz4(4), enable_page_checksums: false, ..WriteOptions::default() };
     /// opts.validate()?;
     /// let path = std::env::temp_dir().join(format!("rntuple-doc-WriteOptions-{}.root", std::process::id()));
@@ -262,6 +263,14 @@ write_options! {
     max_unzipped_page_size: u64 = 1 << 20;
     /// XXH3 checksum after each page (on).
     enable_page_checksums: bool = true;
+    /// Same-page merging (on, ROOT 6.40's `EnableSamePageMerging`): within a cluster, a sealed
+    /// page whose stored bytes equal an earlier page's (of any column: the offset columns of a
+    /// collection's many `std::vector` members) is stored once, the duplicates' locators pointing
+    /// at the first copy. Needs `enable_page_checksums` (the checksum is the hash; without
+    /// checksums nothing is merged, as ROOT turns merging off with checksums). Pages written one by
+    /// one as they fill (`buffered` off, `stream_uncompressed_pages`) are compared with the
+    /// cluster's earlier written pages (the first 16 MiB of them).
+    same_page_merging: bool = true;
     /// Compress the pages of a cluster on several threads when the cluster is committed
     /// (ROOT's implicit multithreading, on by default for the sequential writer). Off:
     /// each page is compressed as soon as it is full.

@@ -416,6 +416,11 @@ impl ClusterOut for Dataset {
             self.append(c, &[])?;
             return self.maybe_checkpoint();
         }
+        if self.opts.same_page_merging {
+            // Clusters copied from another file (skim, merge) merge here; a builder's are merged
+            // already (then this finds nothing).
+            c.merge_same_pages();
+        }
         let plan = self.plan(&c.chunk_lens())?;
         let placement = self.reserve(plan)?;
         write_placement(self.own_target()?, &placement, &c.chunks)?;

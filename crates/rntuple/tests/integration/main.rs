@@ -27,6 +27,7 @@ mod page_buffer_budget;
 mod parallel_stress;
 mod processor;
 mod read_ahead;
+mod same_page_merging;
 mod skim;
 mod skim_run;
 mod skim_select;

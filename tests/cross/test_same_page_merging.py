@@ -1,0 +1,203 @@
+"""Same-page merging (issue 31, point 4): a collection's `std::vector` members of equal lengths have equal offset
+pages, which ROOT 6.40 (`RNTupleWriteOptions::EnableSamePageMerging`, on by default) stores once per cluster, the
+duplicates' locators pointing at the first copy. Our writers do the same: files written by the sequential writer
+(`rntuple import-json`) and by the parallel writer (`rntuple.ParallelWriter`), with merging on and off, read by
+ROOT 6.40 and uproot value for value; ROOT's view of the descriptor shows the sharing, and for the same data our
+file lists and stores exactly the pages ROOT's own writer does.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import uproot
+
+from conftest import skip_or_fail
+
+ENTRIES = 20_000
+FIELDS = ("Muon_pt", "Muon_eta", "Muon_phi")
+SCHEMA = {"nMuon": "std::uint32_t", **{f: "std::vector<float>" for f in FIELDS}}
+
+
+def _entries() -> list[dict]:
+    rng = np.random.default_rng(31)
+    counts = rng.poisson(2.0, ENTRIES)
+    out = []
+    for n in counts:
+        n = int(n)
+        out.append({"nMuon": n, **{f: [float(np.float32(x)) for x in rng.uniform(-5, 100, n)] for f in FIELDS}})
+    return out
+
+
+# ROOT's view of a file: every entry, and per cluster the page locators (offset, size) of every column.
+ROOT_DESCRIBE = r"""
+import json, sys, warnings
+warnings.filterwarnings("ignore")
+import ROOT
+ROOT.gErrorIgnoreLevel = ROOT.kError
+path = sys.argv[1]
+r = ROOT.RNTupleReader.Open("Events", path)
+n = r.GetNEntries()
+views = {f: r.GetView["std::vector<float>"](f) for f in ("Muon_pt", "Muon_eta", "Muon_phi")}
+nmu = r.GetView["std::uint32_t"]("nMuon")
+rows = [{"nMuon": int(nmu(i)), **{f: [float(x) for x in v(i)] for f, v in views.items()}} for i in range(n)]
+desc = r.GetDescriptor()
+clusters = []
+for c in desc.GetClusterIterable():
+    pages = []
+    for cr in c.GetColumnRangeIterable():
+        for pi in c.GetPageRange(cr.GetPhysicalColumnId()).GetPageInfos():
+            loc = pi.GetLocator()
+            pages.append([int(loc.GetPosition["std::uint64_t"]()), int(loc.GetNBytesOnStorage())])
+    clusters.append(pages)
+json.dump({"rows": rows, "clusters": clusters}, sys.stdout)
+sys.stdout.flush()
+import os
+os._exit(0)
+"""
+
+# ROOT's own writer, default options (same-page merging on), the same entries (counts and flat values).
+ROOT_WRITE = r"""
+import sys, warnings
+warnings.filterwarnings("ignore")
+import numpy as np
+import ROOT
+ROOT.gErrorIgnoreLevel = ROOT.kError
+ROOT.gInterpreter.Declare('''
+#include <ROOT/RNTupleModel.hxx>
+#include <ROOT/RNTupleWriter.hxx>
+void spm_write(const char *path, const std::uint32_t *counts, std::size_t n, const float *pt, const float *eta,
+               const float *phi) {
+   auto model = ROOT::RNTupleModel::Create();
+   auto nmu = model->MakeField<std::uint32_t>("nMuon");
+   auto vpt = model->MakeField<std::vector<float>>("Muon_pt");
+   auto veta = model->MakeField<std::vector<float>>("Muon_eta");
+   auto vphi = model->MakeField<std::vector<float>>("Muon_phi");
+   auto w = ROOT::RNTupleWriter::Recreate(std::move(model), "Events", path);
+   std::size_t off = 0;
+   for (std::size_t i = 0; i < n; ++i) {
+      *nmu = counts[i];
+      vpt->assign(pt + off, pt + off + counts[i]);
+      veta->assign(eta + off, eta + off + counts[i]);
+      vphi->assign(phi + off, phi + off + counts[i]);
+      off += counts[i];
+      w->Fill();
+   }
+}
+''')
+d = np.load(sys.argv[1])
+counts = np.ascontiguousarray(d["nMuon"], dtype=np.uint32)
+flat = [np.ascontiguousarray(d[f], dtype=np.float32) for f in ("Muon_pt", "Muon_eta", "Muon_phi")]
+ROOT.spm_write(sys.argv[2], counts, len(counts), *flat)
+import os
+os._exit(0)
+"""
+
+
+def _root(script, *args, timeout=600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", script, *map(str, args)], capture_output=True, timeout=timeout)
+
+
+def _describe(path) -> dict:
+    p = _root(ROOT_DESCRIBE, path)
+    assert p.returncode == 0, f"ROOT could not read {path}: {p.stderr.decode(errors='replace')[-3000:]}"
+    return json.loads(p.stdout)
+
+
+def _sharing(d: dict) -> tuple[int, int, int]:
+    """Pages listed, pages stored (distinct offsets per cluster), bytes stored."""
+    listed = stored = nbytes = 0
+    for pages in d["clusters"]:
+        seen = {}
+        for off, size in pages:
+            listed += 1
+            if off in seen:
+                assert seen[off] == size, "pages at one offset have one size"
+                continue
+            seen[off] = size
+            stored += 1
+            nbytes += size
+    return listed, stored, nbytes
+
+
+def _uproot_rows(path) -> list[dict]:
+    with uproot.open(path) as f:
+        a = f["Events"].arrays()
+    return [{"nMuon": int(a["nMuon"][i]), **{k: [float(x) for x in a[k][i]] for k in FIELDS}} for i in range(len(a))]
+
+
+@pytest.fixture(scope="module")
+def files(cli, tmp_path_factory):
+    if importlib.util.find_spec("ROOT") is None:
+        skip_or_fail("ROOT is not installed in this Python; `pip install root` (see requirements-test.txt)")
+    out = tmp_path_factory.mktemp("same_pages")
+    entries = _entries()
+    src = out / "entries.json"
+    src.write_text(json.dumps(entries))
+    npz = out / "entries.npz"
+    np.savez(npz, nMuon=np.array([e["nMuon"] for e in entries], dtype=np.uint32),
+             **{f: np.array([x for e in entries for x in e[f]], dtype=np.float32) for f in FIELDS})
+    made = {"entries": entries}
+    for name, flags in (("on", []), ("off", ["--no-same-page-merging"])):
+        path = out / f"ours_{name}.root"
+        p = cli.run(*flags, "import-json", path, "--ntuple", "Events", "--schema", json.dumps(SCHEMA), "--input", src)
+        assert p.returncode == 0, p.stderr.decode()
+        made[name] = path
+    made["root"] = out / "root.root"
+    p = _root(ROOT_WRITE, npz, made["root"])
+    assert p.returncode == 0, f"ROOT could not write: {p.stderr.decode(errors='replace')[-3000:]}"
+    return made
+
+
+def test_root_and_uproot_read_a_merged_file_value_for_value(files):
+    d = _describe(files["on"])
+    assert d["rows"] == files["entries"], "ROOT's values"
+    assert _uproot_rows(files["on"]) == files["entries"], "uproot's values"
+    listed, stored, _ = _sharing(d)
+    # the offset pages of the three members: two of each three stored once
+    assert stored < listed, f"{listed} pages listed, {stored} stored: nothing merged"
+
+
+def test_with_merging_off_every_page_is_stored(files):
+    d_on, d_off = _describe(files["on"]), _describe(files["off"])
+    assert d_off["rows"] == files["entries"]
+    on, off = _sharing(d_on), _sharing(d_off)
+    assert off[0] == off[1], "merging off: every page stored"
+    assert on[0] == off[0], "the same pages listed either way"
+    assert files["on"].stat().st_size < files["off"].stat().st_size
+
+
+def test_the_pages_stored_equal_roots_own_writers(files):
+    ours, root = _describe(files["on"]), _describe(files["root"])
+    assert root["rows"] == files["entries"]
+    l_ours, s_ours, b_ours = _sharing(ours)
+    l_root, s_root, b_root = _sharing(root)
+    assert s_root < l_root, "ROOT 6.40 merges these pages (its default)"
+    assert (l_ours, s_ours, b_ours) == (l_root, s_root, b_root), \
+        f"ours: {l_ours} pages listed, {s_ours} stored, {b_ours} bytes; ROOT's: {l_root}, {s_root}, {b_root}"
+
+
+def test_the_parallel_writer_merges_too(files, tmp_path):
+    import rntuple
+
+    entries = files["entries"]
+    half = len(entries) // 2
+    paths = {}
+    for on in (True, False):
+        path = tmp_path / f"parallel_{on}.root"
+        with rntuple.ParallelWriter(str(path), "Events", SCHEMA, same_page_merging=on) as w:
+            for part in (entries[:half], entries[half:]):
+                with w.fill_context() as ctx:
+                    ctx.extend(part)
+        paths[on] = path
+    d_on, d_off = _describe(paths[True]), _describe(paths[False])
+    key = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731  (clusters from contexts come in any order)
+    assert sorted(map(key, d_on["rows"])) == sorted(map(key, entries)), "ROOT's values"
+    assert sorted(map(key, _uproot_rows(paths[True]))) == sorted(map(key, entries)), "uproot's values"
+    on, off = _sharing(d_on), _sharing(d_off)
+    assert on[1] < on[0] and off[1] == off[0], f"parallel writer: on {on}, off {off}"
