@@ -4,7 +4,8 @@
 # envelopes (header/footer/page list, seeded with the test files' envelopes), decompress (ROOT's
 # compression framing), type_names (C++ type names), decode_page (column decoding), structured
 # (structurally valid files with valid checksums around arbitrary descriptors, built by
-# rntuple::forge). Every target runs with -rss_limit_mb=512 and -malloc_limit_mb=256: an input that
+# rntuple::forge), expressions, streamer_objects (the StreamerInfo record and streamed objects).
+# Every target runs with -rss_limit_mb=512 and -malloc_limit_mb=256: an input that
 # makes the reader allocate beyond that is a finding. Installs cargo-fuzz when missing.
 # `make fuzz-long` runs all targets at once (FUZZ_PARALLEL=1), each for FUZZ_LONG_SECONDS of wall time.
 # FUZZ_OPT_LEVEL (default 1) is the optimization level of the fuzz build: at 1 it builds in ~4 min
@@ -39,7 +40,7 @@ elif [ "${CI:-}" = "true" ]; then
     echo "fuzz: test data $TESTDATA missing under CI" >&2; exit 1
 fi
 "${FUZZ[@]}" build
-mkdir -p corpus/envelopes corpus/decompress corpus/type_names corpus/decode_page corpus/structured
+mkdir -p corpus/envelopes corpus/decompress corpus/type_names corpus/decode_page corpus/structured corpus/streamer_objects
 if [ -d "$TESTDATA/rntuple" ]; then
     # The envelopes target takes payloads, not files: cut them out of the test files.
     (cd .. && cargo run --quiet --release --example fuzz_seeds -- fuzz/corpus/envelopes "$TESTDATA"/rntuple/*.root "$TESTDATA"/v1-older/*.root)
@@ -58,7 +59,7 @@ printf 'Jet_pt > 20 + event %% 5 && !(sum(El.q) == 1)' > corpus/expressions/seed
 LIMITS=(-rss_limit_mb=512 -malloc_limit_mb=256)
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=64"
 export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
-TARGETS=(read_file envelopes decompress type_names decode_page structured expressions)
+TARGETS=(read_file envelopes decompress type_names decode_page structured expressions streamer_objects)
 # libFuzzer's -timeout is wall-clock time. The long run shares the machine at the lowest priority
 # (nice 19): a unit that takes 0.7 s alone was once starved past 20 s there, so it allows 120 s.
 TIMEOUT="${FUZZ_TIMEOUT:-20}"
@@ -95,4 +96,4 @@ run_target read_file "$SECONDS_TO_RUN"
 for target in "${TARGETS[@]:1}"; do
     run_target "$target" "$SECONDS_EACH"
 done
-echo "fuzz: read_file ran ${SECONDS_TO_RUN}s, envelopes, decompress, type_names, decode_page, structured and expressions ${SECONDS_EACH}s each, with ${LIMITS[*]}, without a crash"
+echo "fuzz: read_file ran ${SECONDS_TO_RUN}s, envelopes, decompress, type_names, decode_page, structured, expressions and streamer_objects ${SECONDS_EACH}s each, with ${LIMITS[*]}, without a crash"

@@ -81,6 +81,22 @@ fn column_sizes(d: &rntuple::format::descriptor::Descriptor) -> Vec<(u64, u64, u
     out
 }
 
+/// Pages that share their stored bytes with an earlier page of their cluster (same-page merging:
+/// the same locator offset) and their bytes, which the column sizes count once per page.
+fn shared_pages(d: &rntuple::format::descriptor::Descriptor) -> (u64, u64) {
+    let (mut n, mut bytes) = (0, 0);
+    for c in &d.clusters {
+        let mut seen = std::collections::HashSet::new();
+        for p in c.columns.iter().flatten().flat_map(|cr| &cr.pages) {
+            if p.locator.size > 0 && !seen.insert(p.locator.offset) {
+                n += 1;
+                bytes += p.locator.size;
+            }
+        }
+    }
+    (n, bytes)
+}
+
 /// `info --json` for one RNTuple: the facts of the text form as one object.
 fn ntuple_json(name: &str, r: &Reader) -> serde_json::Value {
     let d = r.descriptor();
@@ -94,6 +110,7 @@ fn ntuple_json(name: &str, r: &Reader) -> serde_json::Value {
             "path": r.descriptor().field_path(id), "type": r.display_type(id), "type_alias": f.type_alias,
             "projected": f.projection_source.is_some(), "schema_extension": f.from_extension,
             "streamer": matches!(r.kind(id), Ok(rntuple::logical::kind::Kind::Streamer)),
+            "streamer_read_as": r.streamer_objects(id).map(|o| if o { "objects" } else { "raw bytes" }),
             "top_level": f.parent.is_none(), "readable": r.is_readable(id),
         }));
         for &c in &f.children {
@@ -124,6 +141,7 @@ fn ntuple_json(name: &str, r: &Reader) -> serde_json::Value {
         "name": name, "format_version": format!("{}.{}.{}.{}", a.epoch, a.major, a.minor, a.patch), "writer": d.writer,
         "description": d.description, "entries": r.num_entries(), "clusters": d.clusters.len(), "cluster_groups": d.cluster_groups.len(),
         "compressed_bytes": sizes.iter().map(|s| s.0).sum::<u64>(), "uncompressed_bytes": sizes.iter().map(|s| s.1).sum::<u64>(),
+        "shared_pages": shared_pages(d).0, "shared_page_bytes": shared_pages(d).1,
         "fields": fields, "columns": columns, "alias_columns": aliases, "skipped_fields": skipped,
         "attribute_sets": attribute_sets_json(r),
     })
@@ -142,6 +160,10 @@ fn print_info(name: &str, r: &Reader) {
     println!("  clusters       : {} in {} cluster group(s)", d.clusters.len(), d.cluster_groups.len());
     let sizes = column_sizes(d);
     println!("  stored bytes   : {} compressed, {} uncompressed", human(sizes.iter().map(|s| s.0).sum()), human(sizes.iter().map(|s| s.1).sum()));
+    let (shared, shared_bytes) = shared_pages(d);
+    if shared > 0 {
+        println!("  shared pages   : {shared} pages ({}) point at an equal page of their cluster (same-page merging), stored once", human(shared_bytes));
+    }
     println!("  fields:");
     fn walk(r: &Reader, id: u32, depth: usize) {
         let d = r.descriptor();
@@ -156,8 +178,10 @@ fn print_info(name: &str, r: &Reader) {
         if f.from_extension {
             extra.push_str(" [schema extension]");
         }
-        if let Ok(rntuple::logical::kind::Kind::Streamer) = r.kind(id) {
-            extra.push_str(" [streamer field: read as raw bytes per entry]");
+        match r.streamer_objects(id) {
+            Some(true) => extra.push_str(" [streamer field: read as objects, described by the file's StreamerInfo]"),
+            Some(false) => extra.push_str(" [streamer field: read as raw bytes per entry (no StreamerInfo record of the class)]"),
+            None => {}
         }
         if !r.is_readable(id) && f.parent.is_none() {
             extra.push_str(" [SKIPPED: cannot be read]");

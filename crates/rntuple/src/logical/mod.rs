@@ -19,6 +19,10 @@ crate::unstable_mod! {
     kind
 }
 pub(crate) mod record_classes;
+crate::unstable_mod! {
+    /// The type names of objects streamed by ROOT's `TBufferFile` (internal).
+    streamed_types
+}
 pub mod typename;
 
 pub use kind::Scalar;

@@ -49,6 +49,15 @@ mod page_source;
 mod pages;
 mod read_plan;
 pub(crate) mod reader;
+mod streamer;
+crate::unstable_mod! {
+    /// Objects streamed by ROOT's `TBufferFile`, read by their StreamerInfo records (internal).
+    streamed_object
+}
+crate::unstable_mod! {
+    /// The collections of streamed objects (internal).
+    streamed_stl
+}
 pub(crate) mod typed;
 mod values;
 pub use attributes::{AttributeEntry, AttributeSetReader};

@@ -53,6 +53,18 @@ pub struct Reader {
     pub(super) top_by_name: std::collections::HashMap<String, u32>,
     /// Decoding threads.
     pub(super) threads: usize,
+    /// The file's StreamerInfo records, loaded when a streamer field is first read, and whether
+    /// streamer fields are read as objects (`read::streamer`).
+    pub(super) streamer: StreamerState,
+}
+
+/// The reader's state for streamer fields (`read::streamer`).
+#[derive(Default)]
+pub(super) struct StreamerState {
+    /// The file's StreamerInfo records (empty when it has none or they cannot be read).
+    pub(super) records: std::sync::OnceLock<Vec<crate::storage::streamer_info_read::ClassInfo>>,
+    /// Whether streamer fields are read as raw bytes.
+    pub(super) raw: bool,
 }
 
 impl Reader {
@@ -135,7 +147,7 @@ impl Reader {
             top_by_name.entry(f.name.clone()).or_insert(f.id);
         }
         let page_source = PageSource::new(src, anchor.max_key_size);
-        Ok(Reader { page_source, anchor, desc, kinds, readable, top_by_name, threads: default_threads() })
+        Ok(Reader { page_source, anchor, desc, kinds, readable, top_by_name, threads: default_threads(), streamer: Default::default() })
     }
 }
 

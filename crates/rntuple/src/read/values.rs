@@ -32,7 +32,7 @@ impl Reader {
                 Scalar::F64 => Value::F64(array.as_primitive::<Float64Type>().value(row)),
             },
             Kind::String => Value::String(array.as_string::<i64>().value(row).to_string()),
-            Kind::Streamer => Value::Bytes(array.as_binary::<i64>().value(row).to_vec()),
+            Kind::Streamer => self.streamer_value(field, array.as_binary::<i64>().value(row)),
             Kind::List => {
                 let l = array.as_list::<i64>();
                 let items = l.value(row);

@@ -49,6 +49,14 @@ crate::unstable_mod! {
     streamer_info
 }
 crate::unstable_mod! {
+    /// Reading the StreamerInfo record (internal).
+    streamer_info_read
+}
+crate::unstable_mod! {
+    /// Reading `TBufferFile`'s streamed bytes (internal).
+    tbuffer
+}
+crate::unstable_mod! {
     tfile
 }
 crate::unstable_mod! {

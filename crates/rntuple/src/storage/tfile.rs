@@ -304,6 +304,23 @@ fn file_header(src: &dyn ReadAt) -> Result<(Vec<u8>, u32, u64)> {
     Ok((hdr, version, begin))
 }
 
+/// The file's StreamerInfo records (the `TStreamerInfo` of every class it describes), read from
+/// its StreamerInfo key (`fSeekInfo` of the file header); an empty list when the file has none.
+pub fn read_streamer_infos(src: &dyn ReadAt) -> Result<Vec<crate::storage::streamer_info_read::ClassInfo>> {
+    let (hdr, version, _) = file_header(src)?;
+    let mut r = Be { b: &hdr, pos: 12, base: 0 };
+    let big = version >= 1_000_000;
+    let _end = if big { r.u64("fEND")? } else { r.u32("fEND")? as u64 };
+    let _seek_free = if big { r.u64("fSeekFree")? } else { r.u32("fSeekFree")? as u64 };
+    r.take(4 + 4 + 4 + 1 + 4, "file header")?; // fNbytesFree, nfree, fNbytesName, fUnits, fCompress
+    let seek_info = if big { r.u64("fSeekInfo")? } else { r.u32("fSeekInfo")? as u64 };
+    if seek_info == 0 {
+        return Ok(Vec::new());
+    }
+    let (key, payload) = read_key_at(src, seek_info, "StreamerInfo key")?;
+    crate::storage::streamer_info_read::parse_streamer_infos(&payload, u32::from(key.key_len)).map_err(|e| e.context(format!("the StreamerInfo key at byte {seek_info}")))
+}
+
 /// Reads a key header at `offset` of `src` and its (decompressed) payload.
 fn read_key_at(src: &dyn ReadAt, offset: u64, what: &str) -> Result<(KeyHeader, Vec<u8>)> {
     let avail = src.len().saturating_sub(offset).min(1024 + 64);

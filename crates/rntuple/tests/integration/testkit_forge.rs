@@ -89,7 +89,8 @@ fn impossible_quantized_columns_are_errors_through_alias_fields_too() {
     let valid = RNTupleFile::from_bytes(bytes.clone()).unwrap().reader("Events").unwrap();
     assert_eq!(valid.read_values(Some(&["Muon_pt"]), 0, 1).unwrap()[0].to_json()["Muon_pt"].as_array().unwrap().len(), 2);
     let quant = ColumnType::Real32Quant.to_u16();
-    let lies: [(&str, Option<u16>, Option<(f64, f64)>); 4] =
+    type Range = Option<(f64, f64)>;
+    let lies: [(&str, Option<u16>, Range); 4] =
         [("0 bits", Some(0), None), ("64 bits", Some(64), None), ("255 bits", Some(255), None), ("a NaN bound", None, Some((f64::NAN, 100.0)))];
     for (what, bits, range) in lies {
         let mut parts = disassemble(&bytes).unwrap();
