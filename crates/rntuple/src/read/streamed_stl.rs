@@ -13,8 +13,8 @@
 //!     stl_type: 1, ctype: 2, count_name: String::new(), range: None,
 //! };
 //! let infos = [ClassInfo { name: "C".into(), version: 3, checksum: 0, elements: vec![v] }];
-//! // C (byte count 14, version 3), its vector (byte count 10, version 9): 2 items, 5 and -1.
-//! let bytes = [0x40, 0, 0, 14, 0, 3, 0x40, 0, 0, 10, 0, 9, 0, 0, 0, 2, 0, 5, 0xFF, 0xFF];
+//! // C (byte count 16, version 3), its vector (byte count 10, version 9): 2 items, 5 and -1.
+//! let bytes = [0x40, 0, 0, 16, 0, 3, 0x40, 0, 0, 10, 0, 9, 0, 0, 0, 2, 0, 5, 0xFF, 0xFF];
 //! assert_eq!(deserialize(&bytes, &infos, "C")?.to_json().to_string(), r#"{"v":[5,-1]}"#);
 //! # Ok::<(), rntuple::Error>(())
 //! ```

@@ -7,11 +7,12 @@
 //!
 //! ```
 //! use rntuple::storage::tbuffer::TBuf;
-//! // A byte count (0x40000000 | 8), version 3, then a TString "ab" and a big-endian u16.
-//! let b = [0x40, 0, 0, 8, 0, 3, 2, b'a', b'b', 0, 7];
+//! // A byte count (0x40000000 | 7: the 7 bytes after it), version 3, then a TString "ab" and a
+//! // big-endian u16.
+//! let b = [0x40, 0, 0, 7, 0, 3, 2, b'a', b'b', 0, 7];
 //! let mut r = TBuf::new(&b, 0, "example");
 //! let h = r.version_header()?;
-//! assert_eq!((h.version, h.end), (3, Some(12)));
+//! assert_eq!((h.version, h.end), (3, Some(11)));
 //! assert_eq!(r.tstring()?, "ab");
 //! assert_eq!(r.u16()?, 7);
 //! assert!(r.u8().is_err()); // nothing left: an error naming the offset
