@@ -12,7 +12,7 @@ use crate::expr::{apply_masks, Selection};
 use crate::logical::typename::TypeExpr;
 use crate::ops::merge_attrs::AttributeSets;
 use crate::ops::select::output_schema;
-use crate::ops::select_attrs::{PartLog, Placements, ThreadLog};
+use crate::ops::select_attrs::{boundaries, PartLog, Placements, ThreadLog};
 use crate::write::{WriteOptions, Writer};
 use arrow_array::{ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{Field, Fields, Schema};
@@ -189,6 +189,7 @@ pub fn skim_join(what: &JoinSkim, output: impl AsRef<Path>, opts: WriteOptions, 
     let read_refs: Vec<&str> = read.iter().map(String::as_str).collect();
     let (total, mut written) = (join.num_entries(), 0u64);
     let mut log = Vec::new();
+    let bounds: Vec<Vec<u64>> = join.primary().parts_inner().iter().map(|p| boundaries(&p.reader)).collect::<Result<_>>()?;
     for part in join.parts(1 << 16) {
         let batch = join.read_batch(Some(&read_refs), part.start, part.end)?;
         let nested = nest(&batch, p_read, &outs, |o| &o.read)?;
@@ -200,7 +201,7 @@ pub fn skim_join(what: &JoinSkim, output: impl AsRef<Path>, opts: WriteOptions, 
         }
         // A part lies in one input (whole clusters of it): logged for the attribute sets.
         if let Some((input, a)) = join.primary().locate(part.start) {
-            log.push(PartLog { input, a, b: a + (part.end - part.start), local_first: written, kept: masks.entries });
+            log.push(PartLog::new(input, a, a + (part.end - part.start), written, masks.entries.as_deref(), &bounds[input]));
         }
         written += out.num_rows() as u64;
         progress(part.end, total);

@@ -51,7 +51,7 @@ use crate::logical::descriptor_types::field_type;
 use crate::logical::typename::TypeExpr;
 use crate::ops::merge::copy_cluster;
 use crate::ops::merge_attrs::AttributeSets;
-use crate::ops::select_attrs::{PartLog, Placements, ThreadLog};
+use crate::ops::select_attrs::{boundaries, PartLog, Placements, ThreadLog};
 use crate::ops::skim_one::{batch_end, only_ntuple, read_columns, subset, top_ancestors, uncopyable, Subset};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
@@ -237,12 +237,17 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
     let first_error: Mutex<Option<Error>> = Mutex::new(None);
     // With attribute sets, each thread logs where its parts' entries went.
     let with_sets = inputs.iter().any(|i| !i.reader.attribute_set_names().is_empty());
+    let bounds: Vec<Vec<u64>> = if with_sets {
+        inputs.iter().map(|i| boundaries(&i.reader).map_err(|e| e.context(format!("skim: {}: attribute sets", i.name)))).collect::<Result<_>>()?
+    } else {
+        Vec::new()
+    };
     let logs: Mutex<Vec<ThreadLog>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..threads {
             let ctx = w.fill_context();
             let (inputs, parts, sel, kept, read_refs, plans, named) = (&inputs, &parts, &sel, &kept, &read_refs, &plans, &named);
-            let (next, done, written, failed, first_error, copied, logs) = (&next, &done, &written, &failed, &first_error, &copied, &logs);
+            let (next, done, written, failed, first_error, copied, logs, bounds) = (&next, &done, &written, &failed, &first_error, &copied, &logs, &bounds);
             s.spawn(move || {
                 let r = (|| -> Result<()> {
                     let mut ctx = ctx?;
@@ -255,7 +260,7 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
                                 copy_if_whole(&inp.reader, plan, sel, named, a, b, &mut ctx).map_err(|e| e.context(format!("skim: {}", inp.name)))?
                         {
                             if with_sets {
-                                log.push(PartLog { input: k, a, b, local_first: local, kept: None });
+                                log.push(PartLog::new(k, a, b, local, None, &bounds[k]));
                             }
                             local += n;
                             written.fetch_add(n, Ordering::Relaxed);
@@ -274,7 +279,7 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
                             ctx.flush_cluster()?;
                         }
                         if with_sets {
-                            log.push(PartLog { input: k, a, b, local_first: local, kept: masks.entries });
+                            log.push(PartLog::new(k, a, b, local, masks.entries.as_deref(), &bounds[k]));
                         }
                         local += out.num_rows() as u64;
                         written.fetch_add(out.num_rows() as u64, Ordering::Relaxed);

@@ -1,13 +1,19 @@
 //! Where a selecting skim's entries went, for its inputs' attribute sets: each thread logs the
-//! parts it skimmed (input, entry range, which entries were kept, where they start among the
-//! thread's own entries) and, when its fill context ends, where its clusters went in the output.
+//! parts it skimmed (input, entry range, how many entries it kept before each attribute-range
+//! boundary, where they start among the thread's own entries) and, when its fill context ends,
+//! where its clusters went in the output.
 //! An attribute entry's input range then becomes the output ranges of its kept entries: one range
 //! when they stayed together, several (with the same values) when the parts holding them went
 //! to different places. A range none of whose entries was kept stays as an empty range at the
 //! place they would have been, so that bookkeeping such as luminosity blocks without a selected
 //! event survives the cut.
 
-/// One part of an input skimmed by a thread.
+use crate::error::Result;
+use crate::read::reader::Reader;
+
+/// One part of an input skimmed by a thread. What it keeps is held as counts at the input's
+/// attribute-range boundaries only (not a mask per entry): memory follows the attribute sets,
+/// not the entries skimmed.
 pub(crate) struct PartLog {
     /// The input's index.
     pub input: usize,
@@ -16,19 +22,63 @@ pub(crate) struct PartLog {
     pub b: u64,
     /// The first of its kept entries among the thread's entries.
     pub local_first: u64,
-    /// Which of its entries were kept (all when `None`).
-    pub kept: Option<Vec<bool>>,
+    /// Entries kept.
+    kept: u64,
+    /// `(boundary, entries kept before it)` for the boundaries inside `(a, b)`, in order; empty
+    /// when every entry was kept.
+    cuts: Vec<(u64, u64)>,
 }
 
 impl PartLog {
-    /// Kept entries of the part before the input entry `e` (`a <= e <= b`).
+    /// The part `[a, b)` of `input`, starting at `local_first` among its thread's entries, whose
+    /// entries `mask` keeps (all when `None`), with counts at the `boundaries` (sorted) inside it.
+    pub fn new(input: usize, a: u64, b: u64, local_first: u64, mask: Option<&[bool]>, boundaries: &[u64]) -> PartLog {
+        let Some(mask) = mask else { return PartLog { input, a, b, local_first, kept: b - a, cuts: Vec::new() } };
+        let inside = &boundaries[boundaries.partition_point(|&x| x <= a)..boundaries.partition_point(|&x| x < b)];
+        let mut cuts = Vec::with_capacity(inside.len());
+        let (mut at, mut kept) = (a, 0u64);
+        for &e in inside {
+            let from = (at - a) as usize;
+            let to = ((e - a) as usize).min(mask.len());
+            kept += mask.get(from..to).map_or(0, |m| m.iter().filter(|&&k| k).count() as u64);
+            cuts.push((e, kept));
+            at = e;
+        }
+        let rest = mask.get((at - a) as usize..).map_or(0, |m| m.iter().filter(|&&k| k).count() as u64);
+        PartLog { input, a, b, local_first, kept: kept + rest, cuts }
+    }
+
+    /// Kept entries of the part before the input entry `e` (`a`, `b` or a boundary; a point in
+    /// between counts as the boundary below it).
     fn kept_before(&self, e: u64) -> u64 {
-        let n = e.clamp(self.a, self.b) - self.a;
-        match &self.kept {
-            None => n,
-            Some(m) => m.iter().take(n as usize).filter(|&&k| k).count() as u64,
+        if e <= self.a {
+            return 0;
+        }
+        if e >= self.b {
+            return self.kept;
+        }
+        if self.cuts.is_empty() {
+            return (e - self.a).min(self.kept);
+        }
+        match self.cuts.partition_point(|&(x, _)| x <= e).checked_sub(1) {
+            Some(k) => self.cuts[k].1,
+            None => 0,
         }
     }
+}
+
+/// The entries where the attribute ranges of `r` start and end, sorted, each once.
+pub(crate) fn boundaries(r: &Reader) -> Result<Vec<u64>> {
+    let mut out = Vec::new();
+    for name in r.attribute_set_names() {
+        for e in r.attribute_set(&name)?.entries()? {
+            out.push(e.range_start);
+            out.push(e.range_start.saturating_add(e.range_len));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// What one thread did: its parts in order and its clusters' places ((first entry in the output,
@@ -150,7 +200,19 @@ mod tests {
     use super::*;
 
     fn part(input: usize, a: u64, b: u64, local_first: u64, kept: Option<Vec<bool>>) -> PartLog {
-        PartLog { input, a, b, local_first, kept }
+        let boundaries: Vec<u64> = (0..=20).collect(); // every entry a boundary: exact counts
+        PartLog::new(input, a, b, local_first, kept.as_deref(), &boundaries)
+    }
+
+    #[test]
+    fn counts_are_kept_at_boundaries_only() {
+        // Entries 10..20, every other kept; boundaries at 12 and 17 (and others outside).
+        let mask: Vec<bool> = (10..20).map(|e| e % 2 == 0).collect();
+        let p = PartLog::new(0, 10, 20, 0, Some(&mask), &[0, 12, 17, 25]);
+        assert_eq!(p.cuts, [(12, 1), (17, 4)]); // 10 | 12, 14, 16
+        assert_eq!((p.kept_before(10), p.kept_before(12), p.kept_before(17), p.kept_before(20)), (0, 1, 4, 5));
+        let all = PartLog::new(0, 10, 20, 0, None, &[12]);
+        assert_eq!((all.kept_before(12), all.cuts.len()), (2, 0));
     }
 
     #[test]
