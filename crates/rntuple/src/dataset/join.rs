@@ -351,6 +351,12 @@ impl Join {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_values(&self, fields: Option<&[&str]>, start: u64, stop: u64) -> Result<Vec<Value>> {
+        Ok(self.read_values_matched(fields, start, stop)?.0)
+    }
+
+    /// [`Join::read_values`] with, per friend, its entry for each returned row (`None`: no match;
+    /// empty for a friend none of whose fields was read).
+    pub(crate) fn read_values_matched(&self, fields: Option<&[&str]>, start: u64, stop: u64) -> Result<(Vec<Value>, Vec<Vec<Option<u64>>>)> {
         let all: Vec<String> = if fields.is_none() { self.fields().into_iter().map(|(n, _)| n).collect() } else { Vec::new() };
         let names = self.names(fields, &all);
         let p = self.plan(&names, start, stop)?;
@@ -384,7 +390,7 @@ impl Join {
             }
             out.push(Value::Record(rec));
         }
-        Ok(out)
+        Ok((out, p.entries))
     }
 }
 

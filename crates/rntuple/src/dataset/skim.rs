@@ -189,7 +189,9 @@ pub fn skim_join(what: &JoinSkim, output: impl AsRef<Path>, opts: WriteOptions, 
     let read_refs: Vec<&str> = read.iter().map(String::as_str).collect();
     let (total, mut written) = (join.num_entries(), 0u64);
     let mut log = Vec::new();
-    let bounds: Vec<Vec<u64>> = join.primary().parts_inner().iter().map(|p| boundaries(&p.reader)).collect::<Result<_>>()?;
+    // Parts are logged only when the primary has attribute sets to carry over (as ops::select does).
+    let with_sets = join.primary().parts_inner().iter().any(|p| !p.reader.attribute_set_names().is_empty());
+    let bounds: Vec<Vec<u64>> = if with_sets { join.primary().parts_inner().iter().map(|p| boundaries(&p.reader)).collect::<Result<_>>()? } else { Vec::new() };
     for part in join.parts(1 << 16) {
         let batch = join.read_batch(Some(&read_refs), part.start, part.end)?;
         let nested = nest(&batch, p_read, &outs, |o| &o.read)?;
@@ -200,20 +202,22 @@ pub fn skim_join(what: &JoinSkim, output: impl AsRef<Path>, opts: WriteOptions, 
             w.append_batch(&out)?;
         }
         // A part lies in one input (whole clusters of it): logged for the attribute sets.
-        if let Some((input, a)) = join.primary().locate(part.start) {
+        if with_sets && let Some((input, a)) = join.primary().locate(part.start) {
             log.push(PartLog::new(input, a, a + (part.end - part.start), written, masks.entries.as_deref(), &bounds[input]));
         }
         written += out.num_rows() as u64;
         progress(part.end, total);
     }
     // The primary's attribute sets, their ranges moved to the entries kept.
-    let inputs = join.primary().parts_inner();
-    let placements = Placements::new(vec![ThreadLog { parts: log, placed: vec![(0, written)] }], inputs.len());
-    let mut sets = AttributeSets::default();
-    for (k, p) in inputs.iter().enumerate() {
-        sets.gather_mapped(&p.reader, &format!("skim --friend: {}", p.location), |start, len| placements.place(k, start, len))?;
+    if with_sets {
+        let inputs = join.primary().parts_inner();
+        let placements = Placements::new(vec![ThreadLog { parts: log, placed: vec![(0, written)] }], inputs.len());
+        let mut sets = AttributeSets::default();
+        for (k, p) in inputs.iter().enumerate() {
+            sets.gather_mapped(&p.reader, &format!("skim --friend: {}", p.location), |start, len| placements.place(k, start, len))?;
+        }
+        sets.write_with(&mut w)?;
     }
-    sets.write_with(&mut w)?;
     let index_bytes = join.index_bytes();
     let friends = join.friend_names().iter().map(|s| s.to_string()).collect();
     let file_bytes = w.commit()?;

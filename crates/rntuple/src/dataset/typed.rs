@@ -89,11 +89,18 @@ impl Join {
             }
         }
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let rows = if refs.is_empty() { empty_records(self.num_entries(), start, stop) } else { self.read_values(Some(&refs), start, stop)? };
-        // Which rows each friend matched: all of them in an inner join (the others are left out).
+        let (rows, mut entries) =
+            if refs.is_empty() { (empty_records(self.num_entries(), start, stop), Vec::new()) } else { self.read_values_matched(Some(&refs), start, stop)? };
+        // Which rows each friend matched (the read's own lookup): all of them in an inner join (the
+        // others are left out); a friend without fields was not looked up by the read.
         let mut matched: Vec<Option<Vec<Option<u64>>>> = Vec::with_capacity(friends.len());
-        for (k, _, _) in &friends {
-            matched.push(if self.how() == How::Inner { None } else { Some(self.friend_entries(*k, start, stop)?) });
+        for (k, _, members) in &friends {
+            let looked_up = entries.get_mut(*k).filter(|_| !members.is_empty()).map(std::mem::take);
+            matched.push(match looked_up {
+                _ if self.how() == How::Inner => None,
+                Some(e) => Some(e),
+                None => Some(self.friend_entries(*k, start, stop)?),
+            });
         }
         let mut out = Vec::with_capacity(rows.len());
         for (r, row) in rows.into_iter().enumerate() {
