@@ -81,10 +81,15 @@ impl RNTupleFile {
     /// `(path, class name, cycle)` (as uproot's `keys()` and ROOT's `TFile::GetListOfKeys` walked).
     ///
     /// ```
-    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/testdata/rntuple/test_int_float_rntuple_v1-0-0-0.root");
-    /// let f = rntuple::RNTupleFile::open(path)?;
+    /// # use rntuple::write::{Writer, WriteOptions};
+    /// # let path = std::env::temp_dir().join(format!("rntuple-doc-keys-{}.root", std::process::id()));
+    /// # let mut w = Writer::create(&path, "ntuple", &[("x", "float")], WriteOptions::default())?;
+    /// # w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::F32(1.0))]))?;
+    /// # w.commit()?;
+    /// let f = rntuple::RNTupleFile::open(&path)?;
     /// assert!(f.keys().contains(&("ntuple".to_string(), "ROOT::RNTuple".to_string(), 1)));
-    /// # Ok::<(), rntuple::Error>(())
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn keys(&self) -> Vec<(String, String, u16)> {
         self.root.keys.clone()
