@@ -58,7 +58,9 @@ PREFIX ?= /usr/local
 C_VERSION = $$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 # With MPI built in (the distributed writer), a static link needs the MPI library too.
 C_MPI_LINK = $$(command -v mpicc >/dev/null && mpicc --showme:link 2>/dev/null)
-C_STATIC_LIBS = $(C_MPI_LINK) -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+# With the XRootD client built in (root:// reads; XrdCl's headers present), XrdCl and the C++ runtime too.
+C_XRD_LINK = $$(test -f /usr/include/xrootd/XrdCl/XrdClFile.hh && echo -lXrdCl -lstdc++)
+C_STATIC_LIBS = $(C_MPI_LINK) $(C_XRD_LINK) -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 # (The libraries come from `make build`: building rntuple-c alone would compile the core again with other features.)
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/rntuple $(DESTDIR)$(PREFIX)/include
@@ -68,19 +70,20 @@ install: build
 	strip --strip-debug $(DESTDIR)$(PREFIX)/lib/librntuple_c.so $(DESTDIR)$(PREFIX)/lib/librntuple_c.a
 	sed -e "s|@PREFIX@|$(PREFIX)|" -e "s|@VERSION@|$(C_VERSION)|" -e "s|@STATIC_LIBS@|$(C_STATIC_LIBS)|" \
 		crates/rntuple-c/install/rntuple.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rntuple.pc
-	sed -e "s|@MPI_LINK@|$(C_MPI_LINK)|" crates/rntuple-c/install/rntupleConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/rntupleConfig.cmake
+	sed -e "s|@MPI_LINK@|$(C_MPI_LINK) $(C_XRD_LINK)|" crates/rntuple-c/install/rntupleConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/rntupleConfig.cmake
 	sed -e "s|@VERSION@|$(C_VERSION)|" crates/rntuple-c/install/rntupleConfigVersion.cmake.in \
 		> $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/rntupleConfigVersion.cmake
 
 # Open MPI and libclang (the Rust MPI bindings generate theirs with it), nginx and xrootd (the HTTP
-# and XRootD servers of the remote-reading tests), cmake and pkg-config (the C ABI's tests), from Debian's packages
-# when missing.
-SYSTEM_PACKAGES := libopenmpi-dev openmpi-bin libclang-dev nginx-light xrootd-server cmake pkg-config
+# and XRootD servers of the remote-reading tests), XrdCl's headers (root:// reads: crates/rntuple-xrootd compiles its
+# client in when they are there), cmake and pkg-config (the C ABI's tests), from Debian's packages when missing.
+SYSTEM_PACKAGES := libopenmpi-dev openmpi-bin libclang-dev nginx-light xrootd-server libxrootd-client-dev cmake pkg-config
 mpi-deps:
 	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null || ! ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 \
 		|| ! (command -v nginx >/dev/null || test -x /usr/sbin/nginx) || ! command -v xrootd >/dev/null \
+		|| ! test -f /usr/include/xrootd/XrdCl/XrdClFile.hh \
 		|| ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null; then \
-		echo "== installing Open MPI, libclang, nginx, xrootd, cmake and pkg-config (apt-get) =="; \
+		echo "== installing Open MPI, libclang, nginx, xrootd (server and client library), cmake and pkg-config (apt-get) =="; \
 		$(SUDO) apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null \
 		|| ($(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null); \
 	fi
@@ -141,9 +144,11 @@ fuzz-smoke:
 # and 40 SIGKILLs of each checkpointing writer (make test: 8).
 RANDOM_SEEDS_LONG ?= 500
 CRASH_KILLS_LONG ?= 40
+MPI_CRASH_KILLS_LONG ?= 60
 test-long: venv build python
 	RNTUPLE_RANDOM_SEEDS=$(RANDOM_SEEDS_LONG) RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross/test_random_schemas.py
 	RNTUPLE_CRASH_KILLS=$(CRASH_KILLS_LONG) RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross/test_crash_checkpoint.py
+	RNTUPLE_MPI_CRASH_KILLS=$(MPI_CRASH_KILLS_LONG) RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q tests/cross/test_mpi_crash_checkpoint.py
 
 # Every fuzz target at once for FUZZ_LONG_SECONDS of wall time (default an hour each), at the lowest
 # CPU priority, with the smoke run's memory limits; logs and per-target CPU time in fuzz/logs/.

@@ -62,7 +62,11 @@ from ._rntuple import (
     RNTupleIOError,
     UnsupportedError,
     default_write_options,
+    memory_limit,
     normalize_type,
+    remote_options,
+    set_memory_limit,
+    set_remote_options,
 )
 from ._schema import root_type_of_arrow, root_type_of_form
 from ._skim import skim
@@ -108,12 +112,16 @@ __all__ = [
     "infer_schema",
     "iterate",
     "join",
+    "memory_limit",
     "merge",
     "normalize_type",
     "open",
     "parse_size",
+    "remote_options",
     "root_type_of_arrow",
     "root_type_of_form",
+    "set_memory_limit",
+    "set_remote_options",
     "skim",
     "to_rntuple",
     "write",

@@ -185,6 +185,23 @@ def default_write_options() -> dict[str, Any]:
 def normalize_type(type_name: str) -> str:
     """A ROOT type name normalized as the writer stores it (``int`` -> ``std::int32_t``)."""
 
+def set_remote_options(*, connect_timeout: float | None = None, idle_timeout: float | None = None,
+                       retries: int | None = None) -> None:
+    """Timeouts (seconds) and retries of every remote file (``http(s)://``, ``s3://``) opened from now on; omitted
+    arguments keep their values (defaults 30 s, 60 s, 3, or ``RNTUPLE_CONNECT_TIMEOUT`` / ``RNTUPLE_IDLE_TIMEOUT`` /
+    ``RNTUPLE_RETRIES``)."""
+
+def set_memory_limit(nbytes: int | None) -> None:
+    """The process-wide read budget: the most bytes one allocation of reading may take (a page, a decompressed
+    envelope, a column's values sized from the file). A read needing more raises ``RNTupleError`` naming what and how
+    much, before allocating. ``None`` (the default): no limit."""
+
+def memory_limit() -> int | None:
+    """The read budget set by :func:`set_memory_limit` in bytes, ``None`` when there is none."""
+
+def remote_options() -> dict[str, float]:
+    """The timeouts and retries remote files opened now get: ``connect_timeout``, ``idle_timeout``, ``retries``."""
+
 def infer_schema(data: _Data) -> dict[str, _FieldType]:
     """The schema (field name -> type) that writing ``data`` without a schema would use: ROOT type names, with
     records as untyped records (``{member: type}``) and lists or options of records as untyped collections
@@ -233,6 +250,9 @@ class File:
         """The RNTuple ``name`` (a trailing ``;cycle`` is ignored); the same object each time."""
     def close(self) -> None:
         """Releases the file."""
+    def reopen(self) -> File:
+        """The file opened again from its path or URL: a file being written with checkpoints at its latest
+        checkpoint (not in uproot)."""
     def __enter__(self) -> File: ...
     def __exit__(self, *exc: object) -> None: ...
 
@@ -368,6 +388,9 @@ class RNTuple:
     def __iter__(self) -> Iterator[Field]: ...
     def check(self) -> dict[str, Any]:
         """Reads every page of every field; reports damaged (field, cluster) pairs instead of raising."""
+    def reopen(self) -> RNTuple:
+        """This RNTuple from its file opened again: a file being written with checkpoints at its latest
+        checkpoint (not in uproot)."""
     def arrays(self, expressions: _Expressions = None, cut: str | None = None, *legacy: int | None,
                filter_name: _Filter = None, filter_typename: _Filter = None,
                filter_field: Callable[[Field], bool] | None = None, aliases: Mapping[str, str] | None = None,

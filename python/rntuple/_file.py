@@ -22,7 +22,8 @@ def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     ``memoryview`` beginning with ROOT's magic ``b"root"``); a URL (``https://``, ``http://`` or
     ``s3://bucket/key``, read natively with range requests, several in flight, the coming clusters loaded ahead
     of decoding; S3 takes its credentials and endpoint from the ``AWS_*`` environment variables, e.g.
-    ``AWS_ENDPOINT_URL``); or a binary file object. A seekable file
+    ``AWS_ENDPOINT_URL``; ``root://host//path`` over XRootD with vector reads, through XRootD's own client, which
+    finds WLCG tokens and X.509 proxies itself); or a binary file object. A seekable file
     object (an open file, ``io.BytesIO``, an fsspec file over HTTP, XRootD or S3) is read range by range:
     only the metadata and the pages of the fields you read are requested. A file object that cannot seek
     is read whole into memory first.
@@ -30,7 +31,8 @@ def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     >>> with rntuple.open("events.root") as f:
     ...     arrays = f["Events"].arrays(["nMuon", "Muon_pt"])
     >>> muon_pt = rntuple.open("s3://bucket/events.root")["Events"].arrays(["Muon_pt"])
-    >>> with fsspec.open("root://eospublic.cern.ch//eos/events.root", "rb") as remote:
+    >>> muon_pt = rntuple.open("root://eospublic.cern.ch//eos/events.root")["Events"].arrays(["Muon_pt"])
+    >>> with fsspec.open("simplecache::https://host/events.root", "rb") as remote:
     ...     muon_pt = rntuple.open(remote)["Events"].arrays(["Muon_pt"])   # transfers Muon_pt's pages
 
     Raises ``FileNotFoundError`` for a missing file and :class:`RNTupleError` for a file that is not a ROOT
@@ -49,12 +51,9 @@ def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
     return File(path)
 
 
-_URL_SCHEMES = ("http://", "https://", "s3://")
-
-
 def _is_url(path: str) -> bool:
-    """Whether `path` is a URL read natively (HTTP(S) range requests, S3)."""
-    return isinstance(path, str) and path[:8].lower().startswith(_URL_SCHEMES)
+    """Whether `path` is a URL read natively (HTTP(S) range requests, S3, XRootD's root://): the core's list."""
+    return isinstance(path, str) and _rntuple.is_url(path)
 
 
 def _is_file_object(source) -> bool:
@@ -88,6 +87,7 @@ class File:
 
     def __init__(self, path):
         self._opened: dict[str, RNTuple] = {}
+        self._location = None  # the path or URL, for reopen(); None for bytes and file objects
         if _is_file_object(path) and _seekable(path):
             name = getattr(path, "name", None)
             self._path = str(name) if name is not None else f"<{type(path).__name__}>"
@@ -105,14 +105,38 @@ class File:
         path = os.fspath(path)
         if isinstance(path, bytes):
             path = os.fsdecode(path)
+        self._location = path
         if _is_url(path):
             self._path = path
             self._native = _rntuple.NativeFile(path)
             return
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"no such file: {path!r}")
         self._path = path
+        if not os.path.exists(path):
+            # The native open tells a file a writer is still making (no checkpoint yet) from a missing one.
+            try:
+                self._native = _rntuple.NativeFile(path)
+                return
+            except OSError as e:
+                said = str(e)
+                live = "not yet a complete RNTuple" in said or "no longer running" in said
+                raise FileNotFoundError(said if live else f"no such file: {path!r}") from None
         self._native = _not_root_hint(lambda: _rntuple.NativeFile(path), path, None)
+
+    def reopen(self) -> "File":
+        """Opens the file again from its path or URL, as a new :class:`File`: for a file a writer with
+        ``checkpoint_clusters`` is still extending, its latest checkpoint, with the entries added since this one was
+        opened (this object stays as it was: readers see one checkpoint, whole). Not in uproot (which has no
+        such call). A file opened from bytes or a file object cannot be opened again (``ValueError``).
+
+        >>> f = rntuple.open("growing.root")
+        >>> f["Events"].num_entries
+        4000
+        >>> f.reopen()["Events"].num_entries   # the writer made checkpoints meanwhile
+        12000
+        """
+        if self._location is None:
+            raise ValueError(f"{self._path!r} was opened from memory or a file object: there is no path to open again")
+        return File(self._location)
 
     @property
     def file_path(self) -> str:
@@ -220,6 +244,8 @@ class File:
         got = self._opened.get(name)
         if got is None:
             got = self._opened[name] = RNTuple(self._native.reader(name), self._path)
+            if self._location is not None:
+                got._reopener = lambda location=self._location, name=name: File(location)[name]
         return got
 
     def close(self) -> None:

@@ -30,6 +30,7 @@ class RNTuple(UprootModel):
         self._top = [(name, typ, fid) for name, typ, fid in native.top_fields()]
         self._tree = FieldTree(native.field_rows(), [fid for _, _, fid in self._top])
         self._made: dict[str, Field] = {}
+        self._reopener = None  # opens it again from its file's path or URL: see reopen()
 
     @property
     def name(self) -> str:
@@ -503,6 +504,24 @@ class RNTuple(UprootModel):
         size = memory_size if isinstance(memory_size, str) else int(memory_size)
         start, stop = self._range(entry_start, entry_stop)
         return min(stop - start, self.step_entries(size if isinstance(size, str) else f"{size} B", plan.names, start, stop))
+
+    def reopen(self) -> "RNTuple":
+        """This RNTuple read again from its file, opened anew (:meth:`rntuple.File.reopen`): while a writer with
+        ``checkpoint_clusters`` extends the file, the latest checkpoint's entries (a prefix of the final ones,
+        whole clusters); this object keeps reading the checkpoint it was opened at. To follow a long job::
+
+            events = rntuple.open("job.root")["Events"]
+            while True:
+                time.sleep(10)
+                newer = events.reopen()
+                new = newer.arrays(entry_start=events.num_entries)   # the entries added since
+                events = newer
+
+        Not in uproot. ``ValueError`` for an RNTuple not opened from a path or URL.
+        """
+        if self._reopener is None:
+            raise ValueError(f"the RNTuple {self.name!r} in {self._path!r} was not opened from a path or URL: it cannot be reopened")
+        return self._reopener()
 
     def __enter__(self) -> "RNTuple":
         return self

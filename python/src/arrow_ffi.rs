@@ -25,19 +25,28 @@ pub(crate) fn batch_to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<P
     let array = Box::new(array);
     let schema = Box::new(schema);
     let pa = py.import("pyarrow")?;
-    let out =
-        pa.getattr("RecordBatch")?.call_method1("_import_from_c", (&*array as *const FFI_ArrowArray as usize, &*schema as *const FFI_ArrowSchema as usize))?;
+    let out = pa
+        .getattr("RecordBatch")?
+        .call_method1("_import_from_c", (&*array as *const FFI_ArrowArray as usize, &*schema as *const FFI_ArrowSchema as usize))
+        .map_err(|e| refused(py, e))?;
     // pyarrow moved the release callbacks out; dropping the emptied structs frees only them.
     drop(array);
     drop(schema);
     Ok(out.unbind())
 }
 
+/// pyarrow's refusal of data it cannot import (a type nested deeper than its recursion limit of 64) as an
+/// `UnsupportedError` (an `RNTupleError`), not pyarrow's `ArrowInvalid`.
+fn refused(py: Python<'_>, e: PyErr) -> PyErr {
+    crate::errors::to_py_err(py, Error::Unsupported(format!("pyarrow cannot import the data read: {}", e.value(py))))
+}
+
 /// A schema as a `pyarrow.Schema`.
 pub(crate) fn schema_to_pyarrow(py: Python<'_>, schema: &SchemaRef) -> PyResult<PyObject> {
     let ffi = FFI_ArrowSchema::try_from(schema.as_ref()).map_err(|e| Error::Internal(format!("exporting an Arrow schema: {e}"))).or_raise(py)?;
     let ffi = Box::new(ffi);
-    let out = py.import("pyarrow")?.getattr("Schema")?.call_method1("_import_from_c", (&*ffi as *const FFI_ArrowSchema as usize,))?;
+    let out =
+        py.import("pyarrow")?.getattr("Schema")?.call_method1("_import_from_c", (&*ffi as *const FFI_ArrowSchema as usize,)).map_err(|e| refused(py, e))?;
     // pyarrow moved the release callback out.
     drop(ffi);
     Ok(out.unbind())

@@ -11,6 +11,8 @@
 //!   as Arrow C streams, streams and arrays of other libraries into the writers);
 //! - `convert`: Python rows and field types to library values and types;
 //! - `options`: write options as keyword arguments;
+//! - `budget`: `set_memory_limit`, `memory_limit` (the read budget);
+//! - `remote`: `set_remote_options`, `remote_options` (timeouts and retries of remote reads);
 //! - `read`: `NativeFile` and `NativeReader`; `source`: Python file objects as byte sources;
 //!   `descriptors`: the anchor, header, footer and page list records as Python values (uproot's objects);
 //! - `write`: `NativeWriter`; `parallel`: `NativeParallelWriter` and `NativeFillContext`;
@@ -27,6 +29,7 @@ use pyo3::prelude::*;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod arrow_ffi;
+mod budget;
 mod capsule;
 mod convert;
 mod convert_files;
@@ -40,6 +43,7 @@ mod options;
 mod parallel;
 mod processor;
 mod read;
+mod remote;
 mod select;
 mod source;
 mod write;
@@ -49,6 +53,8 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     options::register(m)?;
     read::register(m)?;
+    remote::register(m)?;
+    budget::register(m)?;
     capsule::register(m)?;
     write::register(m)?;
     parallel::register(m)?;
@@ -60,5 +66,13 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(feature = "mpi")]
     mpi::register(m)?;
     m.add_function(wrap_pyfunction!(convert::normalize_type, m)?)?;
+    m.add_function(wrap_pyfunction!(is_url, m)?)?;
     Ok(())
+}
+
+/// Whether `path` is a URL the native reader opens (`http(s)://`, `s3://`, `root://`): the core's
+/// one list of schemes.
+#[pyfunction]
+fn is_url(path: &str) -> bool {
+    rntuple::RNTupleFile::is_url(path)
 }

@@ -33,6 +33,11 @@ import servers  # noqa: E402
 
 DEFAULT_BIN = REPO / "target" / "release" / "rntuple"
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# XrdCl (the native root:// reads, and fsspec-xrootd) gives up on an unreachable server after its connection window
+# times its retries: short here, so that the tests of unreachable servers take seconds. Set before any XrdCl starts;
+# the CLI's processes inherit them.
+os.environ.setdefault("XRD_CONNECTIONWINDOW", "3")
+os.environ.setdefault("XRD_CONNECTIONRETRY", "1")
 SUBDIRS = ("rntuple", "v1-older")  # the shared RNTuples every reader must read (legacy/ is refused by design)
 BUCKET = "rntuple-testdata"
 CLI_TIMEOUT = 60

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import http.client
 import os
-import re
 import shutil
 import signal
 import socket
@@ -35,12 +34,13 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from fault_server import FAULT_MODES, FaultServer
+from threaded_http import HOST, _ContextServer, _QuietHandler, _ThreadedServerBase
 
 __all__ = ["FaultServer", "LatencyProxy", "NginxServer", "S3Server", "ServerError", "XRootDServer", "free_port", "FAULT_MODES"]
 
-HOST = "127.0.0.1"
 NGINX = os.environ.get("RNTUPLE_NGINX", shutil.which("nginx") or "/usr/sbin/nginx")
 XROOTD = os.environ.get("RNTUPLE_XROOTD", shutil.which("xrootd") or "/usr/bin/xrootd")
 
@@ -96,16 +96,6 @@ def _launch(launch, timeout: float, what: str, log, attempts: int = 5) -> int:
             if "in use" not in str(exc):
                 break
     raise last
-
-
-class _ContextServer:
-    """A test server used as a context manager: `with Server(...) as srv:` starts it, leaving the block stops it."""
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
 
 class _ProcessServer(_ContextServer):
@@ -370,68 +360,6 @@ class XRootDServer(_ProcessServer):
 
 
 # ------------------------------------------------------------------------------------------------------------
-# Threaded HTTP plumbing shared by LatencyProxy and FaultServer
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128
-    allow_reuse_address = True
-
-    def handle_error(self, request, client_address):
-        # a client that closes its connection early (it gave up on a faulty answer, or a timeout) is not an error
-        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            return
-        super().handle_error(request, client_address)
-
-
-class _ThreadedServerBase(_ContextServer):
-    """Runs a ThreadingHTTPServer on 127.0.0.1:0 in a daemon thread."""
-
-    handler_class: type = BaseHTTPRequestHandler
-
-    def __init__(self):
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        return self._httpd.server_address[1]
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{HOST}:{self.port}"
-
-    def start(self):
-        owner = self
-
-        class Handler(self.handler_class):
-            server_owner = owner
-
-        self._httpd = _Server((HOST, 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=type(self).__name__, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._thread.join(5)
-            self._httpd = None
-
-
-
-class _QuietHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: a response always says its length or closes the connection
-    server_owner = None
-
-    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
-        pass
-
-
-# ------------------------------------------------------------------------------------------------------------
 # Latency-injecting, counting reverse proxy
 
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te",
@@ -559,174 +487,3 @@ class LatencyProxy(_ThreadedServerBase):
             self._requests = 0
             self._bytes = 0
             self._log = []
-
-
-# ------------------------------------------------------------------------------------------------------------
-# A server of one file that misbehaves on purpose
-
-FAULT_MODES = {
-    "ok": "a correct server (single and multi-range requests, HEAD)",
-    "drop": "sends the headers and half of the body, then closes the connection",
-    "416": "416 Range Not Satisfiable for every ranged GET",
-    "500": "500 Internal Server Error",
-    "404": "404 Not Found",
-    "short": "a 206 (or 200) whose body is shorter than its Content-Length says, then closes the connection",
-    "short-range": "a well-formed 206 for a shorter range than asked (Content-Range and Content-Length agree)",
-    "ignore-range": "200 with the whole file, whatever the Range header asks (legal HTTP: a client must cope)",
-    "garbage": "a 206 with the right headers and length whose body bytes are all 0xAB",
-    "stall": "sends the headers, then nothing (until the client gives up or the server stops)",
-}
-
-_RANGE_RE = re.compile(r"^\s*(\d*)\s*-\s*(\d*)\s*$")
-
-
-def parse_ranges(header: str | None, size: int):
-    """[(start, stop_exclusive), ...] of a `Range: bytes=...` header; None for no/unparsable header (serve all);
-    [] when no range is satisfiable (416)."""
-    if not header or not header.strip().lower().startswith("bytes="):
-        return None
-    out = []
-    for part in header.split("=", 1)[1].split(","):
-        m = _RANGE_RE.match(part)
-        if not m or (not m.group(1) and not m.group(2)):
-            return None
-        if not m.group(1):  # suffix: the last N bytes
-            n = int(m.group(2))
-            if n == 0:
-                continue
-            out.append((max(0, size - n), size))
-            continue
-        start = int(m.group(1))
-        stop = min(size, int(m.group(2)) + 1) if m.group(2) else size
-        if start >= size or stop <= start:
-            continue
-        out.append((start, stop))
-    return out
-
-
-class _FaultHandler(_QuietHandler):
-    def do_HEAD(self):
-        owner = self.server_owner
-        if self.path.split("?")[0] != owner.path:
-            return self._plain(404, b"not found\n", head=True)
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(owner.data)))
-        self.send_header("Accept-Ranges", "bytes")
-        self.send_header("Content-Type", "application/octet-stream")
-        self.end_headers()
-        with owner._lock:
-            owner.heads += 1
-
-    def _plain(self, status, body: bytes, head=False, extra=()):
-        self.send_response(status)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in extra:
-            self.send_header(k, v)
-        self.end_headers()
-        if not head:
-            self.wfile.write(body)
-
-    def _abort(self):
-        """Closes the connection at once (no more bytes, no orderly keep-alive)."""
-        self.close_connection = True
-        try:
-            self.wfile.flush()
-            self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
-    def do_GET(self):
-        owner = self.server_owner
-        data, size = owner.data, len(owner.data)
-        if self.path.split("?")[0] != owner.path:
-            return self._plain(404, b"not found\n")
-        with owner._lock:
-            owner.gets += 1
-            n = owner.gets
-            owner.ranges_asked.append(self.headers.get("Range"))
-        mode = owner.mode if n > owner.after else "ok"
-        if mode != "ok":
-            with owner._lock:
-                owner.faults += 1
-        ranges = parse_ranges(self.headers.get("Range"), size)
-        if mode in ("500", "404"):
-            return self._plain(int(mode), f"{mode} (FaultServer)\n".encode())
-        if mode == "416" or ranges == []:
-            return self._plain(416, b"range not satisfiable\n", extra=[("Content-Range", f"bytes */{size}")])
-        if mode == "ignore-range" or ranges is None:
-            self.send_response(200)
-            self.send_header("Content-Length", str(size))
-            self.send_header("Accept-Ranges", "bytes")
-            self.send_header("Content-Type", "application/octet-stream")
-            self.end_headers()
-            self.wfile.write(data)
-            return
-        if mode == "short-range":
-            ranges = [(a, a + max(1, (b - a) // 2)) for a, b in ranges]
-        if len(ranges) == 1:
-            (a, b), = ranges
-            headers = [("Content-Range", f"bytes {a}-{b - 1}/{size}"), ("Content-Type", "application/octet-stream")]
-            body = data[a:b] if mode != "garbage" else b"\xab" * (b - a)
-        else:
-            boundary = "RNTUPLE_FAULTSERVER_BOUNDARY"
-            parts = []
-            for a, b in ranges:
-                parts.append(f"\r\n--{boundary}\r\nContent-Type: application/octet-stream\r\n"
-                             f"Content-Range: bytes {a}-{b - 1}/{size}\r\n\r\n".encode()
-                             + (data[a:b] if mode != "garbage" else b"\xab" * (b - a)))
-            parts.append(f"\r\n--{boundary}--\r\n".encode())
-            body = b"".join(parts)
-            headers = [("Content-Type", f"multipart/byteranges; boundary={boundary}")]
-        self.send_response(206)
-        for k, v in headers:
-            self.send_header(k, v)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Accept-Ranges", "bytes")
-        self.end_headers()
-        if mode == "drop":
-            self.wfile.write(body[: len(body) // 2])
-            return self._abort()
-        if mode == "short":
-            self.wfile.write(body[: max(0, len(body) - max(1, len(body) // 4))])
-            return self._abort()
-        if mode == "stall":
-            self.wfile.flush()
-            owner._stop.wait(owner.stall_s)
-            return self._abort()
-        self.wfile.write(body)
-
-
-class FaultServer(_ThreadedServerBase):
-    """Serves one file (`file_path`, read into memory) at `.url` (http://127.0.0.1:PORT/<file name>) with Range
-    support (single ranges, suffix and open ranges, multi-range as multipart/byteranges) and HEAD (Content-Length,
-    always correct), misbehaving on GET requests after the first `after` ones as `mode` says (see FAULT_MODES):
-    "ok", "drop", "416", "500", "404", "short", "short-range", "ignore-range", "garbage", "stall".
-
-    Counters (`.gets`, `.heads`, `.faults`: GETs answered wrongly) and `.ranges_asked` (the Range headers of the
-    GETs) say what the client did. `stall_s` bounds how long a "stall" response hangs."""
-
-    handler_class = _FaultHandler
-
-    def __init__(self, file_path, mode: str = "ok", after: int = 0, stall_s: float = 60.0):
-        super().__init__()
-        if mode not in FAULT_MODES:
-            raise ValueError(f"FaultServer: unknown mode {mode!r} (modes: {', '.join(FAULT_MODES)})")
-        self.file_path = Path(file_path)
-        self.data = self.file_path.read_bytes()
-        self.path = "/" + urllib.parse.quote(self.file_path.name)
-        self.mode = mode
-        self.after = after
-        self.stall_s = stall_s
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self.gets = self.heads = self.faults = 0
-        self.ranges_asked: list = []
-
-    @property
-    def url(self) -> str:
-        return self.base_url + self.path
-
-    def stop(self) -> None:
-        self._stop.set()
-        super().stop()

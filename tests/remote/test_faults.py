@@ -13,6 +13,20 @@ import servers
 
 from conftest import FAULT_TIMEOUT, assert_same_arrays, call_with_timeout, read_all
 
+# Timeouts well inside FAULT_TIMEOUT (the defaults, 30 s to connect and 60 s idle, suit the grid, not a test): a
+# request must finish within 2 + 5 s plus 1 s per MiB (see test_fault_modes.py for the timeouts' own bounds).
+SHORT = {"RNTUPLE_CONNECT_TIMEOUT": "2", "RNTUPLE_IDLE_TIMEOUT": "5", "RNTUPLE_RETRIES": "2"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def short_timeouts(rntuple_pkg):
+    """This process's remote options set as SHORT for the module (restored afterwards)."""
+    before = rntuple_pkg.remote_options()
+    rntuple_pkg.set_remote_options(connect_timeout=2, idle_timeout=5, retries=2)
+    yield
+    rntuple_pkg.set_remote_options(**before)
+
+
 HARD = ["drop", "416", "500", "404", "short", "garbage"]  # a correct client cannot get the data: it must fail
 SOFT = ["ignore-range", "short-range"]  # legal or recoverable answers: correct data, or a clear failure
 
@@ -78,12 +92,12 @@ def test_cli_fault(cli, written, mode):
         for args in (["dump", "{url}", "--entries", "0:100000"], ["check", "{url}"]):
             with servers.FaultServer(path, mode, after=after) as srv:
                 argv = [a.format(url=srv.url) for a in args]
-                p = cli.run(*argv, timeout=FAULT_TIMEOUT)
+                p = cli.run(*argv, env=SHORT, timeout=FAULT_TIMEOUT)
                 if p.returncode == 0 and mode in SOFT:
                     if args[0] == "dump":
                         assert p.stdout.decode() == local_dump, f"`rntuple {' '.join(argv)}` ({mode} after {after}): wrong data"
                     continue
-                cli.expect_error(*argv, url=srv.url)
+                cli.expect_error(*argv, url=srv.url, env=SHORT)
                 assert srv.faults > 0 or mode in SOFT
 
 

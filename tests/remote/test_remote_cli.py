@@ -1,5 +1,6 @@
-"""The CLI with http:// and s3:// URLs in place of paths: `info`, `dump`, `check`, `bench read`, `skim`, `merge` give
-what they give for the local file; errors exit non-zero with `error: ...` naming the URL."""
+"""The CLI with http://, s3:// and root:// (XRootD, read natively through XrdCl) URLs in place of paths: `info`,
+`dump`, `check`, `bench read`, `skim`, `merge` give what they give for the local file; errors exit non-zero with
+`error: ...` naming the URL."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ MUONS = ("rntuple", "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.ro
 MULTI = ("rntuple", "rntviewer-testfile-multiple-rntuples-v1-0-0-0.root")
 
 
-@pytest.fixture(params=["http", "s3"])
-def remote(request, nginx, s3):
+@pytest.fixture(params=["http", "s3", "xrootd"])
+def remote(request, nginx, s3, xrootd):
     """(protocol, function (sub, file name) -> URL, env for the CLI)."""
     if request.param == "http":
         return "http", lambda sub, fn: f"{nginx.url}/{sub}/{fn}", {}
+    if request.param == "xrootd":
+        return "xrootd", lambda sub, fn: f"{xrootd.url}/{sub}/{fn}", {}
     return "s3", lambda sub, fn: f"s3://{BUCKET}/{sub}/{fn}", s3.env
 
 
@@ -96,16 +99,18 @@ def test_skim_from_url_picks_ntuple(cli, testdata, remote, tmp_path):
     assert _content(cli, tmp_path / "remote.root") == _content(cli, tmp_path / "local.root")
 
 
-def test_merge_from_urls(cli, testdata, nginx, s3, tmp_path):
-    """`rntuple merge OUT INPUTS...` with an HTTP input, an S3 input and a local one, as from three local files."""
+def test_merge_from_urls(cli, testdata, nginx, s3, xrootd, tmp_path):
+    """`rntuple merge OUT INPUTS...` with an HTTP input, an S3 input, an XRootD input and a local one, as from four
+    local files."""
     path = testdata / MUONS[0] / MUONS[1]
     http_url = f"{nginx.url}/{MUONS[0]}/{MUONS[1]}"
     s3_url = f"s3://{BUCKET}/{MUONS[0]}/{MUONS[1]}"
-    cli.ok("merge", tmp_path / "local.root", path, path, path)
-    out = json.loads(cli.ok("merge", tmp_path / "remote.root", http_url, s3_url, path, env=s3.env))
+    root_url = f"{xrootd.url}/{MUONS[0]}/{MUONS[1]}"
+    cli.ok("merge", tmp_path / "local.root", path, path, path, path)
+    out = json.loads(cli.ok("merge", tmp_path / "remote.root", http_url, s3_url, root_url, path, env=s3.env))
     assert isinstance(out, dict)
     local, remote = _content(cli, tmp_path / "local.root"), _content(cli, tmp_path / "remote.root")
-    assert remote[0]["ntuples"][0]["entries"] == 3000
+    assert remote[0]["ntuples"][0]["entries"] == 4000
     assert remote == local
 
 
@@ -148,3 +153,18 @@ def test_s3_unreachable_endpoint(cli, s3):
     env["AWS_ENDPOINT_URL_S3"] = env["AWS_ENDPOINT_URL"]
     cli.expect_error("info", url, url=url, env=env)
 
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_xrootd_missing_file(cli, xrootd, command):
+    url = f"{xrootd.url}/rntuple/no-such-file.root"
+    before, after = COMMANDS[command]
+    err = cli.expect_error(*before, url, *after, url=url)
+    assert "no such file" in err.lower(), err
+
+
+def test_xrootd_unreachable_and_not_a_root_file(cli, xrootd):
+    url = f"root://127.0.0.1:{servers.free_port()}//file.root"
+    cli.expect_error("info", url, url=url)
+    url = f"{xrootd.url}/README.md"
+    cli.expect_error("info", url, url=url)

@@ -1,5 +1,6 @@
-"""The Python package reads every shared RNTuple test file over HTTP (nginx) and S3 (moto) natively
-(`rntuple.open("http://...")`, `rntuple.open("s3://bucket/key")`), and over XRootD through fsspec-xrootd file objects
+"""The Python package reads every shared RNTuple test file over HTTP (nginx), S3 (moto) and XRootD (Debian's
+xrootd-server) natively (`rntuple.open("http://...")`, `rntuple.open("s3://bucket/key")`, `rntuple.open("root://...")`
+through XrdCl, no fsspec), and over XRootD through fsspec-xrootd file objects
 (`rntuple.open(fsspec.open("root://...").open())`), with the same values as a local read; a missing object or an
 unreachable server raises RNTupleError naming the URL."""
 
@@ -25,9 +26,19 @@ def _check_io_stats(f, url):
     assert stats["requests"] > 0 and stats["bytes"] > 0, f"{url}: io_stats() = {stats!r} after reading everything"
 
 
+@pytest.fixture(params=["http", "s3", "xrootd"])
+def native_url(request, nginx, s3, xrootd):
+    """A function (sub, file name) -> the URL the native reader opens: HTTP (nginx), S3 (moto), XRootD (XrdCl)."""
+    if request.param == "http":
+        return lambda sub, fn: f"{nginx.url}/{sub}/{fn}"
+    if request.param == "s3":
+        return lambda sub, fn: f"s3://{BUCKET}/{sub}/{fn}"
+    return lambda sub, fn: f"{xrootd.url}/{sub}/{fn}"
+
+
 @pytest.mark.parametrize("sub,filename", FILES)
-def test_http_equals_local(rntuple_pkg, testdata, nginx, sub, filename):
-    url = f"{nginx.url}/{sub}/{filename}"
+def test_native_url_equals_local(rntuple_pkg, testdata, native_url, sub, filename):
+    url = native_url(sub, filename)
     expected = read_all(rntuple_pkg, testdata / sub / filename)
     f = rntuple_pkg.open(url)
     actual = {name: f[name].arrays() for name in f.ntuple_names()}
@@ -35,14 +46,26 @@ def test_http_equals_local(rntuple_pkg, testdata, nginx, sub, filename):
     _check_io_stats(f, url)
 
 
-@pytest.mark.parametrize("sub,filename", FILES)
-def test_s3_equals_local(rntuple_pkg, testdata, s3, sub, filename):
-    url = f"s3://{BUCKET}/{sub}/{filename}"
-    expected = read_all(rntuple_pkg, testdata / sub / filename)
-    f = rntuple_pkg.open(url)
-    actual = {name: f[name].arrays() for name in f.ntuple_names()}
-    assert_same_arrays(actual, expected, url)
-    _check_io_stats(f, url)
+def test_xrootd_native_reads_in_few_vector_reads(rntuple_pkg, testdata, xrootd):
+    """Reading every field of a multi-cluster file over root:// takes at most 2 requests per cluster plus the
+    opening's one (the page ranges of a cluster go out as one vector read)."""
+    sub, fn = "rntuple", "test_multiple_cluster_groups_rntuple_v1-0-0-0.root"
+    f = rntuple_pkg.open(f"{xrootd.url}/{sub}/{fn}")
+    (name,) = f.ntuple_names()
+    r = f[name]
+    before = f.io_stats()["requests"]
+    r.arrays()
+    clusters = len(r.cluster_boundaries) - 1 if hasattr(r, "cluster_boundaries") else None
+    assert clusters and clusters >= 2, f"{fn}: {clusters} clusters"
+    used = f.io_stats()["requests"] - before
+    assert 1 <= used <= 2 * clusters, f"{fn}: {used} requests for {clusters} clusters"
+
+
+def test_xrootd_native_missing_file_and_unreachable_server(rntuple_pkg, xrootd):
+    for url in (f"{xrootd.url}/rntuple/no-such-file.root", f"root://127.0.0.1:{servers.free_port()}//f.root"):
+        with pytest.raises((rntuple_pkg.RNTupleError, FileNotFoundError)) as e:
+            call_with_timeout(lambda url=url: rntuple_pkg.open(url), 120, url)
+        assert url in str(e.value), str(e.value)
 
 
 @pytest.mark.parametrize("sub,filename", FILES)

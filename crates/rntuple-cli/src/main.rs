@@ -26,6 +26,23 @@ struct Cli {
     /// to an earlier page of its cluster (same-page merging, ROOT 6.40's default, is on otherwise).
     #[arg(long, global = true)]
     no_same_page_merging: bool,
+    /// The most bytes one allocation of reading may take (a page, a decompressed envelope, a
+    /// column's values sized from the file), e.g. 512M or 2G: a read that needs more is an error
+    /// naming what and how much, raised before allocating. Default: no limit.
+    #[arg(long, global = true, value_name = "SIZE")]
+    memory_limit: Option<String>,
+    /// Remote reads (http://, https://, s3://): seconds to wait for a connection (default 30, or
+    /// RNTUPLE_CONNECT_TIMEOUT).
+    #[arg(long, global = true, value_name = "SECONDS")]
+    connect_timeout: Option<f64>,
+    /// Remote reads: seconds without a byte before a request fails (default 60, or
+    /// RNTUPLE_IDLE_TIMEOUT). A request must also finish within both timeouts plus 1 s per MiB.
+    #[arg(long, global = true, value_name = "SECONDS")]
+    idle_timeout: Option<f64>,
+    /// Remote reads: retries of a request after a connection error or a 5xx answer, with
+    /// back-off (default 3, or RNTUPLE_RETRIES).
+    #[arg(long, global = true, value_name = "N")]
+    retries: Option<usize>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -46,6 +63,8 @@ enum Cmd {
         json: bool,
         #[command(flatten)]
         dataset: cmd::dataset::DatasetArgs,
+        #[command(flatten)]
+        follow: cmd::follow::FollowArgs,
     },
     /// Reads every page of every field, cluster by cluster (checksums, decompression, decoding),
     /// and reports each damaged field and cluster; exits non-zero when anything is damaged.
@@ -330,6 +349,31 @@ fn keep_freed_memory() {
     }
 }
 
+/// `--connect-timeout`, `--idle-timeout`, `--retries`: over the environment's remote options
+/// (`rntuple::storage::remote_options`, the owner of the defaults), for the whole process.
+fn set_remote_options(connect: Option<f64>, idle: Option<f64>, retries: Option<usize>) -> Result<(), String> {
+    use rntuple::storage::remote_options::RemoteOptions;
+    if connect.is_none() && idle.is_none() && retries.is_none() {
+        return Ok(());
+    }
+    let seconds = |flag: &str, v: f64| match v {
+        v if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(std::time::Duration::from_secs_f64(v)),
+        _ => Err(format!("{flag} {v}: expected seconds above 0 and at most 86400")),
+    };
+    let mut o = RemoteOptions::from_env().map_err(|e| e.to_string())?;
+    if let Some(v) = connect {
+        o.connect_timeout = seconds("--connect-timeout", v)?;
+    }
+    if let Some(v) = idle {
+        o.idle_timeout = seconds("--idle-timeout", v)?;
+    }
+    if let Some(n) = retries {
+        o.retries = if n <= 100 { n } else { return Err(format!("--retries {n}: at most 100")) };
+    }
+    o.set_for_process();
+    Ok(())
+}
+
 fn main() -> ExitCode {
     // Behave like other Unix tools when the reader of our output goes away (`rntuple dump | head`):
     // die quietly from SIGPIPE instead of failing a write.
@@ -339,10 +383,24 @@ fn main() -> ExitCode {
     }
     keep_freed_memory();
     let cli = Cli::parse();
+    if let Err(e) = set_remote_options(cli.connect_timeout, cli.idle_timeout, cli.retries) {
+        eprintln!("rntuple: error: {e}");
+        return ExitCode::FAILURE;
+    }
+    if let Some(limit) = &cli.memory_limit {
+        match rntuple::format::budget::parse_size(limit) {
+            Ok(n) => rntuple::set_memory_limit(Some(n)),
+            Err(e) => {
+                eprintln!("rntuple: error: --memory-limit: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let progress = !cli.no_progress;
     cmd::set_same_page_merging(!cli.no_same_page_merging);
     let r = match cli.cmd {
-        Cmd::Info { files, ntuple, json, dataset } if dataset.is_dataset(&files) => cmd::dataset::info(&files, ntuple.as_deref(), &dataset, json),
+        Cmd::Info { files, ntuple, json, follow, .. } if follow.follow => cmd::follow::follow(&files[0], ntuple.as_deref(), json, &follow),
+        Cmd::Info { files, ntuple, json, dataset, .. } if dataset.is_dataset(&files) => cmd::dataset::info(&files, ntuple.as_deref(), &dataset, json),
         Cmd::Info { files, ntuple, json, .. } => cmd::info::info(&files[0], ntuple.as_deref(), json),
         Cmd::Check { file, ntuple, json } => cmd::check::check(&file, ntuple.as_deref(), json, progress),
         Cmd::Dump { files, sel, dataset } if dataset.is_dataset(&files) => {

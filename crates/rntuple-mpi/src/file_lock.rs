@@ -18,7 +18,7 @@ pub struct FileLockCounter {
 }
 
 /// The side file holding the counter for a file written at `writing_path` (rank 0's temporary
-/// file): beside it, as hidden as it is; for `/dev/null`, in the temporary directory (one node).
+/// file, or the file itself with checkpoints): beside it, hidden; for `/dev/null`, in the temporary directory (one node).
 pub fn side_file(writing_path: &Path) -> PathBuf {
     if writing_path == Path::new("/dev/null") {
         return std::env::temp_dir().join(format!(
@@ -27,9 +27,10 @@ pub fn side_file(writing_path: &Path) -> PathBuf {
             std::time::SystemTime::UNIX_EPOCH.elapsed().map(|d| d.as_nanos()).unwrap_or(0)
         ));
     }
-    let mut p = writing_path.as_os_str().to_owned();
-    p.push(".offset");
-    PathBuf::from(p)
+    // Hidden: a file written with checkpoints is written at its final name, not a hidden one.
+    let name = writing_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dot = if name.starts_with('.') { "" } else { "." };
+    writing_path.with_file_name(format!("{dot}{name}.offset"))
 }
 
 fn io(what: String, e: std::io::Error) -> Error {

@@ -26,6 +26,7 @@
 //! collective steps.
 
 mod aggregator;
+mod checkpointer;
 mod collective;
 pub mod file_lock;
 mod raw;

@@ -1,6 +1,7 @@
 //! The distributed writer: one RNTuple in one file written by every rank of a communicator.
 
 use crate::aggregator::{serve, AggregatorStats, LocalCounter, ToAggregator};
+use crate::checkpointer::{Local, LocalReports, Plan, Served, ToCheckpointer};
 use crate::collective::{agree, all_ok, broadcast_bytes, gather_bytes};
 use crate::file_lock::{side_file, FileLockCounter};
 use crate::raw::{SendComm, WindowCounter};
@@ -8,11 +9,11 @@ use crate::strategy::Strategy;
 use mpi::environment::Threading;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use rntuple::logical::typename::TypeExpr;
-use rntuple::write::distributed::{Assembler, RankFillContext, RankLayout, RankMetrics, RankWriter, Route};
+use rntuple::write::distributed::{Assembler, OffsetService, RankFillContext, RankLayout, RankMetrics, RankWriter, Route};
 use rntuple::write::{FillContext, ParallelWriter, WriteOptions};
 use rntuple::{Error, Result, Value};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -60,6 +61,9 @@ pub struct CommitReport {
     pub ranks: Vec<RankReport>,
     /// The files written (one, or one per rank).
     pub files: Vec<String>,
+    /// With `checkpoint_clusters`, on rank 0 of a shared file: checkpoints made while writing
+    /// (the one at creation included; the commit not counted).
+    pub checkpoints: u64,
 }
 
 enum Engine {
@@ -71,11 +75,21 @@ enum Engine {
         window: Option<Arc<WindowCounter>>,
         lock: Option<Arc<FileLockCounter>>,
         writing_path: PathBuf,
+        ckpt: Checkpoints,
     },
     Separate {
         w: ParallelWriter,
         path: String,
     },
+}
+
+/// With `checkpoint_clusters`: rank 0's checkpointing thread and its channel, or another rank's
+/// way to it (see [`crate::checkpointer`]).
+#[derive(Default)]
+struct Checkpoints {
+    thread: Option<JoinHandle<Served>>,
+    local: Option<Arc<LocalReports>>,
+    to_rank0: Option<Arc<ToCheckpointer>>,
 }
 
 /// A writer of one RNTuple that every rank of a communicator fills (each through one or more
@@ -130,6 +144,11 @@ impl MpiWriter {
         let shown = [parts[0].clone(), parts[1].clone(), shown_schema.join(", "), parts[3].clone()];
         agree(&comm, &["file name", "RNTuple name", "schema", "options"], &parts, &shown)?;
         // Checks whose outcome is the same on every rank (the inputs agree).
+        if opts.checkpoint_clusters > 0 && mpi.strategy != Strategy::SeparateFiles && size > 1 && mpi::environment::threading_support() != Threading::Multiple {
+            return Err(Error::Unsupported(
+                "checkpoints of a shared file ('checkpoint_clusters') run a thread on rank 0 and need MPI_THREAD_MULTIPLE, which this MPI library does not provide".into(),
+            ));
+        }
         if mpi.strategy.needs_aggregator() && size > 1 && mpi::environment::threading_support() != Threading::Multiple {
             return Err(Error::Unsupported(format!(
                 "the {} strategy runs an aggregator thread and needs MPI_THREAD_MULTIPLE, which this MPI library does not provide (initialize MPI with it, or use the one-sided or file-lock strategy)",
@@ -192,6 +211,7 @@ impl MpiWriter {
         // The routes: communicators and windows are made collectively on every rank first.
         let mut agg_comm = if strategy.needs_aggregator() { Some(comm.duplicate()) } else { None };
         let window = if strategy == Strategy::OneSided { Some(Arc::new(WindowCounter::create(comm, rank, first)?)) } else { None };
+        let ck_comm = if opts.checkpoint_clusters > 0 { Some(comm.duplicate()) } else { None };
         let mut counter = None;
         let mut to_agg = None;
         let made = (|| {
@@ -223,7 +243,15 @@ impl MpiWriter {
             let file = if matches!(route, Route::Ship(_)) { None } else { Some(writing_path.as_path()) };
             RankWriter::new(name, schema, opts.clone(), layout.clone(), route, file)
         })();
-        let rw = match all_ok(comm, made, &format!("open {} for writing", writing_path.display())) {
+        let made = made.map(|rw| {
+            let svc: Option<Arc<dyn OffsetService>> = match strategy {
+                Strategy::OneSided => window.clone().map(|w| w as Arc<dyn OffsetService>),
+                Strategy::FileLock => lock.clone().map(|l| l as Arc<dyn OffsetService>),
+                _ => counter.clone().map(|c| c as Arc<dyn OffsetService>),
+            };
+            (rw, svc)
+        });
+        let (rw, svc) = match all_ok(comm, made, &format!("open {} for writing", writing_path.display())) {
             Ok(rw) => rw,
             Err(e) => {
                 if let Some(w) = &window {
@@ -240,6 +268,10 @@ impl MpiWriter {
                 return Err(e);
             }
         };
+        let ckpt = match ck_comm {
+            Some(c) => self.start_checkpoints(c, &rw, &mut asm, svc, layout.align, opts.checkpoint_clusters)?,
+            None => Checkpoints::default(),
+        };
         let aggregator = match (agg_comm, counter) {
             (Some(c), Some(counter)) if rank == 0 => {
                 let (senders, rank0, c) = ((self.size - 1) as usize, rw.clone(), SendComm(c));
@@ -251,7 +283,39 @@ impl MpiWriter {
             }
             _ => None,
         };
-        Ok(Engine::Shared { rank: rw, asm, aggregator, to_agg, window, lock, writing_path })
+        Ok(Engine::Shared { rank: rw, asm, aggregator, to_agg, window, lock, writing_path, ckpt })
+    }
+
+    /// Checkpoints: rank 0 hands its assembler to a checkpointing thread that reserves through
+    /// `svc` (rank 0's route to the allocator); every rank reports its durable clusters to it.
+    fn start_checkpoints(
+        &self,
+        c: SimpleCommunicator,
+        rw: &RankWriter,
+        asm: &mut Option<Box<Assembler>>,
+        svc: Option<Arc<dyn OffsetService>>,
+        align: u64,
+        every: u64,
+    ) -> Result<Checkpoints> {
+        if self.rank != 0 {
+            let t = Arc::new(ToCheckpointer::new(c));
+            rw.report_durable_to(t.clone())?;
+            return Ok(Checkpoints { to_rank0: Some(t), ..Default::default() });
+        }
+        let (a, svc) = match (asm.take(), svc) {
+            (Some(a), Some(s)) => (a, s),
+            _ => return Err(Error::Invalid("rank 0 has no assembler or allocator to checkpoint with".into())),
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let local = Arc::new(LocalReports(Mutex::new(tx)));
+        rw.report_durable_to(local.clone())?;
+        let plan = Plan { senders: (self.size - 1) as usize, every, svc, align };
+        let comm = SendComm(c);
+        let h = std::thread::Builder::new()
+            .name("rntuple-checkpoints".into())
+            .spawn(move || crate::checkpointer::serve(comm, rx, a, plan))
+            .map_err(|e| Error::Invalid(format!("starting the checkpointing thread: {e}")))?;
+        Ok(Checkpoints { thread: Some(h), local: Some(local), to_rank0: None })
     }
 
     /// This process's rank.
@@ -319,11 +383,11 @@ impl MpiWriter {
                 let report = RankReport { rank: self.rank(), metrics, wall_seconds: wall, ..Default::default() };
                 self.finish_report(size, report, path)
             }
-            Engine::Shared { rank, asm, aggregator, to_agg, window, lock, writing_path } => {
+            Engine::Shared { rank, mut asm, aggregator, to_agg, window, lock, writing_path, mut ckpt } => {
                 let mut report = RankReport { rank: self.rank(), wall_seconds: wall, ..Default::default() };
                 let mut agg_error = None;
                 if let Some(Err(e)) = to_agg.as_ref().map(|t| t.done()) {
-                    self.engine = Some(Engine::Shared { rank, asm, aggregator: None, to_agg, window, lock, writing_path });
+                    self.engine = Some(Engine::Shared { rank, asm, aggregator: None, to_agg, window, lock, writing_path, ckpt });
                     self.abort(&e.to_string());
                 }
                 let mut kept_comm = None;
@@ -338,6 +402,31 @@ impl MpiWriter {
                         Err(_) => agg_error = Some(Error::Invalid("the aggregator thread panicked".into())),
                     }
                 }
+                // Checkpoints: every rank has reported its last cluster; rank 0's thread hands the
+                // assembler back.
+                let (mut kept_ck, mut n_checkpoints) = (None, 0);
+                if let Some(Err(e)) = ckpt.to_rank0.as_ref().map(|t| t.done()) {
+                    agg_error.get_or_insert(e);
+                }
+                if let Some(l) = ckpt.local.take() {
+                    if let Err(e) = l.send(Local::Done) {
+                        agg_error.get_or_insert(e);
+                    }
+                    match ckpt.thread.take().map(|h| h.join()) {
+                        Some(Ok((c, a, err))) => {
+                            kept_ck = Some(c);
+                            n_checkpoints = a.checkpoints().0;
+                            asm = Some(a);
+                            if let Some(e) = err {
+                                agg_error.get_or_insert(e);
+                            }
+                        }
+                        Some(Err(_)) => {
+                            agg_error.get_or_insert(Error::Invalid("the checkpointing thread panicked".into()));
+                        }
+                        None => {}
+                    }
+                }
                 let finished = match agg_error {
                     Some(e) => Err(e),
                     None => rank.finish(),
@@ -345,7 +434,7 @@ impl MpiWriter {
                 let (list, metrics) = match finished {
                     Ok(x) => x,
                     Err(e) => {
-                        self.engine = Some(Engine::Shared { rank, asm, aggregator: None, to_agg, window, lock, writing_path });
+                        self.engine = Some(Engine::Shared { rank, asm, aggregator: None, to_agg, window, lock, writing_path, ckpt });
                         self.abort(&e.to_string())
                     }
                 };
@@ -370,6 +459,7 @@ impl MpiWriter {
                 };
                 let status = broadcast_bytes(&self.comm, &status);
                 drop(kept_comm);
+                drop(kept_ck);
                 drop(to_agg);
                 let size = match status.split_first() {
                     Some((1, rest)) if rest.len() == 8 => {
@@ -384,6 +474,7 @@ impl MpiWriter {
                 let mut r = self.finish_report(size, report, path)?;
                 // One file: its size, not the sum over ranks.
                 r.file_size = size;
+                r.checkpoints = n_checkpoints;
                 r.files.truncate(1);
                 Ok(r)
             }
@@ -444,7 +535,7 @@ impl MpiWriter {
         } else {
             vec![path]
         };
-        Ok(CommitReport { file_size: if self.rank == 0 { total } else { size }, ranks, files })
+        Ok(CommitReport { file_size: if self.rank == 0 { total } else { size }, ranks, files, checkpoints: 0 })
     }
 }
 

@@ -15,6 +15,9 @@ use rntuple::primitives::element::PageValues as V;
 use rntuple_testkit::{column_range, compress, encode, push_column, push_field, single_group, FileForge, NTupleOptions, TOP};
 use serde_json::{json, Value};
 
+#[path = "hostile_files/bounds.rs"]
+mod bounds;
+
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 /// Tools, in the manifest's order.
@@ -514,6 +517,7 @@ fn cases() -> Res<Vec<Case>> {
         8,
         json!({"first_row": {"x": 1.5}}),
     ));
+    out.extend(bounds::cases()?);
     Ok(out)
 }
 

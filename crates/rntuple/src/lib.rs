@@ -60,6 +60,7 @@ mod value;
 pub mod write;
 
 pub use error::{Error, Result};
+pub use format::budget::{memory_limit, set_memory_limit};
 pub use read::file::RNTupleFile;
 pub use read::reader::Reader;
 /// `#[derive(Record)]` on a struct with named fields implements [`write::Entry`] (its members are

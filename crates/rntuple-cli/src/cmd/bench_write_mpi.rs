@@ -37,6 +37,11 @@ pub(crate) struct MpiBench {
     /// Approximate zipped cluster size in bytes.
     #[arg(long, default_value_t = 128 << 20)]
     pub(crate) cluster_size: u64,
+    /// Make the file a complete ROOT file every K clusters of the whole job (0: only at the
+    /// commit): a job killed at any moment leaves its last checkpoint readable (shared file:
+    /// agreed by every rank through rank 0; separate-files: each rank's file on its own).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) checkpoint_clusters: u64,
     /// Output file (default /dev/null).
     #[arg(long, default_value = "/dev/null")]
     pub(crate) output: String,
@@ -74,6 +79,7 @@ pub(crate) fn bench_write_mpi(cfg: &MpiBench) -> Res {
         compression: cfg.compression,
         max_unzipped_page_size: cfg.page_size,
         approx_zipped_cluster_size: cfg.cluster_size,
+        checkpoint_clusters: cfg.checkpoint_clusters,
         ..super::write_defaults()
     };
     let mpi = MpiOptions { strategy, align: cfg.alignment, direct_io: cfg.direct_io, max_write: cfg.write_block };
@@ -149,7 +155,7 @@ pub(crate) fn bench_write_mpi(cfg: &MpiBench) -> Res {
             "output": cfg.output, "files": report.files, "seconds": secs, "entries_per_second": entries as f64 / secs,
             "stored_bytes": report.file_size, "stored_mb_per_second": report.file_size as f64 / 1e6 / secs,
             "uncompressed_mb_per_second": raw as f64 / 1e6 / secs,
-            "clusters": report.ranks.iter().map(|r| r.metrics.clusters).sum::<u64>(),
+            "clusters": report.ranks.iter().map(|r| r.metrics.clusters).sum::<u64>(), "checkpoints": report.checkpoints,
             "max_wait_fraction": max_wait, "aggregator_fraction": agg, "per_rank": per_rank,
         })
     );

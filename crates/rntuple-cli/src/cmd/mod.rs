@@ -9,6 +9,7 @@ pub(crate) mod check;
 pub(crate) mod convert;
 pub(crate) mod dataset;
 pub(crate) mod dump;
+pub(crate) mod follow;
 pub(crate) mod import_json;
 pub(crate) mod info;
 pub(crate) mod merge;

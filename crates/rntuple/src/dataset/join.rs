@@ -356,7 +356,7 @@ impl Join {
 
     /// [`Join::read_values`] with, per friend, its entry for each returned row (`None`: no match;
     /// empty for a friend none of whose fields was read).
-    pub(crate) fn read_values_matched(&self, fields: Option<&[&str]>, start: u64, stop: u64) -> Result<(Vec<Value>, Vec<Vec<Option<u64>>>)> {
+    pub(crate) fn read_values_matched(&self, fields: Option<&[&str]>, start: u64, stop: u64) -> Result<(Vec<Value>, FriendEntries)> {
         let all: Vec<String> = if fields.is_none() { self.fields().into_iter().map(|(n, _)| n).collect() } else { Vec::new() };
         let names = self.names(fields, &all);
         let p = self.plan(&names, start, stop)?;
@@ -394,13 +394,16 @@ impl Join {
     }
 }
 
+/// Per friend, its entry for each row of a read (`None`: no match).
+pub(crate) type FriendEntries = Vec<Vec<Option<u64>>>;
+
 /// A planned read of a join (see `Join::plan`).
 struct Plan<'a> {
     sources: Vec<Source<'a>>,
     primary_fields: Vec<&'a str>,
     friend_fields: Vec<Vec<&'a str>>,
     /// Per friend, its entry for each (kept) primary entry; empty for friends not read.
-    entries: Vec<Vec<Option<u64>>>,
+    entries: FriendEntries,
     /// Inner joins: which primary entries are kept (`None`: all).
     keep: Option<Vec<bool>>,
 }

@@ -169,14 +169,7 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8], what: &str, offset: u64) -> R
         }
         let block = &src[ip..ip + csize];
         let out = &mut dst[op..op + usize_];
-        match (h[0], h[1]) {
-            (b'Z', b'S') => zstd_block(block, out, what, at)?,
-            (b'Z', b'L') => zlib_block(block, out, what, at)?,
-            (b'X', b'Z') => lzma_block(block, out, what, at)?,
-            (b'L', b'4') => lz4_block(block, out, what, at)?,
-            (b'C', b'S') => return Err(Error::Unsupported(format!("{what}: old ROOT 'CS' compression at offset {at}"))),
-            (a, b) => return Err(Error::corrupt(format!("{what}: unknown compression block tag {:?}", [a, b].map(|c| c as char)), at)),
-        }
+        block_into([h[0], h[1]], block, out, what, at)?;
         ip += csize;
         op += usize_;
         if usize_ == 0 {
@@ -234,12 +227,64 @@ pub fn check_blocks(src: &[u8], len: u64, what: &str, offset: u64) -> Result<()>
     Ok(())
 }
 
-/// A zero-filled buffer of `len` bytes, or an error instead of an abort when it cannot be had.
+/// A zero-filled buffer of `len` bytes, or an error instead of an abort when it cannot be had
+/// or is over the read budget ([`crate::format::budget`]).
 pub fn zeroed(len: usize, what: &str) -> Result<Vec<u8>> {
+    crate::format::budget::check(len as u64, || what.to_string())?;
     let mut v = Vec::new();
     v.try_reserve_exact(len).map_err(|_| Error::Unsupported(format!("{what}: cannot allocate {len} bytes")))?;
     v.resize(len, 0);
     Ok(v)
+}
+
+/// Most a metadata payload (an envelope, a key's record) may expand over its stored bytes, above
+/// [`METADATA_INFLATE_FLOOR`]. Metadata is varied (names, offsets, sizes): ROOT's envelopes and
+/// records compress by 2-20 times; only runs of one byte reach ratios of thousands (a zstd block
+/// of 16 MiB of zeros is ~600 bytes). Pages are not bounded this way (a constant column is
+/// legitimately such a run).
+pub const METADATA_MAX_RATIO: u64 = 256;
+/// Metadata payloads up to this length may inflate at any ratio.
+pub const METADATA_INFLATE_FLOOR: u64 = 16 << 20;
+
+/// Checks that a metadata payload of `stored` bytes may expand to `len` bytes (see
+/// [`METADATA_MAX_RATIO`]), before anything is decompressed.
+///
+/// ```
+/// use rntuple::format::compression::check_metadata_ratio;
+/// assert!(check_metadata_ratio(100, 4 << 20, "footer", 0).is_ok());
+/// assert!(check_metadata_ratio(1 << 20, 200 << 20, "footer", 0).is_ok());
+/// let e = check_metadata_ratio(40_000, 1 << 30, "footer", 7).unwrap_err().to_string();
+/// assert!(e.contains("footer: 40000 stored bytes would inflate to 1073741824"), "{e}");
+/// ```
+pub fn check_metadata_ratio(stored: u64, len: u64, what: &str, offset: u64) -> Result<()> {
+    if len > METADATA_INFLATE_FLOOR && len > stored.saturating_mul(METADATA_MAX_RATIO) {
+        return Err(Error::corrupt(
+            format!("{what}: {stored} stored bytes would inflate to {len} bytes, more than {METADATA_MAX_RATIO} times (metadata does not compress that well: a compression bomb?)"),
+            offset,
+        ));
+    }
+    Ok(())
+}
+
+/// The first `n` uncompressed bytes of `src` (a payload of compression blocks whose headers
+/// [`check_blocks`] accepted), decompressing only the blocks that hold them.
+pub fn decompress_prefix(src: &[u8], n: usize, what: &str, offset: u64) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut ip = 0usize;
+    while out.len() < n && ip < src.len() {
+        let at = offset + ip as u64;
+        let Some(h) = src.get(ip..ip + BLOCK_HEADER) else {
+            return Err(Error::corrupt(format!("{what}: truncated compression block header"), at));
+        };
+        let (csize, ulen) = (u24(&h[3..6]), u24(&h[6..9]));
+        let block = src.get(ip + BLOCK_HEADER..ip + BLOCK_HEADER + csize).ok_or_else(|| Error::corrupt(format!("{what}: compressed block of {csize} bytes exceeds the stored data"), at))?;
+        let start = out.len();
+        out.resize(start + ulen, 0);
+        block_into([h[0], h[1]], block, &mut out[start..], what, at)?;
+        ip += BLOCK_HEADER + csize;
+    }
+    out.truncate(n);
+    Ok(out)
 }
 
 /// Decompresses into a new vector of length `len`, after [`check_blocks`] has shown that the
@@ -252,6 +297,18 @@ pub fn decompress(src: &[u8], len: usize, what: &str, offset: u64) -> Result<Vec
     let mut v = zeroed(len, what)?;
     decompress_into(src, &mut v, what, offset)?;
     Ok(v)
+}
+
+/// Decompresses one block's data (`tag`: its two tag bytes) into `out`, its uncompressed length.
+fn block_into(tag: [u8; 2], block: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
+    match (tag[0], tag[1]) {
+        (b'Z', b'S') => zstd_block(block, out, what, at),
+        (b'Z', b'L') => zlib_block(block, out, what, at),
+        (b'X', b'Z') => lzma_block(block, out, what, at),
+        (b'L', b'4') => lz4_block(block, out, what, at),
+        (b'C', b'S') => Err(Error::Unsupported(format!("{what}: old ROOT 'CS' compression at offset {at}"))),
+        (a, b) => Err(Error::corrupt(format!("{what}: unknown compression block tag {:?}", [a, b].map(|c| c as char)), at)),
+    }
 }
 
 fn zstd_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {

@@ -1,6 +1,7 @@
 //! Envelopes (header, footer, page list): checksum verification and deserialization into
 //! descriptors. Pure functions over bytes; no I/O.
 
+use super::compression;
 use super::cursor::Cursor;
 use super::descriptor::*;
 use crate::error::{Error, Result};
@@ -11,6 +12,45 @@ pub const ENVELOPE_HEADER: u16 = 1;
 pub const ENVELOPE_FOOTER: u16 = 2;
 /// Page list envelope type.
 pub const ENVELOPE_PAGE_LIST: u16 = 3;
+
+/// Decompresses an envelope of `len` bytes from its `stored` bytes (found at `offset`), bounded
+/// by what it declares: the stored bytes may not expand beyond
+/// [`compression::METADATA_MAX_RATIO`], the compression blocks must add up to `len`, and the
+/// envelope's own preamble (in its first block, decompressed first) must state `len` as its
+/// length, all before the whole envelope is allocated. A stored envelope whose anchor or link
+/// says 1 GiB but whose preamble says 148 bytes is refused having inflated one block.
+///
+/// ```
+/// use rntuple::format::compression::{compress, Compression};
+/// use rntuple::format::envelope::decompress_envelope;
+/// let mut env = vec![0u8; 100_000];
+/// env[..8].copy_from_slice(&(2u64 | 100_000 << 16).to_le_bytes());
+/// let mut z = Vec::new();
+/// compress(&env, Compression::zstd(5), &mut z)?;
+/// assert_eq!(decompress_envelope(&z, 100_000, "footer", 0)?, env);
+/// // The same blocks, their header lengths patched: a preamble disagreeing with the length.
+/// env[..8].copy_from_slice(&(2u64 | 50 << 16).to_le_bytes());
+/// let mut z = Vec::new();
+/// compress(&env, Compression::zstd(5), &mut z)?;
+/// let e = decompress_envelope(&z, 100_000, "footer", 0).unwrap_err().to_string();
+/// assert!(e.contains("preamble says it is 50 bytes long"), "{e}");
+/// # Ok::<(), rntuple::Error>(())
+/// ```
+pub fn decompress_envelope(stored: &[u8], len: u64, what: &str, offset: u64) -> Result<Vec<u8>> {
+    if stored.len() as u64 == len {
+        return Ok(stored.to_vec());
+    }
+    compression::check_metadata_ratio(stored.len() as u64, len, what, offset)?;
+    compression::check_blocks(stored, len, what, offset)?;
+    let preamble = compression::decompress_prefix(stored, 8, what, offset)?;
+    if let Ok(p) = <[u8; 8]>::try_from(preamble.as_slice()) {
+        let stated = u64::from_le_bytes(p) >> 16;
+        if stated != len {
+            return Err(Error::corrupt(format!("{what} envelope: its preamble says it is {stated} bytes long, its locator {len} bytes"), offset));
+        }
+    }
+    compression::decompress(stored, len as usize, what, offset)
+}
 
 /// Checks the envelope preamble and trailing XXH3; returns the payload (between preamble and checksum)
 /// and the checksum.
@@ -226,6 +266,8 @@ pub const MAX_ATTRIBUTE_ANCHOR: u32 = 4096;
 fn parse_attribute_sets(c: &mut Cursor, d: &mut Descriptor) -> Result<()> {
     // A record is at least 8 (frame) + 8 (versions, anchor length) + 12 (locator) + 4 (name).
     let la = c.list_frame("attribute set list", 32)?;
+    // Names seen so far: a set (a footer of 200,000 links is checked in linear time).
+    let mut names: std::collections::HashSet<String> = d.attribute_sets.iter().map(|a| a.name.clone()).collect();
     for i in 0..la.len() {
         let at = c.pos();
         let f = c.record_frame("attribute set record")?;
@@ -238,7 +280,7 @@ fn parse_attribute_sets(c: &mut Cursor, d: &mut Descriptor) -> Result<()> {
         if name.is_empty() {
             return Err(Error::in_envelope(format!("attribute set {i} has an empty name"), at as u64, "footer"));
         }
-        if d.attribute_sets.iter().any(|a| a.name == name) {
+        if !names.insert(name.clone()) {
             return Err(Error::in_envelope(format!("attribute set '{name}' is linked twice"), at as u64, "footer"));
         }
         if anchor_length == 0 || anchor_length > MAX_ATTRIBUTE_ANCHOR {

@@ -17,6 +17,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+crate::unstable_mod! {
+    /// The process-wide read budget and the largest page (internal; `rntuple::set_memory_limit`).
+    budget
+}
 pub mod descriptor;
 crate::unstable_mod! {
     /// The `ROOT::RNTuple` anchor object (internal).

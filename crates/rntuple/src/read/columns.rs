@@ -26,6 +26,11 @@ const MAX_RESERVATION: u64 = 1 << 24;
 /// Most elements reserved up front at all (2^31: an Arrow array's reach).
 const MAX_WHOLE_RESERVATION: u64 = 1 << 31;
 
+/// Most items one read of a collection whose items have no columns (an empty record: zero
+/// bytes per item) may hold: its count is an offset no stored byte backs, and every item still
+/// costs a consumer (a JSON `{}`, a Python object).
+pub const MAX_ZERO_SIZE_ITEMS: u64 = 1 << 20;
+
 /// Outputs of at least this many bytes are reserved only after their pages are probed.
 const PROBE_MIN_BYTES: usize = 16 << 20;
 
@@ -182,6 +187,11 @@ impl Reader {
                 self.page_source.probe_page(plan, col, codec, page, cluster)?;
             }
         }
+        let need = (out.len() as u64).saturating_add(total as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+        crate::format::budget::check(need, || {
+            let field = self.desc.fields.get(col.field_id as usize).map_or("?", |f| f.name.as_str());
+            format!("reading cluster {} of field '{field}' (column {})", self.desc.clusters[cluster].id, col.id)
+        })?;
         out.try_reserve(total).map_err(|_| {
             Error::Unsupported(format!("column {}: cannot allocate {total} elements of {} bytes in cluster {cluster}", col.id, std::mem::size_of::<T>()))
         })?;
@@ -324,7 +334,27 @@ impl Reader {
                 child.push(Span { cluster: sp.cluster, start: start as u64, end: prev as u64 });
             }
         }
+        let items = offs.last().map_or(0, |&v| v as u64);
+        if items > MAX_ZERO_SIZE_ITEMS && f.columns.len() <= 1 && !self.items_have_columns(f) {
+            return Err(Error::Unsupported(format!(
+                "collection '{}' of items without data (no columns: zero bytes each) claims {items} items in one read, more than the {MAX_ZERO_SIZE_ITEMS} this reader accepts (nothing in the file backs the count)",
+                f.name
+            )));
+        }
         Ok((offs, child))
+    }
+
+    /// Whether any field below `f` has a column (the items of a collection then take bytes).
+    fn items_have_columns(&self, f: &FieldDescriptor) -> bool {
+        let mut stack: Vec<u32> = f.children.clone();
+        while let Some(id) = stack.pop() {
+            let Some(c) = self.desc.fields.get(id as usize) else { continue };
+            if !c.columns.is_empty() {
+                return true;
+            }
+            stack.extend_from_slice(&c.children);
+        }
+        false
     }
 
     /// How many elements to reserve up front for reading `spans` of field `f`: the requested

@@ -1,12 +1,13 @@
 //! Opening files: the entry point of the reading API.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::format::anchor::AnchorStatus;
+use crate::read::live;
 use crate::read::reader::Reader;
 use crate::storage::location::{is_url, open_location};
 use crate::storage::source::{MemSource, ReadAt};
 use crate::storage::tfile::RootFile;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A ROOT file holding one or more RNTuples.
@@ -23,19 +24,60 @@ use std::sync::Arc;
 /// ```
 pub struct RNTupleFile {
     root: RootFile,
+    /// The path or URL it was opened from (for [`RNTupleFile::reopen`]); `None` for a byte source.
+    location: Option<PathBuf>,
 }
 
 impl RNTupleFile {
     /// Opens a ROOT file from disk, or from a server by URL: `http://` and `https://` (range
     /// requests) or `s3://bucket/key` (credentials and endpoint from the `AWS_*` environment
     /// variables; see `storage::remote::RemoteSource`).
+    ///
+    /// A local file that a writer with `checkpoint_clusters` is still extending opens as its last
+    /// checkpoint, whole (never a mix of two); before the first checkpoint (the path does not exist
+    /// yet, the writer's temporary file lies beside it) the error says the file is "not yet a
+    /// complete RNTuple (being written: no checkpoint yet)". See [`RNTupleFile::reopen`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let p = path.as_ref();
-        let src = open_location(p)?;
-        let root = RootFile::open(src);
+        let location = Some(p.to_path_buf());
         match p.to_str() {
-            Some(url) if is_url(url) => Ok(RNTupleFile { root: root.map_err(|e| e.context(url.to_string()))? }),
-            _ => Ok(RNTupleFile { root: root? }),
+            Some(url) if is_url(url) => {
+                let root = RootFile::open(open_location(p)?).map_err(|e| e.context(url.to_string()))?;
+                Ok(RNTupleFile { root, location })
+            }
+            _ => Ok(RNTupleFile { root: live::open_local(p)?, location }),
+        }
+    }
+
+    /// Opens the file again from its path or URL: the checkpoint a writer made last, with the
+    /// entries it added since this one was opened (a file being written with
+    /// `checkpoint_clusters`; a complete file opens as it was). `self` stays as it is. A file
+    /// opened from a byte source or from memory has no path to open again: an error.
+    ///
+    /// ```
+    /// use rntuple::write::{Writer, WriteOptions};
+    /// use rntuple::Value;
+    /// let path = std::env::temp_dir().join(format!("rntuple-doc-reopen-{}.root", std::process::id()));
+    /// let opts = WriteOptions { checkpoint_clusters: 1000, ..WriteOptions::default() };
+    /// let mut w = Writer::create(&path, "Events", &[("x", "float")], opts)?;
+    /// let entry = |x: f32| Value::Record(vec![("x".into(), Value::F32(x))]);
+    /// w.fill(&entry(1.0))?;
+    /// w.checkpoint()?; // the cluster so far, then the file on disk made complete
+    /// let first = rntuple::RNTupleFile::open(&path)?;
+    /// assert_eq!(first.reader("Events")?.num_entries(), 1);
+    /// w.fill(&entry(2.0))?;
+    /// w.checkpoint()?;
+    /// let again = first.reopen()?;
+    /// assert_eq!((first.reader("Events")?.num_entries(), again.reader("Events")?.num_entries()), (1, 2));
+    /// w.commit()?;
+    /// assert!(rntuple::RNTupleFile::from_bytes(std::fs::read(&path)?)?.reopen().is_err());
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reopen(&self) -> Result<RNTupleFile> {
+        match &self.location {
+            Some(p) => RNTupleFile::open(p),
+            None => Err(Error::Invalid("a file opened from a byte source or from memory has no path to open again".into())),
         }
     }
 
@@ -63,13 +105,13 @@ impl RNTupleFile {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_source(src: Arc<dyn ReadAt>) -> Result<Self> {
-        Ok(RNTupleFile { root: RootFile::open(src)? })
+        Ok(RNTupleFile { root: RootFile::open(src)?, location: None })
     }
 
     /// Opens a ROOT file held in memory.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self> {
         let src: Arc<dyn ReadAt> = Arc::new(MemSource(Arc::new(bytes)));
-        Ok(RNTupleFile { root: RootFile::open(src)? })
+        Ok(RNTupleFile { root: RootFile::open(src)?, location: None })
     }
 
     /// Paths of every RNTuple in the file (including refused pre-1.0 ones), in key order.

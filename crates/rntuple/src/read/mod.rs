@@ -44,6 +44,7 @@ mod cluster_pool;
 mod columns;
 mod envelopes;
 pub(crate) mod file;
+mod live;
 mod open;
 mod page_source;
 mod pages;

@@ -7,7 +7,6 @@
 use super::page_source::PageSource;
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
-use crate::format::compression;
 use crate::format::descriptor::Descriptor;
 use crate::format::envelope;
 use crate::logical::kind::{classify, Kind};
@@ -162,7 +161,7 @@ pub(super) fn read_envelope(src: &dyn ReadAt, max_key_size: u64, seek: u64, nbyt
         return Err(Error::corrupt(format!("{what} envelope stored size {nbytes} exceeds its length {len}"), seek));
     }
     let stored = read_blob(src, seek, nbytes, max_key_size, what)?;
-    compression::decompress(&stored, len as usize, what, seek)
+    crate::format::envelope::decompress_envelope(&stored, len, what, seek)
 }
 
 fn default_threads() -> usize {

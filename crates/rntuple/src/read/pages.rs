@@ -179,6 +179,7 @@ impl PageSource {
         // The blocks' own headers must account for the page's length before a buffer of that
         // length is made: a lying element count cannot drive the allocation.
         compression::check_blocks(data, len, &what(), page.locator.offset)?;
+        crate::format::budget::check(len, || format!("decompressing {}", what()))?;
         if unz.len() < len as usize {
             unz.try_reserve(len as usize - unz.len())
                 .map_err(|_| Error::Unsupported(format!("{}: cannot allocate {len} bytes for the uncompressed page", what())))?;
@@ -189,10 +190,7 @@ impl PageSource {
     }
 }
 
-/// Largest uncompressed page this reader decodes (a page is decompressed whole). ROOT writes
-/// pages of at most 1 MiB by default; the format allows up to 2^31-1 elements (16 GiB of
-/// doubles), which a small file of valid compression blocks of zeros can claim.
-pub const MAX_PAGE_BYTES: u64 = 1 << 30;
+use crate::format::budget::MAX_PAGE_BYTES;
 
 fn check_page_len(len: u64, what: &dyn Fn() -> String) -> Result<()> {
     if len > MAX_PAGE_BYTES {

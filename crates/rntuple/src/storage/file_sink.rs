@@ -207,6 +207,17 @@ impl FileSink {
         self.file.end()
     }
 
+    /// An upper bound of the bytes a checkpoint appends after the RNTuple `name`'s envelopes (see
+    /// [`RootFileWriter::checkpoint_bound`]).
+    pub(crate) fn checkpoint_bound(&self, name: &str) -> Result<u64> {
+        self.file.checkpoint_bound(name)
+    }
+
+    /// Moves the end forward to `to` over a free gap (see [`RootFileWriter::pad_to`]).
+    pub(crate) fn pad_to(&mut self, to: u64) -> Result<()> {
+        self.file.pad_to(to)
+    }
+
     /// Writes the keys list, StreamerInfo, free segments, directory record and file header, syncs
     /// the file and renames a temporary file over its destination. Returns the file size.
     pub fn finish(self) -> Result<u64> {

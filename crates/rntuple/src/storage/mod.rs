@@ -26,15 +26,29 @@
 //! ```
 
 pub(crate) mod file_sink;
+#[cfg(feature = "remote")]
+pub(crate) mod http_checks;
 pub mod mapped;
 pub(crate) mod positioned;
 #[cfg(feature = "remote")]
 crate::unstable_mod! {
     remote
 }
+pub mod remote_options;
 pub mod source;
 crate::unstable_mod! {
     coalesce
+}
+crate::unstable_mod! {
+    /// Grid credentials (WLCG bearer-token discovery).
+    credentials
+}
+#[cfg(any(feature = "remote", feature = "xrootd"))]
+pub(crate) mod edges;
+#[cfg(feature = "xrootd")]
+crate::unstable_mod! {
+    /// XRootD sources (`root://`) through XrdCl.
+    xrootd
 }
 crate::unstable_mod! {
     key_plan

@@ -1,52 +1,42 @@
 //! Remote byte sources: HTTP(S) servers answering range requests, and S3-compatible object
-//! stores, through arrow-rs's `object_store` (retries, timeouts, credentials from the
-//! environment). Several requests are kept in flight by [`ReadAt::read_ranges`]; the first and
-//! last bytes of the file (ROOT's header, and usually the RNTuple's anchor, footer and page
-//! lists) are read once when the file is opened, so that opening takes few round trips.
+//! stores, through arrow-rs's `object_store` (retries, credentials from the environment), every
+//! answer checked by `storage::http_checks` (range, length, encoding, idle timeout). Several
+//! requests are kept in flight by [`ReadAt::read_ranges`]; the first and last bytes of the file
+//! (ROOT's header, and usually the RNTuple's anchor, footer and page lists) are read once when
+//! the file is opened, so that opening takes few round trips.
 
+use super::edges::Edges;
+use super::http_checks::CheckedConnector;
 #[cfg(test)]
 use super::location::is_url;
+use super::remote_options::RemoteOptions;
 use super::source::{RangeSink, ReadAt, SourceCounters};
 use crate::error::{Error, Result};
 use futures::StreamExt;
 use object_store::path::Path as StorePath;
-use object_store::{ClientOptions, ObjectStore, RetryConfig};
+use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Bytes read at the start of a remote file when it is opened (the TFile header, the RNTuple
-/// header envelope of small files).
-const HEAD_BYTES: u64 = 64 << 10;
-/// Bytes read at the end of a remote file when it is opened (keys list, anchor, footer, page
-/// lists, streamer info of files written by ROOT and by this project).
-const TAIL_BYTES: u64 = 256 << 10;
 /// Requests in flight at once.
 const IN_FLIGHT: usize = 16;
-/// A request fails when it has not completed within this time plus one second per MiB asked
-/// for (at least 1 MiB/s): a stalled server fails the read in seconds, a slow link with large
-/// requests still gets the time it needs.
-const REQUEST_BASE_TIMEOUT: Duration = Duration::from_secs(15);
-
-fn request_timeout(bytes: u64) -> Duration {
-    REQUEST_BASE_TIMEOUT + Duration::from_secs(bytes >> 20)
-}
 
 /// A file on an HTTP(S) server or in an S3-compatible object store.
 ///
 /// S3 takes its credentials, region and endpoint from the usual environment variables
 /// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_DEFAULT_REGION` or
 /// `AWS_REGION`, `AWS_ENDPOINT_URL` for a server other than AWS; an `http://` endpoint is
-/// allowed). Requests that fail are retried twice with back-off; a request must complete within
-/// 15 s plus 1 s per MiB.
+/// allowed). Timeouts and retries are [`RemoteOptions::current`]: a request must complete within
+/// [`RemoteOptions::request_deadline`], retries included.
 pub struct RemoteSource {
     store: Arc<dyn ObjectStore>,
     path: StorePath,
     url: String,
     len: u64,
-    head: Vec<u8>,
-    tail: Vec<u8>,
+    edges: Edges,
     counters: SourceCounters,
+    options: RemoteOptions,
     runtime: tokio::runtime::Runtime,
 }
 
@@ -58,48 +48,34 @@ impl RemoteSource {
     /// Opens `url` (`http://`, `https://` or `s3://bucket/key`): learns its size and reads its
     /// first and last bytes.
     pub fn open(url: &str) -> Result<Self> {
-        let (store, path) = store_for(url)?;
+        let options = RemoteOptions::current()?;
+        let (store, path) = store_for(url, &options)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("rntuple-remote")
             .enable_all()
             .build()
             .map_err(|e| Error::io("starting the HTTP client's runtime", e))?;
+        let limit = options.request_deadline(0);
         let meta = runtime
-            .block_on(async { tokio::time::timeout(request_timeout(0), store.head(&path)).await })
-            .map_err(|_| remote_error(url, "asking for the size".into(), format!("no answer within {:?}", request_timeout(0))))?
+            .block_on(async { tokio::time::timeout(limit, store.head(&path)).await })
+            .map_err(|_| remote_error(url, "asking for the size".into(), format!("no answer within {limit:?}")))?
             .map_err(|e| remote_error(url, "asking for the size".into(), e))?;
         let len = meta.size;
-        let mut src = RemoteSource { store, path, url: url.to_string(), len, head: Vec::new(), tail: Vec::new(), counters: SourceCounters::default(), runtime };
+        let mut src = RemoteSource { store, path, url: url.to_string(), len, edges: Edges::default(), counters: SourceCounters::default(), options, runtime };
         src.counters.add(0);
-        let head = 0..len.min(HEAD_BYTES);
-        let tail = len.saturating_sub(TAIL_BYTES).max(head.end)..len;
-        let mut parts = vec![Vec::new(), Vec::new()];
-        src.read_ranges(&[head, tail], &mut |i, v| {
-            parts[i] = v;
-            Ok(())
-        })?;
-        src.tail = parts.pop().unwrap_or_default();
-        src.head = parts.pop().unwrap_or_default();
+        src.edges = Edges::load(&src)?;
         Ok(src)
     }
 
     /// The bytes `[offset, offset + len)` when the head or tail read at opening holds them.
     fn cached(&self, offset: u64, len: u64) -> Option<&[u8]> {
-        let end = offset.checked_add(len)?;
-        if end <= self.head.len() as u64 {
-            return self.head.get(offset as usize..end as usize);
-        }
-        let tail_start = self.len - self.tail.len() as u64;
-        if offset >= tail_start && end <= self.len {
-            return self.tail.get((offset - tail_start) as usize..(end - tail_start) as usize);
-        }
-        None
+        self.edges.get(offset, len)
     }
 }
 
 /// The object store and the object's path for a URL.
-fn store_for(url: &str) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
+fn store_for(url: &str, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
     let bad = |why: &str| Error::Invalid(format!("{url}: {why}"));
     let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("not a URL"))?;
     let (authority, key) = rest.split_once('/').ok_or_else(|| bad("no path after the host"))?;
@@ -107,9 +83,13 @@ fn store_for(url: &str) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
         return Err(bad("expected scheme://host/path"));
     }
     let path = StorePath::from_url_path(key).map_err(|e| bad(&e.to_string()))?;
-    let retry = RetryConfig { max_retries: 2, retry_timeout: Duration::from_secs(20), ..RetryConfig::default() };
-    // The total time of a request is bounded per request by its size (`request_timeout`).
-    let client = ClientOptions::new().with_timeout(Duration::from_secs(3600)).with_connect_timeout(Duration::from_secs(10));
+    // Retries stop at the request's deadline (`RemoteOptions::request_deadline`, enforced in
+    // `read_ranges`) if not before.
+    let backoff = BackoffConfig { init_backoff: Duration::from_millis(100), max_backoff: Duration::from_secs(10), base: 2.0 };
+    let retry = RetryConfig { max_retries: options.retries, retry_timeout: options.request_deadline(0), backoff };
+    // The total time of a request is bounded by its size (`RemoteOptions::request_deadline`).
+    let client = ClientOptions::new().with_timeout(Duration::from_secs(3600)).with_connect_timeout(options.connect_timeout);
+    let checked = || CheckedConnector { connect: options.connect_timeout, idle: options.idle_timeout };
     let store: Arc<dyn ObjectStore> = match scheme.to_ascii_lowercase().as_str() {
         "http" | "https" => {
             let client = if scheme.eq_ignore_ascii_case("http") { client.with_allow_http(true) } else { client };
@@ -118,6 +98,7 @@ fn store_for(url: &str) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
                     .with_url(format!("{scheme}://{authority}"))
                     .with_client_options(client)
                     .with_retry(retry)
+                    .with_http_connector(checked())
                     .build()
                     .map_err(|e| bad(&e.to_string()))?,
             )
@@ -136,7 +117,7 @@ fn store_for(url: &str) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
                 let region = std::env::var("AWS_REGION").or_else(|_| std::env::var("AWS_DEFAULT_REGION")).unwrap_or_default();
                 b = b.with_region(region);
             }
-            Arc::new(b.with_client_options(client).build().map_err(|e| bad(&e.to_string()))?)
+            Arc::new(b.with_client_options(client).with_http_connector(checked()).build().map_err(|e| bad(&e.to_string()))?)
         }
         other => return Err(bad(&format!("unsupported scheme '{other}' (http, https and s3 are read)"))),
     };
@@ -177,11 +158,11 @@ impl ReadAt for RemoteSource {
             let requests = ranges.iter().enumerate().filter(|(_, r)| !r.is_empty()).map(|(i, r)| {
                 let (store, path) = (self.store.clone(), self.path.clone());
                 let r = r.clone();
-                let limit = request_timeout(r.end - r.start);
+                let limit = self.options.request_deadline(r.end - r.start);
                 async move {
                     let reply = match tokio::time::timeout(limit, store.get_range(&path, r)).await {
                         Ok(reply) => reply.map_err(|e| e.to_string()),
-                        Err(_) => Err(format!("no complete answer within {limit:?}")),
+                        Err(_) => Err(format!("no complete answer within {limit:?} (the connect and idle timeouts plus 1 s per MiB)")),
                     };
                     (i, reply)
                 }
@@ -219,7 +200,7 @@ mod tests {
         assert!(is_url("https://host/f.root") && is_url("HTTP://h/f") && is_url("s3://bucket/key"));
         assert!(!is_url("/data/f.root") && !is_url("http://") && !is_url("file.root"));
         for (url, why) in [("http://host", "no path"), ("s3:///key", "expected scheme://host/path"), ("ftp://h/f", "unsupported scheme 'ftp'")] {
-            let e = store_for(url).err().map(|e| e.to_string()).unwrap_or_default();
+            let e = store_for(url, &RemoteOptions::default()).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(e.contains(url) && e.contains(why), "{e}");
         }
     }

@@ -25,8 +25,15 @@ impl Buf {
     fn u32(&mut self, v: u32) {
         self.b.extend_from_slice(&v.to_be_bytes());
     }
+    /// A TString: a length byte, or for 255 bytes and more ROOT's long form (255, then the
+    /// length as a big-endian u32), then the bytes.
     fn tstring(&mut self, s: &str) {
-        self.b.push(s.len() as u8);
+        if s.len() < 255 {
+            self.b.push(s.len() as u8);
+        } else {
+            self.b.push(255);
+            self.b.extend_from_slice(&(s.len() as u32).to_be_bytes());
+        }
         self.b.extend_from_slice(s.as_bytes());
     }
     /// Starts a byte-counted section; returns its position.
@@ -308,5 +315,20 @@ mod tests {
         let tag = b.windows(18).position(|w| w == b"TStreamerBasicType").unwrap() - 4;
         let r = (0x8000_0000u32 | (72 + tag + 2) as u32).to_be_bytes();
         assert!(b.windows(4).any(|w| w == r));
+    }
+
+    #[test]
+    fn class_names_of_255_bytes_and_more_take_the_long_tstring_form() {
+        let name = format!("ns::{}", "C".repeat(296));
+        let info = super::StreamerInfo { name: name.clone(), checksum: 7, version: 3, elements: Vec::new() };
+        let b = super::streamer_info_list(72, &[info]);
+        // ROOT's long form: 255, then the length as a big-endian u32, then the bytes.
+        let mut long = vec![255u8];
+        long.extend_from_slice(&300u32.to_be_bytes());
+        long.extend_from_slice(name.as_bytes());
+        assert!(b.windows(long.len()).any(|w| w == long));
+        let back = crate::storage::streamer_info_read::parse_streamer_infos(&b, 72).unwrap();
+        let c = back.iter().find(|c| c.name == name).expect("the long-named class read back");
+        assert_eq!((c.version, c.checksum), (3, 7));
     }
 }

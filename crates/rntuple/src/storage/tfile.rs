@@ -331,7 +331,15 @@ fn read_key_at(src: &dyn ReadAt, offset: u64, what: &str) -> Result<(KeyHeader, 
     }
     let stored = (key.nbytes - key.key_len as i32) as u64;
     let data = src.read_vec(offset + key.key_len as u64, stored, what)?;
-    let payload = if stored < key.obj_len as u64 { compression::decompress(&data, key.obj_len as usize, what, offset + key.key_len as u64)? } else { data };
+    let at = offset + key.key_len as u64;
+    let payload = if stored < key.obj_len as u64 {
+        // A keys list or record of valid compression blocks of zeros would otherwise inflate to
+        // 4 GiB from a few KiB.
+        compression::check_metadata_ratio(stored, key.obj_len as u64, what, at)?;
+        compression::decompress(&data, key.obj_len as usize, what, at)?
+    } else {
+        data
+    };
     Ok((key, payload))
 }
 

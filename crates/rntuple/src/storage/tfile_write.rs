@@ -642,3 +642,51 @@ impl RootFileWriter {
         Ok(end)
     }
 }
+
+/// Checkpoints into byte ranges handed out by others (a distributed writer's ranks share the
+/// file's space through one allocator: a checkpoint's records must fit the range it reserved).
+impl RootFileWriter {
+    /// An upper bound of the bytes the next [`RootFileWriter::checkpoint`] appends after the
+    /// RNTuple `anchor_name`'s new anchor key (counted in): the anchor key, the directories'
+    /// records and keys lists, the StreamerInfo record and the free-segments record, with room
+    /// to spare. Records are never compressed to more than their own bytes.
+    pub fn checkpoint_bound(&self, anchor_name: &str) -> Result<u64> {
+        let (dir, leaf) = split_path(anchor_name);
+        let anchor = (key_header_len("ROOT::RNTuple", leaf, "") + anchor_bytes(&Anchor::default()).len()) as u64;
+        let mut total = anchor;
+        // Directories made for the anchor when it is the first (their key and record).
+        let mut d = dir;
+        while !d.is_empty() {
+            let (parent, name) = split_path(d);
+            total += (key_header_len(DIRECTORY_CLASS, name, name) + RECORD_LEN) as u64;
+            d = parent;
+        }
+        let mut listed = 0u64;
+        for sub in &self.dirs {
+            let name = sub.name();
+            listed += (key_header_len(DIRECTORY_CLASS, name, name) + RECORD_LEN) as u64;
+            total += (key_header_len(DIRECTORY_CLASS, name, name) + sub.keys_payload()?.len()) as u64 + anchor;
+        }
+        let name = &self.file_name;
+        total += (key_header_len("TFile", name, "") + 4) as u64 + self.top_keys.iter().map(|k| k.len() as u64).sum::<u64>() + anchor + listed;
+        let si_key_len = key_header_len("TList", "StreamerInfo", "Doubly linked list");
+        total += (si_key_len + streamer_info_list(si_key_len, &self.classes).len()) as u64;
+        total += (key_header_len("", name, "") + 2 + 8 + 8) as u64;
+        Ok(total + 4096)
+    }
+
+    /// Moves the end of the file forward to `to`, marking the bytes skipped as a free gap (ROOT's
+    /// convention, as [`RootFileWriter::align_end`]): the unused tail of a reserved range.
+    pub fn pad_to(&mut self, to: u64) -> Result<()> {
+        if to < self.end {
+            return Err(Error::Internal(format!("padding {} back from {} to {to}", self.path, self.end)));
+        }
+        let gap = to - self.end;
+        if gap >= 4 {
+            let neg = -i32::try_from(gap).map_err(|_| Error::Invalid(format!("a gap of {gap} bytes in {}", self.path)))?;
+            self.write_at(self.end, &neg.to_be_bytes())?;
+        }
+        self.end = to;
+        Ok(())
+    }
+}

@@ -4,6 +4,7 @@
 //! its defaults dict use are all generated from that one list.
 
 use crate::error::{Error, Result};
+use crate::format::budget::MAX_PAGE_BYTES;
 use crate::format::compression::Compression;
 pub use crate::primitives::reduced_float::FloatRepr;
 use crate::storage::file_sink::FileOptions;
@@ -361,8 +362,12 @@ impl WriteOptions {
                 self.approx_zipped_cluster_size, self.max_unzipped_cluster_size
             ));
         }
-        if self.max_unzipped_page_size == 0 {
-            return bad("max_unzipped_page_size must be at least 1 byte".into());
+        if self.max_unzipped_page_size == 0 || self.max_unzipped_page_size > MAX_PAGE_BYTES {
+            return bad(format!(
+                "max_unzipped_page_size ({}) must be between 1 byte and {} MiB (the largest page read)",
+                self.max_unzipped_page_size,
+                MAX_PAGE_BYTES >> 20
+            ));
         }
         if self.max_key_size < 64 {
             return bad(format!("max_key_size ({}) must be at least 64 bytes", self.max_key_size));

@@ -272,6 +272,39 @@ impl Dataset {
         Ok(())
     }
 
+    /// Distributed writing: an upper bound of the bytes the next checkpoint appends (page list of
+    /// the clusters not in a group yet, footer, anchor and the file's records), for a range
+    /// reserved before it is written ([`Dataset::checkpoint_into`]).
+    pub(crate) fn checkpoint_bound(&mut self) -> Result<u64> {
+        let max_key = self.opts.max_key_size;
+        // An envelope is never compressed to more than its bytes; its keys as the file lays them out.
+        let envelope = |len: u64| -> Result<u64> {
+            let plan = KeyPlan::new(&[len], max_key)?;
+            Ok(Placement::reserved_len(&plan, 1) + 64)
+        };
+        let upto = self.written_prefix();
+        let pl = serialize::page_list(self.desc.header_checksum, &self.clusters[self.grouped..upto]).len() as u64;
+        // The footer lists one more cluster group.
+        let footer = serialize::footer(&self.desc).len() as u64 + 1024;
+        let name = self.name.clone();
+        let records = self.file()?.get(|f| f.checkpoint_bound(&name))?;
+        Ok(envelope(pl)? + envelope(footer)? + records)
+    }
+
+    /// Distributed writing: a checkpoint ([`Dataset::checkpoint`]) whose records are written into
+    /// `[start, start + len)`, a range the ranks' allocator reserved for them (at least
+    /// [`Dataset::checkpoint_bound`] bytes); the unused tail becomes a free gap.
+    pub(crate) fn checkpoint_into(&mut self, start: u64, len: u64) -> Result<()> {
+        let end = start.checked_add(len).ok_or_else(|| Error::internal("a checkpoint range beyond 2^64"))?;
+        self.advance_end(start)?;
+        self.checkpoint()?;
+        let at = self.file()?.get(|f| Ok(f.end()))?;
+        if at > end {
+            return Err(Error::Internal(format!("a checkpoint's records end at {at}, past the {len} bytes reserved at {start}")));
+        }
+        self.file()?.with(|f| f.pad_to(end))
+    }
+
     /// Checkpoints made so far (with `checkpoint_clusters`, the one at creation included).
     pub fn checkpoints(&self) -> u64 {
         self.checkpoints

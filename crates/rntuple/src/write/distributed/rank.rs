@@ -17,7 +17,7 @@ use crate::write::parallel::{FillContext, FillDestination};
 use crate::write::sealed::{ClusterOut, PagePosition, SealedCluster};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 /// Hands out byte ranges of the shared file: an aggregator on rank 0, a one-sided counter or a
@@ -60,6 +60,14 @@ pub enum Ticket {
 pub trait ClusterShipper: Send + Sync {
     /// Ships one cluster (the encoding of `write::distributed::wire`).
     fn ship(&self, blob: Vec<u8>) -> Result<()>;
+}
+
+/// Checkpoints: where a rank reports the clusters it made durable (written and synced), for
+/// rank 0's [`crate::write::distributed::Assembler::add_durable`]: a message to rank 0, or on
+/// rank 0 a channel to its checkpointing thread.
+pub trait DurableReporter: Send + Sync {
+    /// Reports one encoded list of placed clusters (`wire::encode_placed`).
+    fn report(&self, list: Vec<u8>) -> Result<()>;
 }
 
 /// How a rank's clusters reach the file.
@@ -142,6 +150,9 @@ struct RankShared {
     metrics: Mutex<RankMetrics>,
     live: AtomicUsize,
     failure: Mutex<Option<String>>,
+    /// With checkpoints: where written clusters are reported, and a handle to sync them first.
+    reporter: OnceLock<Arc<dyn DurableReporter>>,
+    sync: Option<std::fs::File>,
 }
 
 impl RankShared {
@@ -191,7 +202,17 @@ impl RankShared {
             }
         }
         let cluster = SealedCluster { n_entries, chunks: Vec::new(), columns, compression, checksums };
-        self.placed.lock().map_err(|_| Error::internal("a rank's cluster list is poisoned"))?.push(PlacedCluster { start, reserved: len, cluster });
+        let placed = PlacedCluster { start, reserved: len, cluster };
+        if let Some(r) = self.reporter.get() {
+            // Durable before rank 0 may list it in a checkpoint.
+            let t = Instant::now();
+            if let Some(f) = &self.sync {
+                f.sync_data().map_err(|e| Error::io(format!("syncing the cluster written at offset {start}"), e))?;
+            }
+            m.write_seconds += t.elapsed().as_secs_f64();
+            r.report(encode_placed(std::slice::from_ref(&placed)))?;
+        }
+        self.placed.lock().map_err(|_| Error::internal("a rank's cluster list is poisoned"))?.push(placed);
         Ok(chunks)
     }
 
@@ -234,9 +255,6 @@ impl RankWriter {
         if !opts.buffered {
             return Err(Error::Invalid("the distributed writer writes whole clusters: 'buffered' must stay on".into()));
         }
-        if opts.checkpoint_clusters > 0 {
-            return Err(Error::Unsupported("checkpoints ('checkpoint_clusters') are not supported by the distributed writer yet".into()));
-        }
         if opts.update_existing_file {
             return Err(Error::Unsupported("the distributed writer creates its file: 'update_existing_file' is not supported".into()));
         }
@@ -257,6 +275,14 @@ impl RankWriter {
             (Route::Offsets(_), None) => return Err(Error::internal("a rank that writes needs the file's path")),
             (Route::Ship(_), _) => None,
         };
+        // With checkpoints a rank syncs its clusters before reporting them (fdatasync flushes
+        // the file's data written through any handle of this process).
+        let sync = match (&target, file) {
+            (Some(_), Some(p)) if opts.checkpoint_clusters > 0 => {
+                Some(std::fs::OpenOptions::new().write(true).open(p).map_err(|e| Error::io(format!("opening {} to sync it", p.display()), e))?)
+            }
+            _ => None,
+        };
         let shared = RankShared {
             template,
             n_columns: desc.columns.len(),
@@ -268,8 +294,16 @@ impl RankWriter {
             metrics: Mutex::new(RankMetrics::default()),
             live: AtomicUsize::new(0),
             failure: Mutex::new(None),
+            reporter: OnceLock::new(),
+            sync,
         };
         Ok(RankWriter { shared: Arc::new(shared) })
+    }
+
+    /// Checkpoints (`checkpoint_clusters` > 0): every cluster this rank writes from now on is
+    /// synced and reported to `r` (set once, before the first fill context).
+    pub fn report_durable_to(&self, r: Arc<dyn DurableReporter>) -> Result<()> {
+        self.shared.reporter.set(r).map_err(|_| Error::internal("a rank's reporter set twice"))
     }
 
     /// A new fill context of this rank (give each thread its own).
