@@ -76,14 +76,16 @@ class _FaultHandler(_QuietHandler):
         owner = self.server_owner
         if self.path.split("?")[0] != owner.path:
             return self._plain(404, b"not found\n", head=True)
+        # Counted before answering: a client that got the answer must see the count (counting after it raced with
+        # a test's check on a loaded machine).
+        with owner._lock:
+            owner.heads += 1
         self.send_response(200)
         self.send_header("Content-Length", str(len(owner.data)))
         self.send_header("Accept-Ranges", "bytes")
         self.send_header("Content-Type", "application/octet-stream")
         self._meta_headers()
         self.end_headers()
-        with owner._lock:
-            owner.heads += 1
 
     def _plain(self, status, body: bytes, head=False, extra=()):
         self.send_response(status)
