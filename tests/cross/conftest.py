@@ -68,6 +68,19 @@ def skip_or_fail(msg: str):
     pytest.skip(msg)
 
 
+def mpirun_prefix(np_: int) -> list[str]:
+    """`mpirun` oversubscribed for `np_` ranks (allowed to run as root), or a loud skip / CI failure without Open MPI."""
+    import shutil
+
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        skip_or_fail("mpirun is not installed (`make mpi-deps` installs Open MPI; `make test` does it)")
+    cmd = [mpirun, "--oversubscribe"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return cmd + ["-np", str(np_)]
+
+
 def pytest_report_header(config):
     return [
         f"rntuple binary: {os.environ.get('RNTUPLE_BIN', str(DEFAULT_BIN))}",

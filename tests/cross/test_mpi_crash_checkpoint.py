@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -34,7 +33,7 @@ import numpy as np
 import pytest
 import uproot
 
-from conftest import skip_or_fail
+from conftest import mpirun_prefix
 
 KILLS = int(os.environ.get("RNTUPLE_MPI_CRASH_KILLS", "20"))
 NP = 4
@@ -69,16 +68,6 @@ for path in json.load(open(sys.argv[1])):
         out[path] = {"error": str(exc)}
 print(json.dumps(out))
 """
-
-
-def _mpirun() -> list[str]:
-    mpirun = shutil.which("mpirun")
-    if mpirun is None:
-        skip_or_fail("mpirun is not installed (`make mpi-deps` installs Open MPI; `make test` does it)")
-    cmd = [mpirun, "--oversubscribe"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    return cmd + ["-np", str(NP)]
 
 
 def _descendants(pid: int) -> list[int]:
@@ -141,7 +130,7 @@ def _checkpointed_entries(cli, files: list[Path]) -> int:
 
 def _kill_one_run(cli, k: int, rng: random.Random, out: Path, strategy: str, wait_for_entries: bool) -> str:
     every = 1 if k % 2 == 0 else 3
-    cmd = _mpirun() + [str(cli.path), "--no-progress", "bench", "write-mpi", "--strategy", strategy, "--threads",
+    cmd = mpirun_prefix(NP) + [str(cli.path), "--no-progress", "bench", "write-mpi", "--strategy", strategy, "--threads",
                        str(THREADS), "--entries", str(ENTRIES), "--cluster-size", str(CLUSTER_BYTES), "--page-size",
                        str(16 << 10), "--checkpoint-clusters", str(every), "--output", str(out)]
     whole = k % 2 == 1  # every other kill takes the whole job down, the others one rank

@@ -38,7 +38,7 @@ import numpy as np
 import pytest
 import uproot
 
-from conftest import GENERATED, skip_or_fail
+from conftest import GENERATED, mpirun_prefix, skip_or_fail
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -107,16 +107,6 @@ _check_coverage()
 # Running mpirun
 
 
-def _mpirun_prefix(np_: int) -> list[str]:
-    mpirun = shutil.which("mpirun")
-    if mpirun is None:
-        skip_or_fail("mpirun is not installed (`make mpi-deps` installs Open MPI; `make test` does it)")
-    cmd = [mpirun, "--oversubscribe"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    return cmd + ["-np", str(np_)]
-
-
 def _mpi_env() -> dict:
     return {**os.environ, "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 
@@ -142,7 +132,7 @@ class Run:
 
 
 def _write_mpi(cli, case: Case, path: Path, *fault: str) -> Run:
-    cmd = _mpirun_prefix(case.np) + [
+    cmd = mpirun_prefix(case.np) + [
         str(cli.path), "bench", "write-mpi", "--strategy", case.strategy, "--threads", str(case.threads),
         "--entries", str(case.entries), "--compression", str(case.compression), "--alignment", str(case.alignment),
         "--cluster-size", str(CLUSTER_BYTES), "--page-size", str(PAGE_BYTES), *case.extra, *fault, "--output", str(path)]
@@ -236,7 +226,7 @@ class Written:
 def written(cli, tmp_path_factory) -> Written:
     if importlib.util.find_spec("ROOT") is None:  # ROOT itself is only imported in the subprocess
         skip_or_fail("ROOT is not installed in this Python; `pip install root` (see requirements-test.txt)")
-    _mpirun_prefix(1)  # mpirun is there
+    mpirun_prefix(1)  # mpirun is there
     out = tmp_path_factory.mktemp("mpi")
     w = Written(out)
     for case in CASES:
