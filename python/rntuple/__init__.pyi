@@ -187,7 +187,7 @@ def normalize_type(type_name: str) -> str:
 
 def set_remote_options(*, connect_timeout: float | None = None, idle_timeout: float | None = None,
                        retries: int | None = None) -> None:
-    """Timeouts (seconds) and retries of every remote file (``http(s)://``, ``s3://``) opened from now on; omitted
+    """Timeouts (seconds) and retries of every remote file (``http(s)://``, ``s3://``, ``root://``) opened from now on; omitted
     arguments keep their values (defaults 30 s, 60 s, 3, or ``RNTUPLE_CONNECT_TIMEOUT`` / ``RNTUPLE_IDLE_TIMEOUT`` /
     ``RNTUPLE_RETRIES``)."""
 

@@ -43,10 +43,14 @@ class FieldNode:
 
     __slots__ = (*FIELD_ROW, "uname")
 
-    def __init__(self, row: tuple):
+    def __init__(self, row: tuple, shared: dict | None = None):
         for k, v in zip(FIELD_ROW, row, strict=True):
             setattr(self, k, v)
         self.uname = self.name
+        # (column type, bits) pairs as a tuple, one object for equal ones: most fields have one of a few
+        # (a list and a pair per field were a third of a schema's memory).
+        cols = tuple(self.columns)
+        self.columns = cols if shared is None else shared.setdefault(cols, cols)
 
     def __repr__(self):
         return f"FieldNode({self.name!r}, {self.type!r}, role={self.role}, kind={self.kind})"
@@ -71,7 +75,8 @@ class FieldTree:
     schema of tens of thousands of fields makes them cost more than the read)."""
 
     def __init__(self, rows: list[tuple], top_ids: list[int]):
-        self.nodes = [FieldNode(r) for r in rows]
+        shared: dict = {}
+        self.nodes = [FieldNode(r, shared) for r in rows]
         if any(n.id != i for i, n in enumerate(self.nodes)):
             raise ValueError("field rows are not in field id order")
         self._uproot_names()
@@ -109,7 +114,9 @@ class FieldTree:
             if n.parent is not None and self.nodes[n.parent].role == "record" and _TUPLE_MEMBER.fullmatch(n.name):
                 n.uname = n.name[1:]
         anon = [self._anonymous_node(n) for n in self.nodes]
-        paths = {}
+        # path -> its first node; the paths of several nodes -> all of them (lists only for those: a list per
+        # field was most of the memory this takes for a schema of many fields)
+        first, shared = {}, {}
         for n in self.nodes:
             if anon[n.id] or self._in_variant(n):
                 continue
@@ -119,10 +126,12 @@ class FieldTree:
                 if not anon[p]:
                     parts.append(self.nodes[p].uname)
                 p = self.nodes[p].parent
-            paths.setdefault(".".join(reversed(parts)), []).append(n)
-        for group in paths.values():
-            if len(group) < 2:
-                continue
+            path = parts[0] if len(parts) == 1 else ".".join(reversed(parts))
+            seen = first.setdefault(path, n)
+            if seen is not n:
+                shared.setdefault(path, [seen]).append(n)
+        del first
+        for group in shared.values():
             stacks = []
             for n in group:
                 st = [n]

@@ -4,6 +4,8 @@ cut (the fields they need), and its evaluation on the batch read: expressions in
 
 from __future__ import annotations
 
+import copy
+
 import awkward as ak
 import numpy as np
 import pyarrow as pa
@@ -56,7 +58,7 @@ def plan(t, expressions, cut, filter_name, filter_typename, filter_field, aliase
         if plain is not None and len(set(plain)) == len(plain) and all(e in known for e in plain):
             names, ids = t._ids(plain)
             if list(names) == plain:
-                return _Plan([(e, None, e, None, []) for e in plain], None, {}, names, ids, True)
+                return _Plan([(e, None, e, None, ()) for e in plain], None, {}, names, ids, True)
     tree = t._uproot_tree
     by_name = t.schema
     outputs: list[tuple[str, str | None, str, set | None, list[str]]] = []
@@ -128,10 +130,15 @@ def sub_plan(plan: "_Plan", name: str) -> "_Plan":
 def compute(t, plan: "_Plan", start: int, stop: int, library: str, how=None, index_offset: int = 0, read=None):
     """The result of ``plan`` for the entries ``start:stop`` of ``t`` in ``library``'s form (read through ``read``,
     by default ``t._read_batch``)."""
-    batch = (read or t._read_batch)(plan.names, start, stop)
-    if plan.simple and library == "pa":
-        return pa.Table.from_batches([batch])
-    arr = ak.Array(batch_to_layout(batch, t._tree, plan.ids, plan.doc))
+    read = read or t._read_batch
+    if plan.core_cut is None and plan.names is not None and len(plan.ids) > FIELD_GROUP and not (plan.simple and library == "pa"):
+        batch = None
+        arr = ak.Array(_layout_in_groups(t, plan, start, stop, read))
+    else:
+        batch = read(plan.names, start, stop)
+        if plan.simple and library == "pa":
+            return pa.Table.from_batches([batch])
+        arr = ak.Array(batch_to_layout(batch, t._tree, plan.ids, plan.doc))
     if plan.simple:
         result = arr
         mask = None
@@ -169,6 +176,31 @@ def compute(t, plan: "_Plan", start: int, stop: int, library: str, how=None, ind
     if mask is not None and library == "pd":
         converted = converted[mask]
     return _compat.group(converted, list(result.fields), how, library)
+
+
+# Reads of more top-level fields than this (without a cut, which needs the whole batch) go in groups of this many.
+# An Arrow batch costs about 1 KiB per field besides its values (the Arrow C bridge's and pyarrow's records, kept
+# while any of its buffers is): a group whose values are small beside that is copied out of its batch, so that
+# the batch is freed before the next group is read (100,000 float fields of one entry peaked at 369 MiB read at
+# once). Groups of larger values keep their buffers (no copy), the cost per field being small beside them.
+FIELD_GROUP = 4096
+# A group is copied out of its batch when its values take at most this many bytes per field.
+COPY_BYTES_PER_FIELD = 4 << 10
+
+
+def _layout_in_groups(t, plan: _Plan, start: int, stop: int, read):
+    """The top-level RecordArray of ``plan``'s fields, read ``FIELD_GROUP`` fields at a time (see there)."""
+    contents, names, length = [], [], None
+    for k in range(0, len(plan.ids), FIELD_GROUP):
+        batch = read(plan.names[k : k + FIELD_GROUP], start, stop)
+        part = batch_to_layout(batch, t._tree, plan.ids[k : k + FIELD_GROUP], plan.doc)
+        if batch.nbytes <= COPY_BYTES_PER_FIELD * len(part.contents):
+            part = copy.deepcopy(part)  # owns its values: the batch's records go with it
+        del batch
+        length = part.length
+        contents.extend(part.contents)
+        names.extend(part.fields)
+    return ak.contents.RecordArray(contents, names, length=length)
 
 
 def _cut_mask(batch: pa.RecordBatch, plan: _Plan) -> np.ndarray:

@@ -9,7 +9,8 @@ different checkpoints with entries (the writer is paced so that they can); `reop
 entry counts ending at the final count. Before the first checkpoint a read fails with "no such file" or "not yet
 a complete RNTuple", never with a damaged file.
 
-`watch_live_write` takes any writer command, so that an MPI writer can be checked the same way (see its doc).
+`watch_live_write` takes any writer command: the 4-rank MPI writer (`mpirun -np 4 rntuple bench write-mpi
+--checkpoint-clusters 1`, small clusters, the metadata and send-data strategies) is checked the same way.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 import pytest
 
 import rntuple
+from conftest import mpirun_prefix
 
 # A paced writer: `clusters` clusters of `per` entries (ids thread * 10**9 + i and a vector), each its own cluster
 # and checkpoint, with a pause after each so that readers see many checkpoints.
@@ -150,6 +152,8 @@ def watch_live_write(writer_cmd: list, out: Path, cli, field: str = "id", ntuple
     follow_counts = [json.loads(line)["entries"] for line in follow_out.splitlines() if line.strip()]
     assert follow_counts and follow_counts == sorted(set(follow_counts)), f"--follow: {follow_counts}"
     assert follow_counts[-1] == total, f"--follow ended at {follow_counts[-1]}, the file holds {total}"
+    cut = [n for n in follow_counts if n not in boundaries]
+    assert not cut, f"--follow saw entry counts that are not cluster boundaries of the final file: {cut}"
     seen = {n for _, n, _ in reads}
     return {"entries": total, "checkpoints_seen": len(seen), "read_counts": sorted(seen), "python_reads": sum(w == "python" for w, _, _ in reads),
             "cli_reads": sum(w == "cli" for w, _, _ in reads), "reopen_counts": reopen_counts,
@@ -202,3 +206,19 @@ def test_a_file_before_its_first_checkpoint_is_not_yet_complete(tmp_path):
     assert rntuple.open(out)["Events"].reopen().num_entries == 3
     with pytest.raises(FileNotFoundError, match="no such file"):
         rntuple.open(tmp_path / "missing.root")
+
+
+@pytest.mark.parametrize("strategy", ["metadata", "send-data"])
+def test_the_mpi_writer_read_while_it_writes(cli, tmp_path, strategy):
+    """`mpirun -np 4 rntuple bench write-mpi --checkpoint-clusters 1` (small clusters: many checkpoints): whatever
+    the reads catch is a prefix of whole clusters of the final file, each entry once, at two checkpoints at least."""
+    out = tmp_path / "mpi.root"
+    ranks, per_rank = 4, 500_000
+    cmd = mpirun_prefix(ranks) + [cli.path, "--no-progress", "bench", "write-mpi", "--strategy", strategy, "--threads", "1",
+                                  "--entries", str(per_rank), "--cluster-size", str(64 << 10), "--page-size", str(16 << 10),
+                                  "--checkpoint-clusters", "1", "--output", out]
+    got = watch_live_write(cmd, out, cli, field="eventId", cli_dumps=False, timeout=60)
+    assert got["entries"] == ranks * per_rank
+    assert got["python_reads"] > 0, got
+    middle = {n for n in got["read_counts"] if 0 < n < got["entries"]}
+    assert len(middle) >= 2, f"fewer than two checkpoints seen while the MPI job wrote: {got}"

@@ -8,8 +8,6 @@ Environment:
   HOSTILE_TIMEOUT      wall-time limit per child in seconds (default 30)
   HOSTILE_RSS_MB       peak-RSS limit per child in MiB (default 256)
   CI=true              a missing binary fails instead of skipping
-  HOSTILE_PENDING=1    the generator also writes the cases known to fail today (issue 35: 200,000 attribute-set
-                       links through `info`, 100,000 fields through Python and a re-encoding skim)
 """
 
 from __future__ import annotations

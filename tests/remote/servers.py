@@ -7,6 +7,8 @@ Dependency-light (the standard library; boto3 only for S3Server.upload) so that 
 
     with NginxServer("/data") as web:                   # nginx: static files, byte ranges, multi-range
         url = web.url + "/events.root"
+    with NginxTlsServer("/data", cert=c, key=k, client_ca=ca, token="t") as web:   # https, client cert + bearer token
+        url = web.url + "/events.root"
     with S3Server() as s3:                               # moto's S3 emulator in server mode
         s3.upload("bucket", "events.root", "/data/events.root")   # s3://bucket/events.root
         env = {**os.environ, **s3.env}                   # AWS_ENDPOINT_URL, credentials, region
@@ -39,7 +41,7 @@ from pathlib import Path
 from fault_server import FAULT_MODES, FaultServer
 from threaded_http import HOST, _ContextServer, _QuietHandler, _ThreadedServerBase
 
-__all__ = ["FaultServer", "LatencyProxy", "NginxServer", "S3Server", "ServerError", "XRootDServer", "free_port", "FAULT_MODES"]
+__all__ = ["FaultServer", "LatencyProxy", "NginxServer", "NginxTlsServer", "S3Server", "ServerError", "XRootDServer", "free_port", "FAULT_MODES"]
 
 NGINX = os.environ.get("RNTUPLE_NGINX", shutil.which("nginx") or "/usr/sbin/nginx")
 XROOTD = os.environ.get("RNTUPLE_XROOTD", shutil.which("xrootd") or "/usr/bin/xrootd")
@@ -140,7 +142,8 @@ class _ProcessServer(_ContextServer):
 # nginx
 
 
-_NGINX_CONF = """\
+# The start of both nginx configurations (a str.format template: {tmp}; the http block stays open).
+_NGINX_HEAD = """\
 daemon off;
 master_process off;
 worker_processes 1;
@@ -155,6 +158,9 @@ http {{
     uwsgi_temp_path {tmp}/uwsgi;
     scgi_temp_path {tmp}/scgi;
     default_type application/octet-stream;
+"""
+
+_NGINX_CONF = _NGINX_HEAD + """\
     sendfile on;
     keepalive_timeout 65;
     keepalive_requests 100000;
@@ -223,6 +229,66 @@ class NginxServer(_ProcessServer):
         if self.tmp is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
             self.tmp = None
+
+
+_NGINX_TLS_CONF = _NGINX_HEAD + """\
+    keepalive_timeout 65;
+    map_hash_bucket_size 256;
+    map $http_authorization $token_status {{ default 403; "" 401; "Bearer {token}" 200; }}
+    server {{
+        listen {host}:{port} ssl;
+        server_name localhost;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+        ssl_client_certificate {client_ca};
+        ssl_verify_client {verify_client};
+        ssl_verify_depth 3;
+        root {root};
+        max_ranges 1024;
+        location / {{
+            if ($token_status = 401) {{ return 401; }}
+            if ($token_status = 403) {{ return 403; }}
+            if ($ssl_client_verify != SUCCESS) {{ return 403; }}
+        }}
+    }}
+}}
+"""
+
+
+class NginxTlsServer(NginxServer):
+    """NginxServer over HTTPS (`.url` is https://127.0.0.1:PORT) guarding its files as a grid storage element
+    would: `cert`/`key` are the server's certificate and key (PEM), `client_ca` the CA that must have signed the
+    client's certificate, and every request must carry `Authorization: Bearer <token>`. A request without that
+    header is answered 401, one with another token 403, one without a client certificate the CA verifies 403
+    (`verify_client="optional"`, the default) or, with `verify_client="on"`, nginx's own 400 ("No required SSL
+    certificate was sent": nginx does not fail the TLS handshake)."""
+
+    def __init__(self, root_dir, *, cert, key, client_ca, token: str, verify_client: str = "optional",
+                 startup_timeout: float = 10.0):
+        super().__init__(root_dir, startup_timeout)
+        if not token.replace(".", "").replace("-", "").replace("_", "").isalnum():
+            raise ServerError("NginxTlsServer: the test token must be letters, digits, '.', '-' or '_'")
+        self.tls = {"cert": Path(cert).resolve(), "key": Path(key).resolve(), "client_ca": Path(client_ca).resolve(),
+                    "token": token, "verify_client": verify_client}
+
+    @property
+    def url(self) -> str:
+        return f"https://{HOST}:{self.port}"
+
+    def start(self) -> "NginxTlsServer":
+        if not (os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)):
+            raise ServerError(f"nginx not found at {NGINX} (apt-get install nginx, or set RNTUPLE_NGINX)")
+        self.tmp = Path(tempfile.mkdtemp(prefix="rntuple-nginx-tls-"))
+
+        def launch(port):
+            self.port = port
+            conf = self.tmp / "nginx.conf"
+            conf.write_text(_NGINX_TLS_CONF.format(tmp=self.tmp, host=HOST, port=port, root=self.root, **self.tls))
+            self.proc = subprocess.Popen([NGINX, "-p", str(self.tmp), "-e", str(self.tmp / "error.log"), "-c", str(conf)],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            return self.proc
+
+        return self._run(launch, f"nginx over TLS ({NGINX})")
 
 
 # ------------------------------------------------------------------------------------------------------------

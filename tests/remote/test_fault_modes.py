@@ -23,6 +23,7 @@ import time
 
 import pytest
 import servers
+from fault_children import MEASURE, READ_CHILD
 
 from conftest import assert_same_arrays, call_with_timeout, read_all
 
@@ -172,26 +173,11 @@ def test_python(rntuple_pkg, target, short_timeouts, monkeypatch, mode, s3):
                 _check_error(error, url, mode, what)
 
 
-# Runs argv[2:] as its child and writes the child's peak RSS (KiB) to argv[1]. A child forked from pytest would
-# inherit pytest's RSS as its starting peak (Linux keeps the forked memory's high-water mark across exec); forked
-# from this small process, its peak is its own.
-_MEASURE = """
-import os, sys
-pid = os.fork()
-if pid == 0:
-    os.execv(sys.argv[2], sys.argv[2:])
-_, status, usage = os.wait4(pid, 0)
-with open(sys.argv[1], "w") as f:
-    f.write(str(usage.ru_maxrss))
-sys.exit(os.waitstatus_to_exitcode(status))
-"""
-
-
 def _run_measured(argv, env, timeout=60.0):
-    """(exit code, stdout, stderr, seconds, peak RSS in bytes) of `argv` (its own peak, see _MEASURE); a failure
+    """(exit code, stdout, stderr, seconds, peak RSS in bytes) of `argv` (its own peak, see MEASURE); a failure
     when it has not finished within `timeout` seconds."""
     with tempfile.NamedTemporaryFile() as rss_file:
-        cmd = [sys.executable, "-c", _MEASURE, rss_file.name, *map(str, argv)]
+        cmd = [sys.executable, "-c", MEASURE, rss_file.name, *map(str, argv)]
         t = time.monotonic()
         try:
             p = subprocess.run(cmd, capture_output=True, timeout=timeout, env={**os.environ, **env})
@@ -227,33 +213,13 @@ def test_cli(cli, target, mode, s3):
             _check_error(lines[0], url, mode, what)
 
 
-_CHILD = """
-import json, sys, time
-import awkward as ak
-import rntuple
-rntuple.set_remote_options(connect_timeout=float(sys.argv[3]), idle_timeout=float(sys.argv[4]), retries=int(sys.argv[5]))
-local = rntuple.open(sys.argv[2])
-expected = {n: local[n].arrays() for n in local.ntuple_names()}
-t = time.monotonic()
-try:
-    f = rntuple.open(sys.argv[1])
-    actual = {n: f[n].arrays() for n in f.ntuple_names()}
-    same = list(actual) == list(expected) and all(ak.array_equal(actual[n], expected[n]) for n in expected)
-    out = {"error": None, "same": same}
-except rntuple.RNTupleError as exc:
-    out = {"error": str(exc), "type": type(exc).__name__}
-out["seconds"] = time.monotonic() - t
-print(json.dumps(out))
-"""
-
-
 @pytest.mark.parametrize("s3", [False, True], ids=["http", "s3"])
 @pytest.mark.parametrize("mode", MEMORY_MODES)
 def test_python_child_memory(rntuple_pkg, target, mode, s3):
     """A Python process reading from the server, alone: its peak RSS (os.wait4) stays under 256 MB."""
     with _server(target, mode, target["meta"], s3) as srv:
         url, env = _url_env(srv, s3)
-        argv = [sys.executable, "-c", _CHILD, url, target["path"], CONNECT, IDLE, RETRIES]
+        argv = [sys.executable, "-c", READ_CHILD, url, target["path"], CONNECT, IDLE, RETRIES]
         code, out, err, _seconds, rss = _run_measured(argv, env)
         what = f"a Python child reading {url} ({mode})"
         assert code == 0, f"{what}: exit {code}: {err[-2000:]}"

@@ -7,7 +7,6 @@ use crate::handles::{self, Object};
 use crate::status::{guard, CError, CResult};
 use crate::strings::{need, opt_str_arg, put, str_arg, str_list_arg, write_str};
 use arrow_array::ffi::FFI_ArrowSchema;
-use rntuple::storage::mapped::MappedSource;
 use rntuple::{RNTupleFile, Reader};
 use std::ffi::c_char;
 use std::sync::Arc;
@@ -87,8 +86,7 @@ pub unsafe extern "C" fn rntuple_file_open_mapped(path: *const c_char, out: *mut
     guard("rntuple_file_open_mapped", || {
         need(out, "out")?;
         let path = unsafe { str_arg(path, "path") }?;
-        let src = MappedSource::open(path)?;
-        let file = RNTupleFile::from_source(Arc::new(src)).map_err(|e| e.context(format!("mapped file {path}")))?;
+        let file = RNTupleFile::open_mapped(path)?;
         let h = handles::register(FileObj { file: Arc::new(file) })?;
         unsafe { put(out, h, "out") }
     })

@@ -31,7 +31,7 @@ struct Cli {
     /// naming what and how much, raised before allocating. Default: no limit.
     #[arg(long, global = true, value_name = "SIZE")]
     memory_limit: Option<String>,
-    /// Remote reads (http://, https://, s3://): seconds to wait for a connection (default 30, or
+    /// Remote reads (http://, https://, s3://, root://): seconds to wait for a connection (default 30, or
     /// RNTUPLE_CONNECT_TIMEOUT).
     #[arg(long, global = true, value_name = "SECONDS")]
     connect_timeout: Option<f64>,

@@ -6,36 +6,75 @@
 //! `XRD_*` settings.
 //!
 //! Timeouts: XrdCl's own defaults suit a batch job more than a user at a terminal (an unreachable
-//! host is retried for 10 minutes, a request may take 30). Unless the environment sets them, this
-//! crate uses a connection window of [`CONNECTION_WINDOW_S`] s, [`CONNECTION_RETRY`] attempts and a
-//! request timeout of [`REQUEST_TIMEOUT_S`] s (`XRD_CONNECTIONWINDOW`, `XRD_CONNECTIONRETRY`,
-//! `XRD_REQUESTTIMEOUT` override them, as for every XrdCl program).
+//! host is retried for 10 minutes, a request may take 30). Each [`File::open`] takes a
+//! [`Patience`] (the caller's connect and idle timeouts and retries) and sets XrdCl's
+//! `ConnectionWindow` (the connect timeout), `ConnectionRetry` (1 + retries), `StreamTimeout` (the
+//! idle timeout: a connection with a request outstanding and no byte for that long is broken),
+//! `StreamErrorWindow` (the connect timeout: how long a host that failed is not tried again) and
+//! `TimeoutResolution` (1 s, the granularity of those checks); every request is given
+//! [`Patience::deadline_s`] (both timeouts plus one second per MiB, recoveries included). The
+//! `XRD_*` variables the user set (`XRD_CONNECTIONWINDOW`, `XRD_CONNECTIONRETRY`,
+//! `XRD_STREAMTIMEOUT`, `XRD_STREAMERRORWINDOW`, `XRD_TIMEOUTRESOLUTION`) still win, as for every
+//! XrdCl program. XrdCl reads some of them when it first connects to a host: in one process, the
+//! settings of the first open of a host hold for that host.
 //!
 //! The client is compiled in when XrdCl's headers were found at build time (see `build.rs`);
 //! otherwise [`available`] is false and [`File::open`] says so.
 //!
 //! ```
-//! use rntuple_xrootd::{File, MAX_CHUNK};
+//! use rntuple_xrootd::{File, Patience, MAX_CHUNK};
 //! assert!(MAX_CHUNK > 2_000_000);
 //! // A URL with a NUL byte is refused before anything is sent.
-//! let e = File::open("root://host//a\0b.root", 1).err().map(|e| e.to_string()).unwrap_or_default();
+//! let e = File::open("root://host//a\0b.root", Patience::default()).err().map(|e| e.to_string()).unwrap_or_default();
 //! assert!(e.contains("NUL"));
 //! ```
 
 use std::ffi::CString;
 use std::fmt;
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{mpsc, Arc, RwLock};
+use std::time::{Duration, Instant};
 
 /// Most bytes of one chunk of a vector read (XrdCl's and the server's default limit).
 pub const MAX_CHUNK: u32 = 2_097_136;
 /// Most chunks of one vector read (XrdCl's and the server's default limit).
 pub const MAX_CHUNKS: usize = 1024;
 
-/// Seconds within which a connection must be made before a retry (XrdCl's `ConnectionWindow`).
-pub const CONNECTION_WINDOW_S: i32 = 15;
-/// Connection attempts (XrdCl's `ConnectionRetry`).
-pub const CONNECTION_RETRY: i32 = 2;
-/// Seconds a request may take (XrdCl's `RequestTimeout`).
-pub const REQUEST_TIMEOUT_S: i32 = 300;
+/// How patient XrdCl is with a server (see the crate's documentation for the XrdCl settings each
+/// value becomes).
+///
+/// ```
+/// use rntuple_xrootd::Patience;
+/// let p = Patience { connect_s: 2, idle_s: 3, retries: 1 };
+/// assert_eq!((p.deadline_s(100), p.deadline_s(5 << 20)), (5, 10));
+/// assert_eq!(Patience { connect_s: u16::MAX, ..p }.deadline_s(0), u16::MAX);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Patience {
+    /// Seconds to establish a connection and its handshake (XrdCl's `ConnectionWindow`).
+    pub connect_s: u16,
+    /// Seconds without a byte while a request is outstanding before the connection is declared
+    /// broken (XrdCl's `StreamTimeout`).
+    pub idle_s: u16,
+    /// Connection attempts after the first (XrdCl's `ConnectionRetry` is one more).
+    pub retries: u16,
+}
+
+impl Default for Patience {
+    /// 30 s to connect, 60 s idle (XrdCl's stream timeout), 3 retries.
+    fn default() -> Self {
+        Patience { connect_s: 30, idle_s: 60, retries: 3 }
+    }
+}
+
+impl Patience {
+    /// The seconds a request for `bytes` bytes may take, XrdCl's recoveries (reconnecting and
+    /// sending it again) included: both timeouts plus one second per MiB, at most `u16::MAX`.
+    pub fn deadline_s(&self, bytes: u64) -> u16 {
+        let s = u64::from(self.connect_s) + u64::from(self.idle_s) + (bytes >> 20);
+        u16::try_from(s).unwrap_or(u16::MAX).max(1)
+    }
+}
 
 /// XRootD's error number for "not authorized" (`kXR_NotAuthorized`).
 const NOT_AUTHORIZED: i32 = 3010;
@@ -76,20 +115,156 @@ pub fn available() -> bool {
     cfg!(xrdcl)
 }
 
+/// Whether XrdCl's status (negated by the shim) is a broken connection: a socket error, timeout
+/// or disconnection, a stream disconnected, a failed connection, an invalid session.
+fn is_connection_failure(e: &XrdError) -> bool {
+    (-110..=-101).contains(&e.code)
+}
+
+/// The code of a request that had no complete answer within its deadline (XrdCl's
+/// `errOperationExpired`, negated as the shim does).
+const EXPIRED: i32 = -206;
+
+/// XrdCl's socket timeout (`errSocketTimeout`, negated): the idle timeout.
+const SOCKET_TIMEOUT: i32 = -103;
+
+/// XrdCl's failed connection (`errConnectionError`, negated): every attempt refused or timed out.
+const CONNECTION_ERROR: i32 = -108;
+
+/// XrdCl's message, with what it means in this crate's terms for a timeout or a failed connection.
+fn explained(mut e: XrdError, p: &Patience) -> XrdError {
+    if e.code == SOCKET_TIMEOUT {
+        e.message = format!("{} (no byte for {} s: the idle timeout)", e.message, p.idle_s);
+    } else if e.code == CONNECTION_ERROR {
+        e.message = format!("{} (no connection in {} attempts, {} s connect timeout each)", e.message, 1 + u32::from(p.retries), p.connect_s);
+    }
+    e
+}
+
+/// Whole seconds of `d`, at least 1.
+fn secs(d: Duration) -> u16 {
+    u16::try_from(d.as_secs()).unwrap_or(u16::MAX).max(1)
+}
+
+/// Runs `f` on a thread of its own and waits for it at most `wait`. XrdCl bounds neither a
+/// request whose answer trickles in nor its reconnections; past `wait` the thread is left to end
+/// alone (it owns everything it touches: a handle, its own buffer) and the answer is an error
+/// naming `deadline_s`.
+fn bounded<T: Send + 'static>(wait: Duration, deadline_s: u16, f: impl FnOnce() -> Result<T, XrdError> + Send + 'static) -> Result<T, XrdError> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("rntuple-xrootd".into())
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .map_err(|e| XrdError { code: -1, message: format!("cannot start a thread for an XRootD request: {e}") })?;
+    match rx.recv_timeout(wait) {
+        Ok(r) => r,
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            Err(XrdError { code: EXPIRED, message: format!("no complete answer within {deadline_s} s (the connect and idle timeouts plus 1 s per MiB)") })
+        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err(XrdError { code: -1, message: "an XRootD request's thread ended without an answer".into() }),
+    }
+}
+
 /// A file opened for reading on an XRootD server.
+///
+/// Every request (the opening too) has a deadline, [`Patience::deadline_s`] of its size, however
+/// the server behaves (silent, trickling, resetting). A request that fails on a broken connection
+/// (a reset, or a server silent for [`Patience::idle_s`]) is sent again on a new connection, the
+/// file opened anew, up to [`Patience::retries`] times within that deadline; XrdCl's own read
+/// recovery, unbounded in time, is off. Answers land in a buffer of the request's own and are
+/// copied out, so that a request given up on can end later without touching the caller's memory.
 pub struct File {
-    inner: imp::Handle,
+    url: CString,
+    handle: RwLock<Arc<imp::Handle>>,
     size: u64,
-    timeout: u16,
+    patience: Patience,
+    /// The deadline (s) a request missed, 0 while none has: XrdCl sends every request to a server
+    /// on one connection, so the later ones would wait behind it; they fail at once instead.
+    expired: AtomicU16,
 }
 
 impl File {
-    /// Opens `url` for reading and asks for its size; `timeout_s` bounds each request (0: XrdCl's
-    /// default, `XRD_REQUESTTIMEOUT`, 1800 s unless set).
-    pub fn open(url: &str, timeout_s: u16) -> Result<File, XrdError> {
+    /// Opens `url` for reading and asks for its size, with XrdCl's settings from `patience`
+    /// (unless the environment sets them), within [`Patience::deadline_s`]`(0)`; each later
+    /// request is bounded by [`Patience::deadline_s`] of its size.
+    pub fn open(url: &str, patience: Patience) -> Result<File, XrdError> {
         let c = CString::new(url).map_err(|_| XrdError { code: -1, message: "the URL holds a NUL byte".into() })?;
-        let (inner, size) = imp::open(&c, timeout_s)?;
-        Ok(File { inner, size, timeout: timeout_s })
+        let deadline = patience.deadline_s(0);
+        let (inner, size) = Self::open_bounded(&c, patience, Duration::from_secs(u64::from(deadline)), deadline)?;
+        Ok(File { url: c, handle: RwLock::new(Arc::new(inner)), size, patience, expired: AtomicU16::new(0) })
+    }
+
+    fn open_bounded(url: &CString, patience: Patience, wait: Duration, deadline_s: u16) -> Result<(imp::Handle, u64), XrdError> {
+        let url = url.clone();
+        let timeout = secs(wait).saturating_add(1);
+        bounded(wait, deadline_s, move || imp::open(&url, &patience, timeout)).map_err(|e| explained(e, &patience))
+    }
+
+    fn current(&self) -> Arc<imp::Handle> {
+        match self.handle.read() {
+            Ok(g) => Arc::clone(&g),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    /// Opens the file again after `failed` broke (unless another thread did already), within
+    /// `wait`; the size must not have changed.
+    fn reopen(&self, failed: &Arc<imp::Handle>, wait: Duration, deadline_s: u16) -> Result<(), XrdError> {
+        let mut g = self.handle.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !Arc::ptr_eq(&g, failed) {
+            return Ok(());
+        }
+        let (h, size) = Self::open_bounded(&self.url, self.patience, wait, deadline_s)?;
+        if size != self.size {
+            return Err(XrdError {
+                code: -1,
+                message: format!("the file's size changed from {} to {size} bytes (reopened after a broken connection)", self.size),
+            });
+        }
+        *g = Arc::new(h);
+        Ok(())
+    }
+
+    /// Runs `op` (given the handle, XrdCl's timeout in seconds, how long to wait and the deadline)
+    /// until it succeeds, fails otherwise than on a broken connection, or the retries or the
+    /// deadline of a request of `bytes` bytes run out.
+    fn with_retries<T>(&self, bytes: u64, mut op: impl FnMut(Arc<imp::Handle>, u16, Duration, u16) -> Result<T, XrdError>) -> Result<T, XrdError> {
+        let deadline = self.patience.deadline_s(bytes);
+        let budget = Duration::from_secs(u64::from(deadline));
+        let start = Instant::now();
+        let mut retries = 0u16;
+        loop {
+            let missed = self.expired.load(Ordering::Relaxed);
+            if missed > 0 {
+                return Err(XrdError {
+                    code: EXPIRED,
+                    message: format!("an earlier request had no complete answer within {missed} s: the connection is given up"),
+                });
+            }
+            let h = self.current();
+            let left = budget.saturating_sub(start.elapsed());
+            let mut e = match op(Arc::clone(&h), secs(left).saturating_add(1), left, deadline) {
+                Ok(v) => return Ok(v),
+                Err(e) => e,
+            };
+            e = explained(e, &self.patience);
+            if is_connection_failure(&e) || e.code == EXPIRED {
+                h.mark_broken();
+            }
+            if e.code == EXPIRED {
+                self.expired.store(deadline, Ordering::Relaxed);
+            }
+            let left = budget.saturating_sub(start.elapsed());
+            if !is_connection_failure(&e) || retries >= self.patience.retries || left < Duration::from_millis(500) {
+                let tried = if retries > 0 { format!(" (after {retries} retries on new connections)") } else { String::new() };
+                return Err(XrdError { code: e.code, message: format!("{}{tried}", e.message) });
+            }
+            retries += 1;
+            self.reopen(&h, left, deadline)
+                .map_err(|r| XrdError { code: r.code, message: format!("{}; reopening the file after it: {}", e.message, r.message) })?;
+        }
     }
 
     /// The file's size in bytes, as the server stated it at open.
@@ -103,7 +278,17 @@ impl File {
         let mut done = 0usize;
         while done < buf.len() {
             let want = (buf.len() - done).min(1 << 30);
-            let got = imp::read(&self.inner, offset + done as u64, &mut buf[done..done + want], self.timeout)?;
+            let at = offset + done as u64;
+            let part = &mut buf[done..done + want];
+            let got = self.with_retries(want as u64, |h, timeout, wait, deadline| {
+                let (n, data) = bounded(wait, deadline, move || {
+                    let mut data = vec![0u8; want];
+                    let n = imp::read(&h, at, &mut data, timeout)?;
+                    Ok((n, data))
+                })?;
+                part[..n].copy_from_slice(&data[..n]);
+                Ok(n)
+            })?;
             if got == 0 {
                 return Err(XrdError {
                     code: -1,
@@ -129,9 +314,30 @@ impl File {
             return Ok(());
         }
         let want: u64 = chunks.iter().map(|(_, b)| b.len() as u64).sum();
-        let got = imp::readv(&self.inner, chunks, self.timeout)?;
+        let plan: Arc<Vec<(u64, usize)>> = Arc::new(chunks.iter().map(|(o, b)| (*o, b.len())).collect());
+        let (got, data) = self.with_retries(want, |h, timeout, wait, deadline| {
+            let plan = Arc::clone(&plan);
+            bounded(wait, deadline, move || {
+                // `want` is the sum of the caller's buffers' lengths: memory the caller holds already.
+                let mut data = vec![0u8; want as usize];
+                let mut rest = data.as_mut_slice();
+                let mut parts = Vec::with_capacity(plan.len());
+                for &(offset, n) in plan.iter() {
+                    let (head, tail) = std::mem::take(&mut rest).split_at_mut(n);
+                    rest = tail;
+                    parts.push((offset, head));
+                }
+                let got = imp::readv(&h, &mut parts, timeout)?;
+                Ok((got, data))
+            })
+        })?;
         if got != want {
             return Err(XrdError { code: -1, message: format!("a vector read of {} chunks returned {got} bytes, not the {want} asked for", chunks.len()) });
+        }
+        let mut at = 0usize;
+        for (_, b) in chunks.iter_mut() {
+            b.copy_from_slice(&data[at..at + b.len()]);
+            at += b.len();
         }
         Ok(())
     }
@@ -143,8 +349,9 @@ mod imp {
     //! shim returned from `rxrd_open` and frees it once, in `Drop`; every buffer handed over is a
     //! live `&mut [u8]` of the length passed with it; XrdCl::File serializes its own state, so
     //! concurrent reads through one handle from several threads are allowed (what `Sync` claims).
-    use super::XrdError;
+    use super::{Patience, XrdError};
     use std::ffi::{c_char, c_int, c_void, CStr};
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     #[repr(C)]
     struct RxrdFile {
@@ -152,7 +359,7 @@ mod imp {
     }
 
     unsafe extern "C" {
-        fn rxrd_defaults(connection_window: c_int, connection_retry: c_int, request_timeout: c_int);
+        fn rxrd_settings(connection_window: c_int, connection_retry: c_int, stream_timeout: c_int, stream_error_window: c_int, timeout_resolution: c_int);
         fn rxrd_open(url: *const c_char, timeout: u16, out: *mut *mut RxrdFile, size: *mut u64, err: *mut c_char, errlen: usize) -> c_int;
         fn rxrd_read(f: *mut RxrdFile, offset: u64, len: u32, buf: *mut c_void, got: *mut u32, timeout: u16, err: *mut c_char, errlen: usize) -> c_int;
         fn rxrd_readv(
@@ -166,10 +373,18 @@ mod imp {
             err: *mut c_char,
             errlen: usize,
         ) -> c_int;
-        fn rxrd_close(f: *mut RxrdFile);
+        fn rxrd_close(f: *mut RxrdFile, timeout: u16);
     }
 
-    pub struct Handle(*mut RxrdFile);
+    /// The shim's file, the timeout of its close, and whether a request on it found the
+    /// connection broken (its close then gets 1 s: nothing waits on a read-only file's close).
+    pub struct Handle(*mut RxrdFile, u16, AtomicBool);
+
+    impl Handle {
+        pub fn mark_broken(&self) {
+            self.2.store(true, Ordering::Relaxed);
+        }
+    }
 
     // SAFETY: see the module's invariants (XrdCl::File is thread-safe).
     unsafe impl Send for Handle {}
@@ -177,8 +392,9 @@ mod imp {
 
     impl Drop for Handle {
         fn drop(&mut self) {
+            let timeout = if self.2.load(Ordering::Relaxed) { 1 } else { self.1 };
             // SAFETY: the pointer came from rxrd_open and is freed only here.
-            unsafe { rxrd_close(self.0) }
+            unsafe { rxrd_close(self.0, timeout) }
         }
     }
 
@@ -187,17 +403,17 @@ mod imp {
         XrdError { code: rc, message: if message.is_empty() { format!("XrdCl failed (code {rc})") } else { message } }
     }
 
-    pub fn open(url: &CStr, timeout: u16) -> Result<(Handle, u64), XrdError> {
-        static DEFAULTS: std::sync::Once = std::sync::Once::new();
+    pub fn open(url: &CStr, p: &Patience, timeout: u16) -> Result<(Handle, u64), XrdError> {
+        let (connect, idle) = (c_int::from(p.connect_s.max(1)), c_int::from(p.idle_s.max(1)));
         // SAFETY: plain integers; XrdCl's environment is created on first use and lives on.
-        DEFAULTS.call_once(|| unsafe { rxrd_defaults(super::CONNECTION_WINDOW_S, super::CONNECTION_RETRY, super::REQUEST_TIMEOUT_S) });
+        unsafe { rxrd_settings(connect, 1 + c_int::from(p.retries), idle, connect, 1) };
         let (mut f, mut size, mut err) = (std::ptr::null_mut(), 0u64, [0u8; 1024]);
         // SAFETY: valid C string, out-pointers to locals, an error buffer of the length given.
         let rc = unsafe { rxrd_open(url.as_ptr(), timeout, &mut f, &mut size, err.as_mut_ptr().cast(), err.len()) };
         if rc != 0 || f.is_null() {
             return Err(error(rc, &err));
         }
-        Ok((Handle(f), size))
+        Ok((Handle(f, p.deadline_s(0), AtomicBool::new(false)), size))
     }
 
     pub fn read(h: &Handle, offset: u64, buf: &mut [u8], timeout: u16) -> Result<usize, XrdError> {
@@ -231,10 +447,14 @@ mod imp {
 #[cfg(not(xrdcl))]
 mod imp {
     //! Without XrdCl: every open says so.
-    use super::XrdError;
+    use super::{Patience, XrdError};
     use std::ffi::CStr;
 
     pub struct Handle;
+
+    impl Handle {
+        pub fn mark_broken(&self) {}
+    }
 
     fn absent() -> XrdError {
         XrdError {
@@ -243,7 +463,7 @@ mod imp {
         }
     }
 
-    pub fn open(_: &CStr, _: u16) -> Result<(Handle, u64), XrdError> {
+    pub fn open(_: &CStr, _: &Patience, _: u16) -> Result<(Handle, u64), XrdError> {
         Err(absent())
     }
 

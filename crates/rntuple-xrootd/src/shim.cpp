@@ -1,5 +1,6 @@
 // A C interface over XrdCl::File for rntuple-xrootd (src/lib.rs declares it). Every function
-// returns 0 on success; on failure it returns the XRootD error number (or -1) and writes a
+// returns 0 on success; on failure it returns the server's XRootD error number (kXR_*, >= 3000),
+// or minus XrdCl's own status code (e.g. -103 for a socket timeout), or -1, and writes a
 // NUL-terminated message into `err` (truncated to `errlen`). No C++ exception leaves a function.
 
 #include <XrdCl/XrdClDefaultEnv.hh>
@@ -23,7 +24,9 @@ void put(char *err, size_t errlen, const std::string &msg) {
 
 int fail(const XrdCl::XRootDStatus &st, char *err, size_t errlen) {
    put(err, errlen, st.ToStr());
-   return st.errNo ? static_cast<int>(st.errNo) : -1;
+   // errNo is the server's kXR_* number for an error response, but an errno for a socket error.
+   if (st.code == XrdCl::errErrorResponse && st.errNo) return static_cast<int>(st.errNo);
+   return st.code ? -static_cast<int>(st.code) : -1;
 }
 
 // Runs `f` (returning the function's status), turning any C++ exception into -1 and a message.
@@ -43,16 +46,21 @@ int guarded(char *err, size_t errlen, F f) {
 
 extern "C" {
 
-// Sets XrdCl's connection window (s), connection retries and request timeout (s) unless the user set
-// them (XRD_CONNECTIONWINDOW, XRD_CONNECTIONRETRY, XRD_REQUESTTIMEOUT: XrdCl keeps values imported from
-// the environment and refuses to overwrite them).
-void rxrd_defaults(int connection_window, int connection_retry, int request_timeout) {
+// Sets XrdCl's connection window (s), connection attempts, stream timeout (s: no byte for that long
+// with a request outstanding breaks the connection), stream error window (s: how long a host that
+// failed is not tried again) and timeout resolution (s: how often those are checked), except those
+// the user set (XRD_CONNECTIONWINDOW, XRD_CONNECTIONRETRY, XRD_STREAMTIMEOUT, XRD_STREAMERRORWINDOW,
+// XRD_TIMEOUTRESOLUTION: XrdCl keeps values imported from the environment and refuses to overwrite
+// them).
+void rxrd_settings(int connection_window, int connection_retry, int stream_timeout, int stream_error_window, int timeout_resolution) {
    try {
       XrdCl::Env *env = XrdCl::DefaultEnv::GetEnv();
       if (!env) return;
       env->PutInt("ConnectionWindow", connection_window);
       env->PutInt("ConnectionRetry", connection_retry);
-      env->PutInt("RequestTimeout", request_timeout);
+      env->PutInt("StreamTimeout", stream_timeout);
+      env->PutInt("StreamErrorWindow", stream_error_window);
+      env->PutInt("TimeoutResolution", timeout_resolution);
    } catch (...) {
    }
 }
@@ -83,6 +91,10 @@ int rxrd_open(const char *url, uint16_t timeout, rxrd_file **out, uint64_t *size
       }
       *size = info->GetSize();
       delete info;
+      // XrdCl's own recovery of a read (reconnect, reopen, send again) has no bound: each attempt
+      // gets a fresh timeout, so a server that stalls every connection is tried for ever. The
+      // caller (src/lib.rs) reopens and retries instead, within its deadline.
+      (void)f->file.SetProperty("ReadRecovery", "false");
       *out = f;
       return 0;
    });
@@ -118,10 +130,10 @@ int rxrd_readv(rxrd_file *f, uint32_t n, const uint64_t *offsets, const uint32_t
    });
 }
 
-void rxrd_close(rxrd_file *f) {
+void rxrd_close(rxrd_file *f, uint16_t timeout) {
    if (!f) return;
    try {
-      (void)f->file.Close();
+      (void)f->file.Close(timeout);
    } catch (...) {
    }
    delete f;

@@ -15,8 +15,12 @@ use rntuple::primitives::element::PageValues as V;
 use rntuple_testkit::{column_range, compress, encode, push_column, push_field, single_group, FileForge, NTupleOptions, TOP};
 use serde_json::{json, Value};
 
+#[path = "hostile_files/attributes.rs"]
+mod attributes;
 #[path = "hostile_files/bounds.rs"]
 mod bounds;
+#[path = "hostile_files/shapes.rs"]
+mod shapes;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -518,6 +522,8 @@ fn cases() -> Res<Vec<Case>> {
         json!({"first_row": {"x": 1.5}}),
     ));
     out.extend(bounds::cases()?);
+    out.extend(shapes::cases()?);
+    out.extend(attributes::cases()?);
     Ok(out)
 }
 

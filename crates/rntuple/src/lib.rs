@@ -7,7 +7,7 @@
 //! * [`format`](mod@format): envelopes, frames, locators, descriptors and ROOT's compression
 //!   framing, as pure functions over bytes (public: [`format::descriptor`]);
 //! * [`storage`]: byte sources and the ROOT file container (keys, directories, anchors, blobs),
-//!   the file sink (public: [`storage::source`], to read from anywhere);
+//!   the file sink (public: the byte sources, such as [`storage::ReadAt`] to read from anywhere);
 //! * `primitives` (internal): column types and their page encodings;
 //! * [`logical`]: the field tree and how C++ types map to columns;
 //! * [`read`]: the reader, producing Apache Arrow arrays, typed structs and dynamic values; and
@@ -15,11 +15,12 @@
 //!   import each other);
 //! * [`dataset`]: chains and joins of several RNTuples read as one (ROOT's `RNTupleProcessor`);
 //! * [`ops`]: merge and skim, which read one file and write another, over the selection
-//!   expressions of [`expr`]; [`convert`] (feature `convert`, on by default): Parquet and Arrow
+//!   expressions of `expr` (internal); [`convert`] (feature `convert`, on by default): Parquet and Arrow
 //!   IPC to and from RNTuple.
 //!
-//! Internals (envelope parsing, compression framing, page encodings, the ROOT file container) are
-//! public only with the `unstable` feature, for the fuzz targets, benchmarks and tests.
+//! Internals (envelope parsing, compression framing, page encodings, the ROOT file container, the
+//! selection expressions, the option table) are public only with the `unstable` feature, for the
+//! fuzz targets, benchmarks, tests and the in-tree front ends (CLI, Python, C ABI).
 //!
 //! ```no_run
 //! let f = rntuple::RNTupleFile::open("data.root")?;
@@ -49,7 +50,7 @@ pub(crate) use unstable_mod;
 pub mod convert;
 pub mod dataset;
 mod error;
-pub mod expr;
+unstable_mod!(expr);
 pub mod format;
 pub mod logical;
 pub mod ops;
@@ -69,6 +70,12 @@ pub use read::reader::Reader;
 /// reading.
 pub use rntuple_derive::Record;
 pub use value::Value;
+
+/// The README's Rust program, run as a doc test (it writes its files in the working directory,
+/// `crates/rntuple` under `cargo test`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeProgram;
 
 /// What the code `#[derive(Record)]` generates calls; not an API.
 #[doc(hidden)]
@@ -98,7 +105,6 @@ pub mod __private {
 pub mod arrow {
     pub use arrow_array as array;
     pub use arrow_buffer as buffer;
-    pub use arrow_schema as datatypes_schema;
     /// Arrow data types and primitive type markers.
     ///
     /// ```

@@ -309,36 +309,30 @@ pub fn cases() -> Res<Vec<Case>> {
         1,
         super::rows(json!([{"v": super::deep_value(120)}])),
     ));
-    // Known to fail today: the footer parses in linear time now (dump, check, bench, skim, merge:
-    // well under a second), but `info` opens and lists each set (36 s, 160 MiB): generated only
-    // with HOSTILE_PENDING=1 until fixed.
-    let pending = std::env::var_os("HOSTILE_PENDING").is_some();
-    if pending {
-        out.push(case(
-            "attribute_links_200k.root",
-            attribute_links(200_000)?,
-            "Events",
-            "17-attribute-links",
-            "the sane RNTuple whose footer links 200,000 attribute sets, none of whose anchors is one",
-            super::all(either),
-            3,
-            control_rows(),
-        ));
-    }
-    // Known to fail today (Python's `arrays` peaks at 369 MiB, a re-encoding skim runs past 30 s):
-    // generated only with HOSTILE_PENDING=1 until fixed.
-    if pending {
-        out.push(case(
-            "fields_100k.root",
-            many_fields(100_000)?,
-            "Events",
-            "18-many-fields",
-            "100,000 float fields, one entry of 0.0 each: legitimate",
-            super::all(ok),
-            1,
-            json!({"zeros": true}),
-        ));
-    }
+    // `info` lists the first 100 sets (each opened by its link, not looked up by name), the other
+    // tools parse the footer in linear time.
+    out.push(case(
+        "attribute_links_200k.root",
+        attribute_links(200_000)?,
+        "Events",
+        "17-attribute-links",
+        "the sane RNTuple whose footer links 200,000 attribute sets, none of whose anchors is one",
+        super::all(either),
+        3,
+        control_rows(),
+    ));
+    // Python reads many fields in groups (each group's Arrow records freed before the next), a
+    // re-encoding skim matches fields by name through maps, not scans.
+    out.push(case(
+        "fields_100k.root",
+        many_fields(100_000)?,
+        "Events",
+        "18-many-fields",
+        "100,000 float fields, one entry of 0.0 each: legitimate",
+        super::all(ok),
+        1,
+        json!({"zeros": true}),
+    ));
     for (file, top, n, what) in [
         ("keys_top_4g.root", true, u32::MAX, "the top directory's keys list declares 2^32-1 keys"),
         ("keys_top_2g.root", true, 2_000_000_000, "the top directory's keys list declares 2e9 keys"),

@@ -1,8 +1,9 @@
 //! Conversion between RNTuple and the columnar file formats of the Arrow world: Parquet and the
 //! Arrow IPC file format (Feather v2), both ways, streamed batch by batch in bounded memory.
 //!
-//! The format of each side is chosen by its file extension ([`Format::of_path`]): `.parquet`,
-//! `.arrow` / `.feather` / `.ipc`, `.root`. One side is always a `.root` file holding the RNTuple.
+//! The format of each side is chosen by its file extension (case-insensitive): `.parquet` /
+//! `.parq` / `.pq`, `.arrow` / `.feather` / `.ipc`, `.root`. One side is always a `.root` file
+//! holding the RNTuple.
 //!
 //! * Parquet / Arrow IPC → RNTuple: every Parquet row group, every IPC record batch, becomes a
 //!   cluster (or several, when it is larger than the writer's cluster size). Arrow types map to
@@ -25,12 +26,19 @@
 crate::unstable_mod! {
     arrow_types
 }
+mod format;
 mod from_rntuple;
 mod ipc;
 mod parquet;
 
 use crate::error::{Error, Result};
 use std::path::Path;
+
+/// Which format a path names (the CLI's choice of converter; `unstable` feature).
+#[cfg(feature = "unstable")]
+pub use format::Format;
+#[cfg(not(feature = "unstable"))]
+use format::Format;
 
 /// The RNTuple schema, (field name, type) pairs in order, of an Arrow schema: one top-level field
 /// per Arrow field, the types as the conversions map them (`Int32` -> `std::int32_t`, `LargeList` ->
@@ -54,44 +62,6 @@ use std::path::Path;
 pub fn schema_from_arrow(schema: &arrow_schema::Schema) -> Result<Vec<(String, crate::logical::typename::TypeExpr)>> {
     let nulls: Vec<arrow_types::NullTree> = schema.fields().iter().map(|f| arrow_types::NullTree::nullable(f.data_type(), f.is_nullable())).collect();
     arrow_types::rntuple_schema(schema, &nulls)
-}
-
-/// A file format of a conversion, chosen by the file's extension.
-///
-/// ```
-/// use rntuple::convert::Format;
-/// use std::path::Path;
-/// assert_eq!(Format::of_path(Path::new("run1.PARQUET"))?, Format::Parquet);
-/// assert_eq!(Format::of_path(Path::new("run1.feather"))?, Format::ArrowIpc);
-/// assert_eq!(Format::of_path(Path::new("run1.root"))?, Format::Root);
-/// assert!(Format::of_path(Path::new("run1.csv")).is_err());
-/// # Ok::<(), rntuple::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// Apache Parquet (`.parquet`, `.parq`, `.pq`).
-    Parquet,
-    /// The Arrow IPC file format, also known as Feather v2 (`.arrow`, `.feather`, `.ipc`).
-    ArrowIpc,
-    /// A ROOT file (`.root`) holding the RNTuple.
-    Root,
-}
-
-impl Format {
-    /// The format of a file from its extension (case-insensitive); an error names the path when
-    /// the extension is none of the known ones.
-    pub fn of_path(path: &Path) -> Result<Format> {
-        let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).unwrap_or_default();
-        match ext.as_str() {
-            "parquet" | "parq" | "pq" => Ok(Format::Parquet),
-            "arrow" | "feather" | "ipc" => Ok(Format::ArrowIpc),
-            "root" => Ok(Format::Root),
-            _ => Err(Error::Invalid(format!(
-                "'{}': unknown file format (extension '{ext}'); conversion knows .parquet, .arrow/.feather (Arrow IPC) and .root",
-                path.display()
-            ))),
-        }
-    }
 }
 
 /// What a conversion does besides its two paths.
@@ -185,7 +155,7 @@ pub(crate) fn publish_or_remove(tmp: &Path, output: &Path, r: Result<ConvertSumm
     }
 }
 
-/// Converts `input` into `output`, formats by extension (see [`Format::of_path`]): Parquet or
+/// Converts `input` into `output`, formats by extension (see the module's documentation): Parquet or
 /// Arrow IPC into an RNTuple in a new ROOT file, or an RNTuple into Parquet or Arrow IPC.
 ///
 /// ```

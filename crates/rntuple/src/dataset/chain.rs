@@ -50,15 +50,7 @@ pub struct Chain {
 
 /// Splits `"file.root:NTUPLE"` into the file and the RNTuple name; a colon that is part of the path
 /// (a URL's scheme or port, a path that exists as written) does not split.
-///
-/// ```
-/// use rntuple::dataset::split_spec;
-/// assert_eq!(split_spec("a.root:Events"), ("a.root", Some("Events")));
-/// assert_eq!(split_spec("a.root:dir/Events"), ("a.root", Some("dir/Events")));
-/// assert_eq!(split_spec("https://host:8080/a.root"), ("https://host:8080/a.root", None));
-/// assert_eq!(split_spec("s3://b/a.root:Events"), ("s3://b/a.root", Some("Events")));
-/// ```
-pub fn split_spec(spec: &str) -> (&str, Option<&str>) {
+pub(crate) fn split_spec(spec: &str) -> (&str, Option<&str>) {
     if std::path::Path::new(spec).exists() {
         return (spec, None);
     }
@@ -308,5 +300,19 @@ pub(crate) fn concat(batches: &[RecordBatch], rows: u64) -> Result<RecordBatch> 
             let opts = RecordBatchOptions::new().with_row_count(Some(rows as usize));
             Ok(RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &opts)?)
         }
+    }
+}
+
+#[cfg(test)]
+mod spec_tests {
+    use super::split_spec;
+
+    #[test]
+    fn a_spec_splits_at_the_last_root_colon_only() {
+        assert_eq!(split_spec("a.root:Events"), ("a.root", Some("Events")));
+        assert_eq!(split_spec("a.root:dir/Events"), ("a.root", Some("dir/Events")));
+        assert_eq!(split_spec("https://host:8080/a.root"), ("https://host:8080/a.root", None));
+        assert_eq!(split_spec("s3://b/a.root:Events"), ("s3://b/a.root", Some("Events")));
+        assert_eq!(split_spec("a.root:"), ("a.root:", None));
     }
 }

@@ -36,7 +36,7 @@ mod join_index;
 mod skim;
 mod typed;
 
-pub use chain::{split_spec, Chain};
+pub use chain::Chain;
 pub use join::{How, Join};
 pub use join_index::JoinIndex;
 pub use skim::{skim_join, JoinSkim, JoinSkimStats};

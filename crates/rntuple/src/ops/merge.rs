@@ -129,74 +129,6 @@ impl std::str::FromStr for MergeMode {
     }
 }
 
-/// Merges the RNTuple `name` of every input, in order, into a new file `output`. The inputs
-/// must have the same schema (fields, types and columns); the output's envelopes are compressed
-/// with `opts.compression`, its pages keep the compression of their input. `progress` is called
-/// after each cluster with (clusters done, clusters in all inputs).
-///
-/// ```
-/// use rntuple::ops::merge::merge_with_progress;
-/// use rntuple::write::WriteOptions;
-/// # let dir = std::env::temp_dir();
-/// # let a = dir.join(format!("rntuple-doc-merge_with_progress-a-{}.root", std::process::id()));
-/// # let b = dir.join(format!("rntuple-doc-merge_with_progress-b-{}.root", std::process::id()));
-/// # let out = dir.join(format!("rntuple-doc-merge_with_progress-out-{}.root", std::process::id()));
-/// # for p in [&a, &b] {
-/// #     let mut w = rntuple::write::Writer::create(p, "Events", &[("x", "std::int32_t")], Default::default())?;
-/// #     for i in 0..3 { w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::Int(i))]))?; }
-/// #     w.commit()?;
-/// # }
-/// let mut calls = Vec::new();
-/// merge_with_progress(&[&a, &b], "Events", &out, WriteOptions::default(), |done, all| calls.push((done, all)))?;
-/// assert_eq!(calls, [(1, 2), (2, 2)]);
-/// # for p in [&a, &b, &out] { std::fs::remove_file(p)?; }
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn merge_with_progress(
-    inputs: &[impl AsRef<Path>],
-    name: &str,
-    output: impl AsRef<Path>,
-    opts: WriteOptions,
-    progress: impl FnMut(u64, u64),
-) -> Result<MergeStats> {
-    merge_with_mode(inputs, name, output, MergeMode::Strict, opts, progress)
-}
-
-/// [`merge_with_progress`] with a choice of how the inputs' schemas must relate
-/// ([`MergeMode::Filter`]: the first input's fields, found by name in the others).
-///
-/// ```
-/// use rntuple::ops::merge::{merge_with_mode, MergeMode};
-/// use rntuple::write::{WriteOptions, Writer};
-/// use rntuple::Value;
-/// let dir = std::env::temp_dir();
-/// let a = dir.join("rntuple-doc-filter-a.root");
-/// let b = dir.join("rntuple-doc-filter-b.root");
-/// let mut w = Writer::create(&a, "Events", &[("x", "std::int32_t")], WriteOptions::default())?;
-/// w.fill(&Value::Record(vec![("x".into(), Value::Int(1))]))?;
-/// w.commit()?;
-/// // b has another field first, and x later.
-/// let mut w = Writer::create(&b, "Events", &[("tag", "std::string"), ("x", "std::int32_t")], WriteOptions::default())?;
-/// w.fill(&Value::Record(vec![("tag".into(), Value::String("b".into())), ("x".into(), Value::Int(2))]))?;
-/// w.commit()?;
-/// let out = dir.join("rntuple-doc-filter-out.root");
-/// merge_with_mode(&[&a, &b], "Events", &out, MergeMode::Filter, WriteOptions::default(), |_, _| {})?;
-/// let r = rntuple::RNTupleFile::open(&out)?.reader("Events")?;
-/// let rows: Vec<String> = r.read_values(None, 0, 2)?.iter().map(|v| v.to_json().to_string()).collect();
-/// assert_eq!(rows, [r#"{"x":1}"#, r#"{"x":2}"#]);
-/// # Ok::<(), rntuple::Error>(())
-/// ```
-pub fn merge_with_mode(
-    inputs: &[impl AsRef<Path>],
-    name: &str,
-    output: impl AsRef<Path>,
-    mode: MergeMode,
-    opts: WriteOptions,
-    progress: impl FnMut(u64, u64),
-) -> Result<MergeStats> {
-    merge_with_options(inputs, name, output, &MergeOptions { mode, ..Default::default() }, opts, progress)
-}
-
 /// The options of [`merge_with_options`] beyond the output's [`WriteOptions`].
 ///
 /// ```
@@ -229,7 +161,7 @@ pub struct MergeOptions {
 /// each cluster with (clusters done, clusters in all inputs).
 ///
 /// ```
-/// use rntuple::ops::merge::{merge_with_options, MergeOptions};
+/// use rntuple::ops::merge::{merge_with_options, MergeMode, MergeOptions};
 /// use rntuple::write::{Compression, WriteOptions, Writer};
 /// use rntuple::Value;
 /// let dir = std::env::temp_dir();
@@ -248,6 +180,19 @@ pub struct MergeOptions {
 /// let one = MergeOptions { cluster_size: Some(1 << 20), ..Default::default() };
 /// let s = merge_with_options(&inputs, "Events", &out, &one, WriteOptions::default(), |_, _| {})?;
 /// assert_eq!((s.entries, s.clusters), (3000, 1));
+/// // Progress: (clusters done, clusters in all inputs) after each cluster.
+/// let mut calls = Vec::new();
+/// merge_with_options(&inputs, "Events", &out, &MergeOptions::default(), WriteOptions::default(), |d, n| calls.push((d, n)))?;
+/// assert_eq!(calls, [(1, 3), (2, 3), (3, 3)]);
+/// // MergeMode::Filter: the first input's fields, found by name in the others (here after another field).
+/// let other = dir.join("rntuple-doc-merge-options-other.root");
+/// let mut w = Writer::create(&other, "Events", &[("tag", "std::string"), ("x", "std::int64_t")], WriteOptions::default())?;
+/// w.fill(&Value::Record(vec![("tag".into(), Value::String("b".into())), ("x".into(), Value::Int(7))]))?;
+/// w.commit()?;
+/// let filter = MergeOptions { mode: MergeMode::Filter, ..Default::default() };
+/// merge_with_options(&[&inputs[0], &other], "Events", &out, &filter, WriteOptions::default(), |_, _| {})?;
+/// let r = rntuple::RNTupleFile::open(&out)?.reader("Events")?;
+/// assert_eq!((r.num_entries(), r.read_values(None, 1000, 1001)?[0].to_json().to_string()), (1001, r#"{"x":7}"#.to_string()));
 /// # Ok::<(), rntuple::Error>(())
 /// ```
 pub fn merge_with_options(
@@ -538,7 +483,9 @@ fn extend_schema(ds: &mut Dataset, union: &Descriptor, n_fields: usize, n_column
     }
 }
 
-/// [`merge_with_progress`] without a progress callback.
+/// Merges the RNTuple `name` of every input, in order, into a new file `output`:
+/// [`merge_with_options`] with the default [`MergeOptions`] (the same schema in every input;
+/// pages keep their compression) and no progress callback.
 ///
 /// ```
 /// use rntuple::ops::merge::merge;
@@ -562,5 +509,5 @@ fn extend_schema(ds: &mut Dataset, union: &Descriptor, n_fields: usize, n_column
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn merge(inputs: &[impl AsRef<Path>], name: &str, output: impl AsRef<Path>, opts: WriteOptions) -> Result<MergeStats> {
-    merge_with_progress(inputs, name, output, opts, |_, _| {})
+    merge_with_options(inputs, name, output, &MergeOptions::default(), opts, |_, _| {})
 }

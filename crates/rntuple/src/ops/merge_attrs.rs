@@ -72,9 +72,10 @@ impl AttributeSets {
     /// input's entries replaced by the output ranges `place` gives (several when the entries went
     /// to several places, each becoming an entry with the same values; none drops the entry).
     pub fn gather_mapped(&mut self, r: &Reader, path: &str, mut place: impl FnMut(u64, u64) -> Vec<(u64, u64)>) -> Result<()> {
-        for name in r.attribute_set_names() {
+        for link in r.attribute_sets() {
+            let name = link.name.clone();
             let ctx = |e: Error| e.context(format!("{path}: attribute set '{name}'"));
-            let set = r.attribute_set(&name).map_err(ctx)?;
+            let set = r.open_attribute_set(link).map_err(ctx)?;
             let schema = user_schema(set.reader()).map_err(ctx)?;
             let k = match self.sets.iter().position(|g| g.name == name) {
                 Some(k) => {

@@ -70,8 +70,8 @@ impl PartLog {
 /// The entries where the attribute ranges of `r` start and end, sorted, each once.
 pub(crate) fn boundaries(r: &Reader) -> Result<Vec<u64>> {
     let mut out = Vec::new();
-    for name in r.attribute_set_names() {
-        for e in r.attribute_set(&name)?.entries()? {
+    for link in r.attribute_sets() {
+        for e in r.open_attribute_set(link)?.entries()? {
             out.push(e.range_start);
             out.push(e.range_start.saturating_add(e.range_len));
         }

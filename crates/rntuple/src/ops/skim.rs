@@ -4,7 +4,7 @@
 //! [`run`] is the one entry (the CLI's `skim` and Python's `rntuple.skim` call it): it picks the
 //! engine for a [`SkimRequest`] and returns a [`SkimReport`], whose [`SkimReport::to_json`] is the
 //! report they print or return. The engines:
-//! - one input without a selection: [`skim`] / [`skim_reader`] (`ops/skim_one.rs`), which copy the
+//! - one input without a selection: `skim` / `skim_reader` (`ops/skim_one.rs`), which copy the
 //!   kept fields' compressed pages when the entries are whole clusters and re-encode otherwise;
 //! - a selection (`where_`, `filters`), several inputs, a glob or a number of threads:
 //!   `ops::select::skim_many`, on threads, through one parallel writer.
@@ -36,7 +36,7 @@
 
 use crate::error::{Error, Result};
 use crate::ops::select::{skim_many, SkimMany};
-use crate::ops::skim_one::only_ntuple;
+use crate::ops::skim_one::{self, only_ntuple};
 use crate::read::file::RNTupleFile;
 use crate::storage::output::refuse_same_file;
 use crate::write::WriteOptions;
@@ -44,8 +44,14 @@ use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
 
-pub use crate::ops::select::{output_schema, SkimManyStats};
-pub use crate::ops::skim_one::{skim, skim_reader, skim_with_progress, Skim, SkimMethod, SkimStats};
+pub use crate::ops::select::SkimManyStats;
+pub use crate::ops::skim_one::{SkimMethod, SkimStats};
+/// The engines behind [`run`], for the in-tree front ends and tests (`unstable` feature).
+#[cfg(feature = "unstable")]
+pub use crate::ops::{
+    select::output_schema,
+    skim_one::{skim, skim_reader, skim_with_progress, Skim},
+};
 
 /// What to skim, for either engine (see [`run`]).
 ///
@@ -108,7 +114,7 @@ pub struct SkimRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EntryRange {
     /// Entries `[start, stop)`: `stop` is clamped to the entry count, a reversed range is an error
-    /// (as [`Skim::entries`]).
+    /// (as the page-copying engine takes it).
     Clamped(u64, u64),
     /// `START:STOP`, as the CLI's `--entries`: either side may be omitted; a range reaching outside
     /// `0..=n` or reversed is an error naming the range and the entry count.
@@ -116,8 +122,8 @@ pub enum EntryRange {
 }
 
 impl EntryRange {
-    /// The `[start, stop)` of this range in an RNTuple of `n` entries (as [`Skim::entries`] takes
-    /// it).
+    /// The `[start, stop)` of this range in an RNTuple of `n` entries (as the page-copying engine
+    /// takes it).
     pub fn resolve(&self, n: u64) -> Result<(u64, u64)> {
         match self {
             EntryRange::Clamped(a, b) => Ok((*a, *b)),
@@ -153,7 +159,7 @@ impl EntryRange {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SkimEngine {
-    /// [`skim_reader`]: one input, no selection; pages copied as stored, or entries re-encoded.
+    /// `skim_reader`: one input, no selection; pages copied as stored, or entries re-encoded.
     One,
     /// `skim_many`: a selection, several inputs, a glob or threads.
     Many,
@@ -309,8 +315,8 @@ pub fn run(req: &SkimRequest, output: impl AsRef<Path>, opts: WriteOptions, prog
             };
             let r = f.reader(&ntuple).map_err(|e| e.context(format!("skim: {input}")))?;
             let entries = req.entries.as_ref().map(|e| e.resolve(r.num_entries())).transpose()?;
-            let what = Skim { fields: req.fields.clone(), entries, reencode: req.reencode };
-            let stats = skim_reader(&r, output, &what, opts, progress)?;
+            let what = skim_one::Skim { fields: req.fields.clone(), entries, reencode: req.reencode };
+            let stats = skim_one::skim_reader(&r, output, &what, opts, progress)?;
             (ntuple, SkimOutcome::One(stats))
         }
         SkimEngine::Many => {

@@ -165,6 +165,7 @@ pub struct SkimStats {
 /// # std::fs::remove_file(&out)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg_attr(not(feature = "unstable"), allow(dead_code))] // the tests' and the front ends' entry
 pub fn skim_with_progress(
     input: impl AsRef<Path>,
     name: &str,
@@ -264,6 +265,7 @@ pub fn skim_reader(r: &Reader, output: impl AsRef<Path>, what: &Skim, opts: Writ
 /// # std::fs::remove_file(&out)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg_attr(not(feature = "unstable"), allow(dead_code))] // the tests' and the front ends' entry
 pub fn skim(input: impl AsRef<Path>, name: &str, output: impl AsRef<Path>, what: &Skim, opts: WriteOptions) -> Result<SkimStats> {
     skim_with_progress(input, name, output, what, opts, |_, _| {})
 }
@@ -561,7 +563,8 @@ fn fill_reencoded(r: &Reader, w: &mut Writer, names: &[String], start: u64, stop
 /// their subfields', and the physical columns behind projected fields among them), by column id.
 pub(crate) fn read_columns(d: &Descriptor, names: &[&str]) -> Result<Vec<bool>> {
     let top = top_ancestors(d)?;
-    let wanted = |field: u32| top.get(field as usize).and_then(|&t| d.fields.get(t as usize)).is_some_and(|f| names.contains(&f.name.as_str()));
+    let names: std::collections::HashSet<&str> = names.iter().copied().collect();
+    let wanted = |field: u32| top.get(field as usize).and_then(|&t| d.fields.get(t as usize)).is_some_and(|f| names.contains(f.name.as_str()));
     let mut read = vec![false; d.columns.len()];
     for (i, c) in d.columns.iter().enumerate() {
         read[i] = wanted(c.field_id);

@@ -100,13 +100,37 @@ impl Reader {
     /// checksummed: a bad link is an error naming the set and the offset), then its RNTuple, whose
     /// schema must start with the meta fields of attribute schema 1.
     pub fn attribute_set(&self, name: &str) -> Result<AttributeSetReader> {
-        let link = self
-            .desc
-            .attribute_sets
-            .iter()
-            .find(|a| a.name == name)
-            .ok_or_else(|| Error::NotFound(format!("RNTuple '{}' has no attribute set '{name}' (it has: {:?})", self.desc.name, self.attribute_set_names())))?
-            .clone();
+        let link = self.desc.attribute_sets.iter().find(|a| a.name == name).ok_or_else(|| {
+            let names = self.desc.attribute_sets.iter().take(20).map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ");
+            let more = self.desc.attribute_sets.len().saturating_sub(20);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            Error::NotFound(format!("RNTuple '{}' has no attribute set '{name}' (it has: [{names}]{more})", self.desc.name))
+        })?;
+        self.open_attribute_set(link)
+    }
+
+    /// Opens the attribute set of `link` (one of [`Reader::attribute_sets`]) as
+    /// [`Reader::attribute_set`] does, without looking it up by name: opening every set of a
+    /// footer that links many costs one open each, not a search through the links each.
+    ///
+    /// ```
+    /// use rntuple::write::{Writer, WriteOptions};
+    /// use rntuple::Value;
+    /// let path = std::env::temp_dir().join(format!("rntuple-doc-open_attribute_set-{}.root", std::process::id()));
+    /// let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+    /// let runs = w.attributes("runs", &[("run", "std::int32_t")])?;
+    /// w.fill(&Value::Record(vec![("x".into(), Value::F32(1.0))]))?;
+    /// runs.commit_range(0, 1, &Value::Record(vec![("run".into(), Value::Int(7))]))?;
+    /// w.commit()?;
+    /// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+    /// let sets: Vec<u64> = r.attribute_sets().iter().map(|l| r.open_attribute_set(l).map(|s| s.num_entries())).collect::<Result<_, _>>()?;
+    /// assert_eq!(sets, [1]);
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_attribute_set(&self, link: &AttributeSetLink) -> Result<AttributeSetReader> {
+        let link = link.clone();
+        let name = link.name.as_str();
         let what = |msg: String| Error::corrupt(format!("attribute set '{name}' of RNTuple '{}': {msg}", self.desc.name), link.anchor.offset);
         if link.schema_major != 1 {
             return Err(Error::Unsupported(format!(
@@ -137,6 +161,7 @@ impl Reader {
         if top.len() < 3 || top[..3] != ATTRIBUTE_META_FIELDS {
             return Err(what(format!("its RNTuple's fields are {top:?}, not {ATTRIBUTE_META_FIELDS:?} as attribute schema 1 says")));
         }
+        check_meta_kinds(&reader).map_err(what)?;
         Ok(AttributeSetReader { link, reader })
     }
 }
@@ -199,4 +224,21 @@ fn entry_of(row: Value, index: u64, set: &str) -> Result<AttributeEntry> {
     };
     let (Some(range_start), Some(range_len)) = (int(&members[0].1), int(&members[1].1)) else { return Err(bad()) };
     Ok(AttributeEntry { range_start, range_len, values })
+}
+
+/// Checks the kinds of an attribute RNTuple's meta fields (its first three top-level fields):
+/// `_rangeStart` and `_rangeLen` integers, `_userData` a record. A set whose `_rangeStart` is a
+/// string is refused when opened, not when a value fails to convert.
+fn check_meta_kinds(r: &Reader) -> std::result::Result<(), String> {
+    use crate::logical::kind::{Kind, Scalar::*};
+    for (i, &id) in r.desc.top_level_fields().iter().take(3).enumerate() {
+        let f = r.desc.fields.get(id as usize).ok_or_else(|| format!("no field {id}"))?;
+        let kind = r.kinds.get(id as usize).and_then(|k| k.as_ref().ok());
+        let fits = matches!((i, kind), (0 | 1, Some(Kind::Scalar(I8 | U8 | I16 | U16 | I32 | U32 | I64 | U64))) | (2, Some(Kind::Record)));
+        if !fits {
+            let want = if i == 2 { "a record" } else { "an integer" };
+            return Err(format!("its field '{}' is of type '{}', not {want} as attribute schema 1 says", f.name, f.type_name));
+        }
+    }
+    Ok(())
 }

@@ -5,6 +5,7 @@ use crate::format::anchor::AnchorStatus;
 use crate::read::live;
 use crate::read::reader::Reader;
 use crate::storage::location::{is_url, open_location};
+use crate::storage::mapped::MappedSource;
 use crate::storage::source::{MemSource, ReadAt};
 use crate::storage::tfile::RootFile;
 use std::path::{Path, PathBuf};
@@ -91,7 +92,7 @@ impl RNTupleFile {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use rntuple::storage::source::{MemSource, ReadAt};
+    /// use rntuple::storage::{MemSource, ReadAt};
     /// use rntuple::write::{Writer, WriteOptions};
     /// let path = std::env::temp_dir().join("rntuple-doc-from-source.root");
     /// let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
@@ -112,6 +113,30 @@ impl RNTupleFile {
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self> {
         let src: Arc<dyn ReadAt> = Arc::new(MemSource(Arc::new(bytes)));
         Ok(RNTupleFile { root: RootFile::open(src)?, location: None })
+    }
+
+    /// Opens a local file through a memory map: pages are decompressed straight out of the
+    /// kernel's page cache, without a copy into the reader's buffers. **The file must not change
+    /// or shrink while it is open** (bytes past a new end raise `SIGBUS`): use it for complete
+    /// files left alone; [`RNTupleFile::open`] (`pread`) is immune to both.
+    ///
+    /// ```
+    /// use rntuple::write::{Writer, WriteOptions};
+    /// let path = std::env::temp_dir().join(format!("rntuple-doc-open-mapped-{}.root", std::process::id()));
+    /// let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
+    /// w.fill(&rntuple::Value::Record(vec![("x".into(), rntuple::Value::F32(1.5))]))?;
+    /// w.commit()?;
+    /// let f = rntuple::RNTupleFile::open_mapped(&path)?;
+    /// assert_eq!(f.reader("Events")?.num_entries(), 1);
+    /// assert!(rntuple::RNTupleFile::open_mapped(std::env::temp_dir()).is_err()); // a directory
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_mapped(path: impl AsRef<Path>) -> Result<Self> {
+        let p = path.as_ref();
+        let src: Arc<dyn ReadAt> = Arc::new(MappedSource::open(p)?);
+        let root = RootFile::open(src).map_err(|e| e.context(format!("mapped file {}", p.display())))?;
+        Ok(RNTupleFile { root, location: None })
     }
 
     /// Paths of every RNTuple in the file (including refused pre-1.0 ones), in key order.

@@ -20,6 +20,14 @@ use std::sync::Arc;
 pub const MAX_ENVELOPE: u64 = 1 << 30;
 /// Deepest field nesting accepted.
 pub const MAX_FIELD_DEPTH: usize = 128;
+/// Decompressed metadata (header, footer and page lists together) an RNTuple may always have.
+pub(crate) const METADATA_TOTAL_FLOOR: u64 = 16 << 20;
+/// Beyond [`METADATA_TOTAL_FLOOR`], how many times the file's size an RNTuple's decompressed
+/// metadata may be. Each page described in a page list takes 24-40 bytes of it (and about twice
+/// that once parsed), each page at least a byte of the file and its key: a file's own bytes
+/// cannot back more. A page list of a few hundred KiB of zstd describing every pair of 4,000
+/// columns x 4,000 clusters (640 MiB) is refused before most of it is inflated.
+pub(crate) const METADATA_FILE_RATIO: u64 = 4;
 
 /// Reads one RNTuple.
 ///
@@ -69,7 +77,20 @@ pub(super) struct StreamerState {
 impl Reader {
     /// Loads the descriptor of the RNTuple behind `anchor`.
     pub fn open(src: Arc<dyn ReadAt>, anchor: Anchor) -> Result<Reader> {
-        let env = |seek: u64, nbytes: u64, len: u64, what: &'static str| read_envelope(&*src, anchor.max_key_size, seek, nbytes, len, what);
+        let bound = METADATA_TOTAL_FLOOR.max(src.len().saturating_mul(METADATA_FILE_RATIO));
+        let mut total = 0u64;
+        let mut env = |seek: u64, nbytes: u64, len: u64, what: &'static str| {
+            total = total.saturating_add(len);
+            if total > bound {
+                return Err(Error::Unsupported(format!(
+                    "the RNTuple's metadata decompresses to more than {} (at the {what} at offset {seek}), over what a file of {} can back ({}, or {METADATA_FILE_RATIO} times the file's size)",
+                    crate::format::budget::human(total),
+                    crate::format::budget::human(src.len()),
+                    crate::format::budget::human(METADATA_TOTAL_FLOOR)
+                )));
+            }
+            read_envelope(&*src, anchor.max_key_size, seek, nbytes, len, what)
+        };
         let hb = env(anchor.seek_header, anchor.nbytes_header, anchor.len_header, "header")?;
         let mut desc = envelope::parse_header(&hb)?;
         let fb = env(anchor.seek_footer, anchor.nbytes_footer, anchor.len_footer, "footer")?;

@@ -13,16 +13,20 @@
 //!   no part of its body for the idle timeout; names a redirect loop.
 //!
 //! Failures are not retried by `object_store` (they are the server's deliberate answers);
-//! connection errors and 5xx answers are.
+//! connection errors and 5xx answers are. The service also presents the store's grid credentials
+//! (`storage::http_credentials`): a bearer token on `https://` requests, the TLS client identity
+//! and CA certificates in the client it wraps.
 
+use super::http_credentials::HttpCredentials;
 use bytes::Bytes;
-use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, RANGE};
+use http::header::{ACCEPT_ENCODING, AUTHORIZATION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, RANGE};
 use http::{HeaderValue, Method, StatusCode};
 use http_body::{Body, Frame, SizeHint};
-use object_store::client::{HttpClient, HttpConnector, HttpError, HttpErrorKind, HttpRequest, HttpResponse, HttpResponseBody, HttpService, ReqwestConnector};
+use object_store::client::{HttpClient, HttpConnector, HttpError, HttpErrorKind, HttpRequest, HttpResponse, HttpResponseBody, HttpService};
 use object_store::ClientOptions;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -52,12 +56,27 @@ pub(crate) struct CheckedConnector {
     pub(crate) connect: Duration,
     /// The longest wait for the next part of a body.
     pub(crate) idle: Duration,
+    /// The longest a request may take (the client's own timeout).
+    pub(crate) timeout: Duration,
+    /// What the requests present.
+    pub(crate) credentials: Arc<HttpCredentials>,
 }
 
 impl HttpConnector for CheckedConnector {
     fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
-        let inner = ReqwestConnector::default().connect(options)?;
-        Ok(HttpClient::new(CheckedService { inner, connect: self.connect, idle: self.idle }))
+        let inner = self.credentials.client(options, self.connect, self.timeout)?;
+        let bearer = match &self.credentials.bearer {
+            None => None,
+            Some(t) => {
+                let mut v = HeaderValue::from_str(&format!("Bearer {}", t.token)).map_err(|_| object_store::Error::Generic {
+                    store: "HTTP",
+                    source: format!("the bearer token from {} holds characters a header cannot carry", t.origin).into(),
+                })?;
+                v.set_sensitive(true);
+                Some(v)
+            }
+        };
+        Ok(HttpClient::new(CheckedService { inner, connect: self.connect, idle: self.idle, bearer }))
     }
 }
 
@@ -67,6 +86,8 @@ struct CheckedService {
     inner: HttpClient,
     connect: Duration,
     idle: Duration,
+    /// `Authorization: Bearer <token>`, added to `https://` requests that carry no other.
+    bearer: Option<HeaderValue>,
 }
 
 /// `(first, last)` (inclusive) of a `Range: bytes=first-last` header.
@@ -102,17 +123,24 @@ fn chain(e: &HttpError) -> String {
     text
 }
 
-/// A failed request as it is (retried or not by its kind), but a redirect loop named as such.
+/// A failed request with its causes in its message (a TLS failure says why: "invalid peer
+/// certificate: UnknownIssuer"), retried or not by its kind as before; a redirect loop is named
+/// as such.
 fn describe(e: HttpError) -> HttpError {
-    if chain(&e).contains("too many redirects") {
+    let text = chain(&e);
+    if text.contains("too many redirects") {
         return refused("redirect loop: the server redirected more than 10 times".into());
     }
-    e
+    let text = text.strip_prefix("HTTP error: ").unwrap_or(&text).to_string();
+    HttpError::new(e.kind(), Refused(text))
 }
 
 impl CheckedService {
     async fn checked(&self, mut req: HttpRequest) -> Result<HttpResponse, HttpError> {
         req.headers_mut().insert(ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        if let Some(b) = self.bearer.as_ref().filter(|_| req.uri().scheme_str() == Some("https")) {
+            req.headers_mut().entry(AUTHORIZATION).or_insert_with(|| b.clone());
+        }
         let asked = if req.method() == Method::GET { asked_range(req.headers().get(RANGE)) } else { None };
         let (idle, first) = (self.idle, self.connect + self.idle);
         let resp = match tokio::time::timeout(first, self.inner.execute(req)).await {

@@ -36,7 +36,7 @@ use std::path::Path;
 /// ```
 /// use std::sync::Arc;
 /// use rntuple::storage::mapped::MappedSource;
-/// use rntuple::storage::source::ReadAt;
+/// use rntuple::storage::ReadAt;
 /// # use rntuple::write::{Writer, WriteOptions};
 /// # use rntuple::Value;
 /// # let path = std::env::temp_dir().join(format!("rntuple-doc-MappedSource-{}.root", std::process::id()));

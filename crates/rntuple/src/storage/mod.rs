@@ -1,14 +1,15 @@
 //! Storage layer: where bytes come from and go to. Byte sources (a local file, memory; HTTP and S3
-//! in `remote`) behind [`source::ReadAt`]; the ROOT file container (keys, directories, anchors,
+//! in `remote`) behind [`ReadAt`]; the ROOT file container (keys, directories, anchors,
 //! blobs, StreamerInfo) and its writer; the file sink and positioned writes of reserved ranges.
 //! Uses the format layer's pure codecs (anchor, compression framing); knows no fields or types.
 //!
-//! Public: [`source`] (implement [`source::ReadAt`] to read from anywhere), [`mapped`] (a
-//! memory-mapped local file) and [`refuse_same_file`]; the rest is internal (public with the `unstable` feature).
+//! Public: the byte sources ([`ReadAt`]: implement it to read from anywhere; [`FileSource`],
+//! [`MemSource`]) and the remote-read settings ([`RemoteOptions`]); the rest is internal (public,
+//! module by module, with the `unstable` feature).
 //!
 //! ```
 //! use std::sync::Arc;
-//! use rntuple::storage::{refuse_same_file, source::FileSource};
+//! use rntuple::storage::FileSource;
 //! # use rntuple::write::{Writer, WriteOptions};
 //! # use rntuple::Value;
 //! # let path = std::env::temp_dir().join(format!("rntuple-doc-storage-{}.root", std::process::id()));
@@ -19,8 +20,6 @@
 //! assert_eq!(f.names(), ["Events"]);
 //! let (requests, bytes) = f.io_counts().unwrap(); // a local file counts its reads
 //! assert!(requests > 0 && bytes > 0);
-//! // Writing over an input is refused before anything is opened for writing.
-//! assert!(refuse_same_file(&path, &[path.as_path()], "skim").is_err());
 //! # std::fs::remove_file(&path)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -28,19 +27,27 @@
 pub(crate) mod file_sink;
 #[cfg(feature = "remote")]
 pub(crate) mod http_checks;
-pub mod mapped;
+#[cfg(feature = "remote")]
+pub(crate) mod http_credentials;
+crate::unstable_mod! {
+    mapped
+}
 pub(crate) mod positioned;
 #[cfg(feature = "remote")]
 crate::unstable_mod! {
     remote
 }
-pub mod remote_options;
-pub mod source;
+crate::unstable_mod! {
+    remote_options
+}
+crate::unstable_mod! {
+    source
+}
 crate::unstable_mod! {
     coalesce
 }
 crate::unstable_mod! {
-    /// Grid credentials (WLCG bearer-token discovery).
+    /// Grid credentials (WLCG bearer-token discovery, X.509 proxy, CA directory).
     credentials
 }
 #[cfg(any(feature = "remote", feature = "xrootd"))]
@@ -80,4 +87,5 @@ crate::unstable_mod! {
     tfile_write
 }
 
-pub use output::refuse_same_file;
+pub use remote_options::RemoteOptions;
+pub use source::{FileSource, MemSource, RangeSink, ReadAt, SourceCounters};

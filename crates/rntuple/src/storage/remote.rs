@@ -7,6 +7,7 @@
 
 use super::edges::Edges;
 use super::http_checks::CheckedConnector;
+use super::http_credentials::HttpCredentials;
 #[cfg(test)]
 use super::location::is_url;
 use super::remote_options::RemoteOptions;
@@ -25,10 +26,13 @@ const IN_FLIGHT: usize = 16;
 /// A file on an HTTP(S) server or in an S3-compatible object store.
 ///
 /// S3 takes its credentials, region and endpoint from the usual environment variables
-/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_DEFAULT_REGION` or
-/// `AWS_REGION`, `AWS_ENDPOINT_URL` for a server other than AWS; an `http://` endpoint is
-/// allowed). Timeouts and retries are [`RemoteOptions::current`]: a request must complete within
-/// [`RemoteOptions::request_deadline`], retries included.
+/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` or
+/// `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL` for a server other than
+/// AWS; an `http://` endpoint is allowed). `https://` presents the grid's credentials: the WLCG
+/// bearer token and the X.509 proxy, trusting the CA directory too (`storage::credentials`,
+/// `storage::http_credentials`); a 401 or 403 is an error naming the URL, the status and the
+/// credential tried. Timeouts and retries are [`RemoteOptions::current`]: a request must
+/// complete within [`RemoteOptions::request_deadline`], retries included.
 pub struct RemoteSource {
     store: Arc<dyn ObjectStore>,
     path: StorePath,
@@ -38,10 +42,22 @@ pub struct RemoteSource {
     counters: SourceCounters,
     options: RemoteOptions,
     runtime: tokio::runtime::Runtime,
+    /// What the requests present and trust, for the message of a refusal or a TLS failure.
+    credentials: Arc<HttpCredentials>,
 }
 
 fn remote_error(url: &str, what: String, e: impl std::fmt::Display) -> Error {
     Error::io(format!("{what} of {url}"), std::io::Error::other(e.to_string()))
+}
+
+/// A failed request's error: a refusal (401, 403) as one line naming the status and the
+/// credential tried, a TLS certificate failure with what was presented and trusted (see
+/// [`HttpCredentials::explain`]), anything else as `object_store` says it.
+fn store_error(url: &str, what: String, e: &object_store::Error, credentials: &HttpCredentials) -> Error {
+    match credentials.explain(e) {
+        Some(msg) => Error::io(format!("{what} of {url}"), std::io::Error::new(std::io::ErrorKind::PermissionDenied, msg)),
+        None => remote_error(url, what, e),
+    }
 }
 
 impl RemoteSource {
@@ -49,7 +65,7 @@ impl RemoteSource {
     /// first and last bytes.
     pub fn open(url: &str) -> Result<Self> {
         let options = RemoteOptions::current()?;
-        let (store, path) = store_for(url, &options)?;
+        let (store, path, credentials) = store_for(url, &options)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("rntuple-remote")
@@ -60,9 +76,19 @@ impl RemoteSource {
         let meta = runtime
             .block_on(async { tokio::time::timeout(limit, store.head(&path)).await })
             .map_err(|_| remote_error(url, "asking for the size".into(), format!("no answer within {limit:?}")))?
-            .map_err(|e| remote_error(url, "asking for the size".into(), e))?;
+            .map_err(|e| store_error(url, "asking for the size".into(), &e, &credentials))?;
         let len = meta.size;
-        let mut src = RemoteSource { store, path, url: url.to_string(), len, edges: Edges::default(), counters: SourceCounters::default(), options, runtime };
+        let mut src = RemoteSource {
+            store,
+            path,
+            url: url.to_string(),
+            len,
+            edges: Edges::default(),
+            counters: SourceCounters::default(),
+            options,
+            runtime,
+            credentials,
+        };
         src.counters.add(0);
         src.edges = Edges::load(&src)?;
         Ok(src)
@@ -74,8 +100,8 @@ impl RemoteSource {
     }
 }
 
-/// The object store and the object's path for a URL.
-fn store_for(url: &str, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
+/// The object store, the object's path and the credentials presented (for messages) for a URL.
+fn store_for(url: &str, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>, StorePath, Arc<HttpCredentials>)> {
     let bad = |why: &str| Error::Invalid(format!("{url}: {why}"));
     let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("not a URL"))?;
     let (authority, key) = rest.split_once('/').ok_or_else(|| bad("no path after the host"))?;
@@ -88,9 +114,15 @@ fn store_for(url: &str, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>
     let backoff = BackoffConfig { init_backoff: Duration::from_millis(100), max_backoff: Duration::from_secs(10), base: 2.0 };
     let retry = RetryConfig { max_retries: options.retries, retry_timeout: options.request_deadline(0), backoff };
     // The total time of a request is bounded by its size (`RemoteOptions::request_deadline`).
-    let client = ClientOptions::new().with_timeout(Duration::from_secs(3600)).with_connect_timeout(options.connect_timeout);
-    let checked = || CheckedConnector { connect: options.connect_timeout, idle: options.idle_timeout };
-    let store: Arc<dyn ObjectStore> = match scheme.to_ascii_lowercase().as_str() {
+    let timeout = Duration::from_secs(3600);
+    let client = ClientOptions::new().with_timeout(timeout).with_connect_timeout(options.connect_timeout);
+    let scheme_lower = scheme.to_ascii_lowercase();
+    if !matches!(scheme_lower.as_str(), "http" | "https" | "s3") {
+        return Err(bad(&format!("unsupported scheme '{scheme}' (http, https and s3 are read)")));
+    }
+    let credentials = Arc::new(HttpCredentials::for_scheme(&scheme_lower).map_err(|e| e.context(format!("the credentials for {url}")))?);
+    let checked = || CheckedConnector { connect: options.connect_timeout, idle: options.idle_timeout, timeout, credentials: credentials.clone() };
+    let store: Arc<dyn ObjectStore> = match scheme_lower.as_str() {
         "http" | "https" => {
             let client = if scheme.eq_ignore_ascii_case("http") { client.with_allow_http(true) } else { client };
             Arc::new(
@@ -105,7 +137,8 @@ fn store_for(url: &str, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>
         }
         "s3" => {
             let mut b = object_store::aws::AmazonS3Builder::from_env().with_bucket_name(authority).with_retry(retry);
-            let endpoint = std::env::var("AWS_ENDPOINT_URL").or_else(|_| std::env::var("AWS_ENDPOINT")).ok();
+            // The service-specific variable first, as the AWS SDKs read it.
+            let endpoint = ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_ENDPOINT"].iter().find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
             let mut client = client;
             if let Some(ep) = endpoint {
                 if ep.starts_with("http://") {
@@ -121,7 +154,7 @@ fn store_for(url: &str, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>
         }
         other => return Err(bad(&format!("unsupported scheme '{other}' (http, https and s3 are read)"))),
     };
-    Ok((store, path))
+    Ok((store, path, credentials))
 }
 
 impl ReadAt for RemoteSource {
@@ -161,7 +194,10 @@ impl ReadAt for RemoteSource {
                 let limit = self.options.request_deadline(r.end - r.start);
                 async move {
                     let reply = match tokio::time::timeout(limit, store.get_range(&path, r)).await {
-                        Ok(reply) => reply.map_err(|e| e.to_string()),
+                        Ok(reply) => reply.map_err(|e| match self.credentials.explain(&e) {
+                            Some(msg) => msg,
+                            None => e.to_string(),
+                        }),
                         Err(_) => Err(format!("no complete answer within {limit:?} (the connect and idle timeouts plus 1 s per MiB)")),
                     };
                     (i, reply)

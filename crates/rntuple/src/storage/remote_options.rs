@@ -1,11 +1,11 @@
-//! How patient remote reads (HTTP(S), S3) are: connect and idle timeouts and retries. The one
-//! owner of their defaults; the environment (`RNTUPLE_CONNECT_TIMEOUT`, `RNTUPLE_IDLE_TIMEOUT`,
+//! How patient remote reads (HTTP(S), S3, and XRootD through XrdCl: storage/xrootd.rs) are: connect
+//! and idle timeouts and retries. The one owner of their defaults; the environment (`RNTUPLE_CONNECT_TIMEOUT`, `RNTUPLE_IDLE_TIMEOUT`,
 //! `RNTUPLE_RETRIES`) overrides the defaults, and a program (the CLI's global flags, Python's
 //! `rntuple.set_remote_options`) overrides both for the whole process with
 //! [`RemoteOptions::set_for_process`].
 //!
 //! ```
-//! use rntuple::storage::remote_options::RemoteOptions;
+//! use rntuple::storage::RemoteOptions;
 //! let o = RemoteOptions::current().unwrap_or_default();
 //! assert!(o.request_deadline(0) >= o.idle_timeout);
 //! ```
@@ -25,7 +25,7 @@ use std::time::Duration;
 /// are not what was asked are not.
 ///
 /// ```
-/// use rntuple::storage::remote_options::RemoteOptions;
+/// use rntuple::storage::RemoteOptions;
 /// use std::time::Duration;
 /// let o = RemoteOptions::default();
 /// assert_eq!((o.connect_timeout, o.idle_timeout, o.retries), (Duration::from_secs(30), Duration::from_secs(60), 3));
@@ -68,7 +68,7 @@ impl RemoteOptions {
     /// 100). A value that is not a number in range is an error naming the variable.
     ///
     /// ```
-    /// use rntuple::storage::remote_options::RemoteOptions;
+    /// use rntuple::storage::RemoteOptions;
     /// assert!(RemoteOptions::from_env().is_ok());
     /// ```
     pub fn from_env() -> Result<Self> {
@@ -91,7 +91,7 @@ impl RemoteOptions {
     /// [`RemoteOptions::set_for_process`], else [`RemoteOptions::from_env`].
     ///
     /// ```
-    /// use rntuple::storage::remote_options::RemoteOptions;
+    /// use rntuple::storage::RemoteOptions;
     /// assert!(RemoteOptions::current().is_ok());
     /// ```
     pub fn current() -> Result<Self> {
@@ -104,7 +104,7 @@ impl RemoteOptions {
     /// Makes these the options of every remote source opened from now on in this process.
     ///
     /// ```
-    /// use rntuple::storage::remote_options::RemoteOptions;
+    /// use rntuple::storage::RemoteOptions;
     /// use std::time::Duration;
     /// let o = RemoteOptions { idle_timeout: Duration::from_secs(5), ..RemoteOptions::default() };
     /// o.set_for_process();
@@ -120,7 +120,7 @@ impl RemoteOptions {
     /// timeouts plus one second per MiB (a transfer slower than 1 MiB/s fails).
     ///
     /// ```
-    /// use rntuple::storage::remote_options::RemoteOptions;
+    /// use rntuple::storage::RemoteOptions;
     /// use std::time::Duration;
     /// let o = RemoteOptions { connect_timeout: Duration::from_secs(1), idle_timeout: Duration::from_secs(2), retries: 0 };
     /// assert_eq!(o.request_deadline(100), Duration::from_secs(3));

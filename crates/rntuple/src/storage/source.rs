@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use rntuple::storage::source::{FileSource, MemSource, ReadAt};
+//! use rntuple::storage::{FileSource, MemSource, ReadAt};
 //! # use rntuple::write::{Writer, WriteOptions};
 //! # use rntuple::Value;
 //! # let path = std::env::temp_dir().join(format!("rntuple-doc-source-{}.root", std::process::id()));
@@ -32,7 +32,7 @@ use std::sync::Arc;
 /// is one request).
 ///
 /// ```
-/// use rntuple::storage::source::SourceCounters;
+/// use rntuple::storage::SourceCounters;
 /// let c = SourceCounters::default();
 /// c.add(100);
 /// c.add(28);
@@ -62,7 +62,7 @@ impl SourceCounters {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use rntuple::storage::source::{MemSource, RangeSink, ReadAt};
+/// use rntuple::storage::{MemSource, RangeSink, ReadAt};
 /// let m = MemSource(Arc::new((0u8..100).collect()));
 /// let mut got = Vec::new();
 /// let sink: &mut RangeSink<'_> = &mut |i, bytes| {
@@ -83,7 +83,7 @@ pub type RangeSink<'a> = dyn FnMut(usize, Vec<u8>) -> Result<()> + 'a;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use rntuple::storage::source::ReadAt;
+/// use rntuple::storage::ReadAt;
 /// struct Bytes(Vec<u8>);
 /// impl ReadAt for Bytes {
 ///     fn len(&self) -> u64 {
@@ -178,7 +178,7 @@ pub trait ReadAt: Send + Sync {
 /// A local file read with `pread`.
 ///
 /// ```
-/// use rntuple::storage::source::{FileSource, ReadAt};
+/// use rntuple::storage::{FileSource, ReadAt};
 /// # use rntuple::write::{Writer, WriteOptions};
 /// # use rntuple::Value;
 /// # let path = std::env::temp_dir().join(format!("rntuple-doc-FileSource-{}.root", std::process::id()));
@@ -286,7 +286,7 @@ pub(crate) fn advise_file(file: &File, ranges: &[Range<u64>]) {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use rntuple::storage::source::{MemSource, ReadAt};
+/// use rntuple::storage::{MemSource, ReadAt};
 /// let m = MemSource(Arc::new(b"root and more".to_vec()));
 /// assert_eq!(m.len(), 13);
 /// assert_eq!(m.view(0, 4), Some(&b"root"[..])); // lent in place, not copied

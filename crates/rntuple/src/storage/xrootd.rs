@@ -9,13 +9,20 @@
 //! connection). A cluster's pages thus take one request, or two for a cluster beyond 64 MiB. The
 //! first and last bytes of the file (header, anchor, footer, page lists) are read at opening in
 //! one request.
+//!
+//! Timeouts and retries are [`RemoteOptions::current`] at opening, handed to XrdCl (its connection
+//! window, connection attempts and stream timeout); a request must complete within both timeouts
+//! plus one second per MiB, its retries on a new connection included (`rntuple_xrootd::File`);
+//! `XRD_*` variables the user set win.
 
 use super::credentials;
 use super::edges::Edges;
+use super::remote_options::RemoteOptions;
 use super::source::{RangeSink, ReadAt, SourceCounters};
 use crate::error::{Error, Result};
-use rntuple_xrootd::{File, XrdError, MAX_CHUNK, MAX_CHUNKS};
+use rntuple_xrootd::{File, Patience, XrdError, MAX_CHUNK, MAX_CHUNKS};
 use std::ops::Range;
+use std::time::Duration;
 
 /// Most bytes asked for in one vector read.
 pub const REQUEST_BYTES: u64 = 64 << 20;
@@ -38,11 +45,22 @@ fn xrd_error(url: &str, what: &str, e: &XrdError) -> Error {
     Error::io(format!("{what} {url}"), std::io::Error::other(detail))
 }
 
+/// Whole seconds (rounded up, at least 1, at most `u16::MAX`): XrdCl's settings are integers.
+fn whole_seconds(d: Duration) -> u16 {
+    let s = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+    u16::try_from(s).unwrap_or(u16::MAX).max(1)
+}
+
+/// XrdCl's patience from the remote options.
+fn patience(o: &RemoteOptions) -> Patience {
+    Patience { connect_s: whole_seconds(o.connect_timeout), idle_s: whole_seconds(o.idle_timeout), retries: u16::try_from(o.retries).unwrap_or(u16::MAX) }
+}
+
 impl XrootdSource {
     /// Opens `url` (`root://host[:port]//path`), learns its size and reads its first and last
     /// bytes.
     pub fn open(url: &str) -> Result<Self> {
-        let file = File::open(url, 0).map_err(|e| {
+        let file = File::open(url, patience(&RemoteOptions::current()?)).map_err(|e| {
             if e.is_not_found() {
                 Error::NotFound(format!("{url}: no such file on the XRootD server ({e})"))
             } else {
@@ -189,6 +207,14 @@ impl ReadAt for XrootdSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_options_become_whole_seconds_for_xrdcl() {
+        let o = RemoteOptions { connect_timeout: Duration::from_millis(1500), idle_timeout: Duration::from_millis(200), retries: 2 };
+        assert_eq!(patience(&o), Patience { connect_s: 2, idle_s: 1, retries: 2 });
+        let o = RemoteOptions { connect_timeout: Duration::from_secs(86_400), idle_timeout: Duration::from_secs(60), retries: 3 };
+        assert_eq!(patience(&o), Patience { connect_s: u16::MAX, idle_s: 60, retries: 3 });
+    }
 
     #[test]
     fn ranges_become_chunks_within_xrootd_limits_in_few_requests() {

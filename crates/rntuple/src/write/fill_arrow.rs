@@ -79,10 +79,10 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     /// Null type are the alternatives in order; entries in a Null member, or null in their
     /// member, are valueless.
     pub fn append_batch(&mut self, batch: &RecordBatch) -> Result<()> {
+        let names: Vec<&str> = self.plans.iter().map(|(n, _)| n.as_str()).collect();
         let mut cols: Vec<ArrayRef> = Vec::with_capacity(self.plans.len());
-        for (name, _) in &self.plans {
-            let c = batch.column_by_name(name).ok_or_else(|| Error::Invalid(format!("batch lacks field '{name}'")))?;
-            cols.push(c.clone());
+        for (name, c) in names.iter().zip(by_names(&names, batch.schema_ref().fields(), batch.columns())) {
+            cols.push(c.ok_or_else(|| Error::Invalid(format!("batch lacks field '{name}'")))?.clone());
         }
         let plans = std::mem::take(&mut self.plans);
         let r = (|| {
@@ -288,8 +288,24 @@ fn takes_nulls(plan: &Plan, t: &DataType) -> bool {
 /// The children of an Arrow struct in the order of a record's member `names`: by name when the
 /// struct has every one of them, else by position (tuples arrive with any member names).
 fn struct_members<'a>(names: &[String], st: &'a arrow_array::StructArray) -> Vec<&'a ArrayRef> {
-    let by_name: Option<Vec<&ArrayRef>> = names.iter().map(|n| st.column_by_name(n)).collect();
+    let names: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+    let by_name: Option<Vec<&ArrayRef>> = by_names(&names, st.fields(), st.columns()).into_iter().collect();
     by_name.unwrap_or_else(|| st.columns().iter().collect())
+}
+
+/// The arrays of `columns` (named by `fields`) for each of `names`, the first of a repeated name
+/// (as `column_by_name`), in time linear in the counts: the same names in the same order are
+/// matched by position, others through a map (a lookup per name by a scan would be quadratic:
+/// 100,000 fields took minutes).
+fn by_names<'a>(names: &[&str], fields: &arrow_schema::Fields, columns: &'a [ArrayRef]) -> Vec<Option<&'a ArrayRef>> {
+    let same = names.len() == fields.len() && names.iter().zip(fields.iter()).all(|(n, f)| *n == f.name().as_str());
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    if !same {
+        for (i, f) in fields.iter().enumerate() {
+            index.entry(f.name().as_str()).or_insert(i);
+        }
+    }
+    names.iter().enumerate().map(|(k, n)| if same { columns.get(k) } else { index.get(n).and_then(|&i| columns.get(i)) }).collect()
 }
 
 /// Checks that an Arrow array fits a field: types and nulls (only optional fields take nulls).

@@ -40,7 +40,10 @@ mod writer;
 pub use crate::format::compression::{Algorithm, Compression};
 pub use attributes::AttributeSetWriter;
 pub use file_writer::FileWriter;
-pub use options::{ColumnOptions, FloatRepr, OptionInfo, OptionKind, OptionValue, WriteOptions};
+pub use options::{ColumnOptions, FloatRepr, WriteOptions};
+/// By-name access to the write options (the CLI's, Python's and the C ABI's keyword options).
+#[cfg(feature = "unstable")]
+pub use options::{OptionInfo, OptionKind, OptionValue};
 pub use parallel::{ContextMetrics, FillContext, ParallelWriter};
 pub use projections::Projection;
 pub use typed::{Entry, FieldValue, FieldWriter, RecordWriter, ScalarSlice};

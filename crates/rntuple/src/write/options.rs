@@ -80,6 +80,7 @@ impl ColumnOptions {
 /// assert!(o.set("buffered", OptionValue::UInt(1)).is_err()); // a switch takes a Bool
 /// # Ok::<(), rntuple::Error>(())
 /// ```
+#[cfg_attr(not(feature = "unstable"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OptionValue {
     /// A switch.
@@ -97,6 +98,7 @@ pub enum OptionValue {
 /// assert_eq!(kind("compression"), Some(OptionKind::UInt)); // ROOT's settings integer
 /// assert_eq!(kind("columns"), None); // not a by-name option
 /// ```
+#[cfg_attr(not(feature = "unstable"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OptionKind {
     /// `true` or `false`.
@@ -115,6 +117,7 @@ pub enum OptionKind {
 /// // Every option can be read by name.
 /// assert!(WriteOptions::OPTIONS.iter().all(|o| WriteOptions::default().get(o.name).is_some()));
 /// ```
+#[cfg_attr(not(feature = "unstable"), allow(dead_code))]
 #[derive(Debug, Clone, Copy)]
 pub struct OptionInfo {
     /// The option's name (the struct field, the Python keyword).
@@ -126,6 +129,7 @@ pub struct OptionInfo {
 }
 
 /// A Rust type an option can have.
+#[cfg_attr(not(feature = "unstable"), allow(dead_code))]
 trait OptionType: Sized {
     const KIND: OptionKind;
     fn to_value(&self) -> OptionValue;
@@ -212,7 +216,8 @@ macro_rules! write_options {
         }
 
         impl WriteOptions {
-            /// Every option, in declaration order.
+            /// Every option, in declaration order (`unstable` feature: the front ends' by-name access).
+            #[cfg(feature = "unstable")]
             pub const OPTIONS: &'static [OptionInfo] = &[
                 $(OptionInfo { name: stringify!($name), kind: <$ty as OptionType>::KIND, doc: concat!($($doc, "\n"),*) },)*
             ];
@@ -228,6 +233,7 @@ macro_rules! write_options {
             /// assert!(o.set("compresion", OptionValue::UInt(0)).is_err());
             /// # Ok::<(), rntuple::Error>(())
             /// ```
+            #[cfg(feature = "unstable")]
             pub fn set(&mut self, name: &str, value: OptionValue) -> Result<()> {
                 match name {
                     $(stringify!($name) => self.$name = <$ty as OptionType>::from_value(name, value)?,)*
@@ -237,6 +243,7 @@ macro_rules! write_options {
             }
 
             /// An option's value by name.
+            #[cfg(feature = "unstable")]
             pub fn get(&self, name: &str) -> Option<OptionValue> {
                 match name {
                     $(stringify!($name) => Some(OptionType::to_value(&self.$name)),)*

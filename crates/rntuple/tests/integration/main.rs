@@ -22,6 +22,7 @@ mod isolated;
 mod key_split;
 mod memory_limit;
 mod merge;
+mod metadata_bounds;
 mod multi_cluster_reading;
 mod multi_ntuple;
 mod page_buffer_budget;

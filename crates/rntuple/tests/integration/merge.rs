@@ -167,7 +167,7 @@ fn write_rows(path: &Path, fields: &[(&str, &str)], rows: &[J], opts: WriteOptio
 
 #[test]
 fn filter_mode_keeps_the_first_inputs_fields_found_by_name() {
-    use rntuple::ops::merge::{merge_with_mode, MergeMode};
+    use rntuple::ops::merge::{merge_with_options, MergeMode, MergeOptions};
     let a = tmp("filter_a.root");
     let b = tmp("filter_b.root");
     let a_rows: Vec<J> = (0..300).map(|i| serde_json::json!({"x": i, "p": [i as f32 * 0.5, format!("a{i}")], "v": vec![i; (i % 3) as usize]})).collect();
@@ -190,9 +190,13 @@ fn filter_mode_keeps_the_first_inputs_fields_found_by_name() {
     );
     let out = tmp("filter_out.root");
     // Strict refuses the different schemas.
-    let e = merge_with_mode(&[&a, &b], "Events", &out, MergeMode::Strict, WriteOptions::default(), |_, _| {}).expect_err("strict").to_string();
+    let e = merge_with_options(&[&a, &b], "Events", &out, &MergeOptions { mode: MergeMode::Strict, ..Default::default() }, WriteOptions::default(), |_, _| {})
+        .expect_err("strict")
+        .to_string();
     assert!(e.contains("another schema"), "{e}");
-    let stats = merge_with_mode(&[&a, &b], "Events", &out, MergeMode::Filter, WriteOptions::default(), |_, _| {}).expect("filter merge");
+    let stats =
+        merge_with_options(&[&a, &b], "Events", &out, &MergeOptions { mode: MergeMode::Filter, ..Default::default() }, WriteOptions::default(), |_, _| {})
+            .expect("filter merge");
     assert_eq!(stats.entries, 800);
     let f = RNTupleFile::open(&out).expect("open");
     let r = f.reader("Events").expect("reader");
@@ -207,7 +211,9 @@ fn filter_mode_keeps_the_first_inputs_fields_found_by_name() {
     // A field the first input has and another lacks, or has with another type, is refused by name.
     let c = tmp("filter_c.root");
     write_rows(&c, &[("x", "std::int32_t"), ("v", "std::vector<std::int64_t>")], &[serde_json::json!({"x": 1, "v": []})], WriteOptions::default());
-    let e = merge_with_mode(&[&a, &c], "Events", &out, MergeMode::Filter, WriteOptions::default(), |_, _| {}).expect_err("missing p").to_string();
+    let e = merge_with_options(&[&a, &c], "Events", &out, &MergeOptions { mode: MergeMode::Filter, ..Default::default() }, WriteOptions::default(), |_, _| {})
+        .expect_err("missing p")
+        .to_string();
     assert!(e.contains("no field 'p'") && e.contains("filter_c.root"), "{e}");
     let d = tmp("filter_d.root");
     write_rows(
@@ -216,7 +222,9 @@ fn filter_mode_keeps_the_first_inputs_fields_found_by_name() {
         &[serde_json::json!({"x": 1, "p": [1.0, "s"], "v": []})],
         WriteOptions::default(),
     );
-    let e = merge_with_mode(&[&a, &d], "Events", &out, MergeMode::Filter, WriteOptions::default(), |_, _| {}).expect_err("x type").to_string();
+    let e = merge_with_options(&[&a, &d], "Events", &out, &MergeOptions { mode: MergeMode::Filter, ..Default::default() }, WriteOptions::default(), |_, _| {})
+        .expect_err("x type")
+        .to_string();
     assert!(e.contains("field 'x'") && e.contains("std::int64_t") && e.contains("std::int32_t"), "{e}");
     for p in [a, b, c, d, out] {
         std::fs::remove_file(p).ok();
