@@ -191,7 +191,7 @@ fn ignore_unsyncable(r: std::io::Result<()>) -> std::io::Result<()> {
 /// ("merge", "skim"). Called before anything is opened for writing.
 ///
 /// ```
-/// use rntuple::storage::refuse_same_file;
+/// use rntuple::storage::output::refuse_same_file;
 /// let dir = std::env::temp_dir();
 /// let a = dir.join("rntuple-doc-same-file.txt");
 /// std::fs::write(&a, b"input")?;
