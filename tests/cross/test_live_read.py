@@ -82,7 +82,7 @@ def watch_live_write(writer_cmd: list, out: Path, cli, field: str = "id", ntuple
     "metadata", "--entries", "200000", "--checkpoint-clusters", "1", "--output", out]` with `field="eventId"`
     (its ids are unique), provided each of its checkpoints lists a prefix of the final file's clusters in order.
     """
-    follow = subprocess.Popen([str(cli.path), "info", "--follow", "--json", "--interval", "0.1", "--timeout", "3",
+    follow = subprocess.Popen([str(cli.path), "info", "--follow", "--json", "--interval", "0.1", "--timeout", "8",
                                "--ntuple", ntuple, str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     writer = subprocess.Popen([str(a) for a in writer_cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     reads: list[tuple[str, int, str]] = []  # (who, entries, digest of the field's values)
