@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Iterable
 
 import numpy as np
 
@@ -74,7 +75,7 @@ class FieldTree:
     path of visible names. The keys are found on first use: a read of named top-level fields needs none (a
     schema of tens of thousands of fields makes them cost more than the read)."""
 
-    def __init__(self, rows: list[tuple], top_ids: list[int]):
+    def __init__(self, rows: Iterable[tuple], top_ids: list[int]):
         shared: dict = {}
         self.nodes = [FieldNode(r, shared) for r in rows]
         if any(n.id != i for i, n in enumerate(self.nodes)):

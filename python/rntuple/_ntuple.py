@@ -18,6 +18,45 @@ from ._read_ahead import ReadAhead
 from ._rntuple import NotFoundError, UnsupportedError
 from ._uproot_model import UprootModel
 
+# Field records read from the native reader at a time.
+ROWS_AT_ONCE = 4096
+
+
+def _in_slices(rows_of) -> Iterator[tuple]:
+    """The rows ``rows_of(start, stop)`` gives, read ``ROWS_AT_ONCE`` at a time until it gives none."""
+    start = 0
+    while rows := rows_of(start, start + ROWS_AT_ONCE):
+        yield from rows
+        start += len(rows)
+
+
+# The type shown for a field of no type name, by its role (as the native reader's `display_type`).
+_UNTYPED = {"record": "(untyped record)", "collection": "(untyped collection)"}
+
+
+class _TopFields:
+    """The readable top-level fields in schema order as (name, type for display, field id), made from the field
+    tree's nodes when asked for (a list of tuples costs 70 bytes a field)."""
+
+    __slots__ = ("_nodes", "ids")
+
+    def __init__(self, nodes):
+        self._nodes = nodes
+        self.ids = [n.id for n in nodes if n.parent is None and n.readable]
+
+    def _row(self, fid: int) -> tuple:
+        n = self._nodes[fid]
+        return n.name, n.type or _UNTYPED.get(n.role, ""), n.id
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self):
+        return map(self._row, self.ids)
+
+    def __getitem__(self, i):
+        return [self._row(f) for f in self.ids[i]] if isinstance(i, slice) else self._row(self.ids[i])
+
 
 class RNTuple(UprootModel):
     """Reads one RNTuple. Obtained as ``rntuple.open(path)[name]``. uproot's descriptor-level API (the anchor's
@@ -27,18 +66,11 @@ class RNTuple(UprootModel):
     def __init__(self, native, path: str):
         self._native = native
         self._path = path
-        # The tree first (its rows are freed when it is made), then the top-level fields' (name, type, id)
-        # sharing the nodes' names and ids and one string per type name: a schema of 100,000 fields took 60 MB.
-        self._tree = FieldTree(native.field_rows(), [])
-        top = native.top_fields()
-        self._tree.top_ids = [fid for _, _, fid in top]
-        nodes, types = self._tree.nodes, {}
-        self._top = [
-            (nodes[fid].name if 0 <= fid < len(nodes) and nodes[fid].name == name else name, types.setdefault(typ, typ),
-             nodes[fid].id if 0 <= fid < len(nodes) else fid)
-            for name, typ, fid in top
-        ]
-        del top
+        # The field tree, read from the native reader in slices (its rows all at once were 40 MB of 100,000 fields'
+        # peak), then the readable top-level fields as a view of its nodes (their (name, type, id) tuples were 7 MB).
+        self._tree = FieldTree(_in_slices(native.field_rows), [])
+        self._top = _TopFields(self._tree.nodes)
+        self._tree.top_ids = self._top.ids
         self._made: dict[str, Field] = {}
         self._reopener = None  # opens it again from its file's path or URL: see reopen()
 

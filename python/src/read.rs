@@ -236,13 +236,17 @@ impl NativeReader {
     /// Every field record as a tuple, in the order of `rntuple._fields.FIELD_ROW` (id, name, type, alias,
     /// description, role, parent, children, repetition, source, flags, readable, kind, columns): the compact
     /// form the field tree is built from. Repeated strings (types, kinds, roles, the empty string) are one
-    /// Python object each, so a schema of tens of thousands of fields costs a few hundred bytes per field.
-    fn field_rows<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    /// Python object each, so a schema of tens of thousands of fields costs a few hundred bytes per field. The
+    /// records from `start` to `stop` (all by default): the field tree reads them in slices, so that their
+    /// tuples are not all alive at once.
+    #[pyo3(signature = (start=0, stop=None))]
+    fn field_rows<'py>(&self, py: Python<'py>, start: usize, stop: Option<usize>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
         let d = self.reader.descriptor();
+        let range = slice_range(d.fields.len(), start, stop);
         let mut shared: HashMap<String, Bound<'py, PyString>> = HashMap::new();
         let mut intern = |s: &str| shared.entry(s.to_owned()).or_insert_with(|| PyString::new(py, s)).clone();
-        let mut out = Vec::with_capacity(d.fields.len());
-        for f in &d.fields {
+        let mut out = Vec::with_capacity(range.len());
+        for f in &d.fields[range] {
             let kind = self.reader.kind(f.id).ok().map(|k| intern(&format!("{k:?}")));
             let cols = PyList::new(py, rep0_columns(d, &f.columns))?;
             let row = [
@@ -442,4 +446,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeFile>()?;
     m.add_class::<NativeReader>()?;
     Ok(())
+}
+
+/// The indices `start..stop` of a list of `len` items, clamped to it (`stop` None: to its end).
+fn slice_range(len: usize, start: usize, stop: Option<usize>) -> std::ops::Range<usize> {
+    let stop = stop.unwrap_or(len).min(len);
+    start.min(stop)..stop
 }

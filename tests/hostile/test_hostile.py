@@ -37,19 +37,13 @@ WRITERS = ("skim", "merge", "reskim")
 ATOMIC_OUTPUT_PENDING: set = set()
 ATOMIC_REASON = "issue 14 item 4 (outputs are atomic): a failed skim/merge must leave no output file behind"
 
-# (file, tool) pairs at the edge of the RSS limit today: non-strict xfails (the run is still made and its answer
-# checked when it passes). The re-encoding skim of 100,000 one-entry fields peaks at 255.7-256.0 MiB (2026-11-27):
-# the reader's ~500 B and the writer's ~1.5 KB per field, plus the compressed pages of the cluster; issue 35.
-RSS_EDGE = {("fields_100k.root", "reskim")}
-RSS_REASON = "issue 35: the re-encoding skim of 100,000 fields peaks within 0.3 MiB of the 256 MiB limit"
-
 
 def _entries(files):
     m = manifest()
     if m.get("error"):
         return [pytest.param(None, t, id=f"generator-failed-{t}") for t in TOOLS]
     return [
-        pytest.param(e, t, id=f"{e['file']}-{t}", marks=[pytest.mark.xfail(strict=False, reason=RSS_REASON)] if (e["file"], t) in RSS_EDGE else [])
+        pytest.param(e, t, id=f"{e['file']}-{t}")
         for e in m["files"]
         for t in m["tools"]
         if t in files
@@ -79,7 +73,7 @@ def argv_for(tool: str, path, e: dict, out) -> list:
         return cli + ["merge", out, path, *sel]
     if tool == "arrays":
         rng = ["-", "-"] if "dump_range" not in e else [str(a), str(b)]
-        return [PYTHON, CHILD, path, name, *rng]
+        return [PYTHON, CHILD, path, name, *rng, "no-rows" if e.get("rows") is None else "rows"]
     raise ValueError(tool)
 
 

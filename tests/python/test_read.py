@@ -428,6 +428,9 @@ def test_field_rows_match_field_records(testdata, sub, filename, name):
         got = dict(zip(FIELD_ROW, row))
         got["children"] = list(got["children"])
         assert got == {k: rec[k] for k in FIELD_ROW}, rec["name"]
+    # The top-level fields made from the rows are the native reader's (names, display types, ids).
+    assert [tuple(t) for t in nt._native.top_fields()] == list(nt._top) == nt._top[:]
+    assert [nt._native.field_rows(k, k + 3) for k in range(0, len(rows), 3)] == [rows[k : k + 3] for k in range(0, len(rows), 3)]
     # the tree's nodes are those rows, in id order
     assert [n.name for n in nt._tree.nodes] == [r["name"] for r in records]
 

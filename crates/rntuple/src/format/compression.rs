@@ -363,12 +363,21 @@ fn lz4_block(src: &[u8], out: &mut [u8], what: &str, at: u64) -> Result<()> {
     Ok(())
 }
 
+/// Inputs larger than this are compressed with a context of their own, freed after (see [`zstd_into`]).
+const KEPT_CONTEXT_MAX_INPUT: usize = 4 << 20;
+
 /// Appends the zstd frame of `src` to `out`, with a compression context kept per thread and
-/// level (creating one per page costs more than compressing a small page).
+/// level (creating one per page costs more than compressing a small page). An input larger than
+/// [`KEPT_CONTEXT_MAX_INPUT`] (an envelope, say) gets a context of its own: sized for it (the
+/// header of 100,000 fields took 21 MB at zstd level 10), which kept would stay for the thread's life.
 fn zstd_into(src: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
     use std::cell::RefCell;
     thread_local! {
         static CTX: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(None) };
+    }
+    if src.len() > KEPT_CONTEXT_MAX_INPUT {
+        let mut own = zstd::bulk::Compressor::new(level).map_err(|e| Error::io("zstd compression", e))?;
+        return zstd_with(&mut own, src, out);
     }
     CTX.with(|c| {
         let mut c = c.borrow_mut();
@@ -376,18 +385,23 @@ fn zstd_into(src: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
             *c = Some((level, zstd::bulk::Compressor::new(level).map_err(|e| Error::io("zstd compression", e))?));
         }
         let Some((_, z)) = c.as_mut() else { return Err(Error::internal("no zstd context")) };
-        let at = out.len();
-        out.reserve(zstd::zstd_safe::compress_bound(src.len()));
-        let mut cur = std::io::Cursor::new(std::mem::take(out));
-        cur.set_position(at as u64);
-        let r = z.compress_to_buffer(src, &mut cur);
-        *out = cur.into_inner();
-        let n = r.map_err(|e| Error::io("zstd compression", e))?;
-        if out.len() != at + n {
-            return Err(Error::Internal(format!("zstd wrote {n} bytes but the buffer holds {}", out.len() - at)));
-        }
-        Ok(())
+        zstd_with(z, src, out)
     })
+}
+
+/// Appends the zstd frame of `src` to `out` through the context `z`.
+fn zstd_with(z: &mut zstd::bulk::Compressor<'static>, src: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let at = out.len();
+    out.reserve(zstd::zstd_safe::compress_bound(src.len()));
+    let mut cur = std::io::Cursor::new(std::mem::take(out));
+    cur.set_position(at as u64);
+    let r = z.compress_to_buffer(src, &mut cur);
+    *out = cur.into_inner();
+    let n = r.map_err(|e| Error::io("zstd compression", e))?;
+    if out.len() != at + n {
+        return Err(Error::Internal(format!("zstd wrote {n} bytes but the buffer holds {}", out.len() - at)));
+    }
+    Ok(())
 }
 
 /// Compresses `src` with the setting `c` and ROOT's block framing, appending to `out`. As ROOT does, the data is stored raw when the level is 0 or when any block

@@ -215,6 +215,20 @@ impl ColumnBuf {
         each_buf!(self, v => v.reserve(n))
     }
 
+    /// Bytes of values the buffer has room for without reallocating.
+    #[cfg(test)]
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        fn bytes<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        each_buf!(self, v => bytes(v))
+    }
+
+    /// Empties the buffer and frees its memory.
+    pub(crate) fn free(&mut self) {
+        each_buf!(self, v => *v = Vec::new())
+    }
+
     /// An empty buffer of the same element type, without memory.
     pub(crate) fn empty_like(&self) -> ColumnBuf {
         let mut b = self.clone();

@@ -123,7 +123,7 @@ mod tests {
     #[test]
     fn the_plan_decides_pooled_or_page_by_page_per_read() {
         let (r, _, _) = readers();
-        let (id, v) = (r.top_by_name["id"], r.top_by_name["v"]);
+        let (id, v) = (r.top_field_id("id").unwrap(), r.top_field_id("v").unwrap());
         let spans = all_spans(&r);
         let one = r.prefetch(&[id], &spans).unwrap();
         assert!(one.pooled, "a cold read decoding all its fields at once goes through the pool");
@@ -137,7 +137,7 @@ mod tests {
     #[test]
     fn plans_made_up_front_decode_at_once_from_two_threads() {
         let (r, cold, reference) = readers();
-        let (id, v) = (r.top_by_name["id"], r.top_by_name["v"]);
+        let (id, v) = (r.top_field_id("id").unwrap(), r.top_field_id("v").unwrap());
         let spans = all_spans(&r);
         let n = r.num_entries();
         let expected = reference.read_batch(None, 0, n).unwrap();

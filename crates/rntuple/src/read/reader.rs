@@ -153,13 +153,20 @@ impl Reader {
         }
     }
 
+    /// The id of the top-level field `name` (the first of that name).
+    pub(super) fn top_field_id(&self, name: &str) -> Option<u32> {
+        let fields = &self.desc.fields;
+        let i = self.top_by_name.partition_point(|&id| fields[id as usize].name.as_str() < name);
+        self.top_by_name.get(i).copied().filter(|&id| fields[id as usize].name == name)
+    }
+
     pub(super) fn resolve_fields(&self, fields: Option<&[&str]>) -> Result<Vec<u32>> {
         match fields {
             None => Ok(self.fields().iter().map(|f| f.id).collect()),
             Some(names) => names
                 .iter()
                 .map(|n| {
-                    let id = self.top_by_name.get(*n).copied().ok_or_else(|| {
+                    let id = self.top_field_id(n).ok_or_else(|| {
                         let all: Vec<&str> = self.fields().iter().map(|f| f.name.as_str()).collect();
                         Error::NotFound(format!("no top-level field '{n}' in RNTuple '{}' (fields: {})", self.desc.name, all.join(", ")))
                     })?;

@@ -98,12 +98,8 @@ impl Reader {
     /// record per entry, keyed by field name in schema order.
     pub fn read_values(&self, fields: Option<&[&str]>, start: u64, stop: u64) -> Result<Vec<Value>> {
         let batch = self.read_batch(fields, start, stop)?;
-        let ids: Vec<u32> = batch
-            .schema()
-            .fields()
-            .iter()
-            .map(|fl| self.top_by_name.get(fl.name()).copied().ok_or_else(|| Error::NotFound(fl.name().clone())))
-            .collect::<Result<_>>()?;
+        let ids: Vec<u32> =
+            batch.schema().fields().iter().map(|fl| self.top_field_id(fl.name()).ok_or_else(|| Error::NotFound(fl.name().clone()))).collect::<Result<_>>()?;
         let mut out = Vec::with_capacity(batch.num_rows());
         for row in 0..batch.num_rows() {
             let mut rec = Vec::with_capacity(ids.len());

@@ -53,7 +53,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     }
 
     fn assemble(opts: WriteOptions, plans: Vec<(String, Plan)>, cols: Vec<Column>, n_counters: usize, exprs: Vec<(String, TypeExpr)>, out: O) -> Self {
-        let cols = Columns::new(cols, &opts, out.pages_as_they_fill());
+        let cols = Columns::new(cols, &opts, out.pages_as_they_fill(), !out.is_template());
         ClusterBuilder {
             opts,
             top_plans: plans.iter().map(|(_, p)| p.clone()).collect(),
@@ -81,6 +81,11 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         for b in bufs {
             self.cols.recycle(b);
         }
+    }
+
+    /// Frees the builder's buffers (see [`Columns::release_buffers`]): after its last cluster.
+    pub fn release_buffers(&mut self) {
+        self.cols.release_buffers()
     }
 
     /// Takes the builder's pooled page buffers.

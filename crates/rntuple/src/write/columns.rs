@@ -55,6 +55,9 @@ impl Column {
     }
 }
 
+/// Bytes the first pages of all columns of a builder may take together (see [`Columns::new`]).
+const FIRST_PAGES_BUDGET: u64 = 8 << 20;
+
 /// The columns of a builder with their pages, the page buffer pool and the compression counters.
 pub(crate) struct Columns {
     pub cols: Vec<Column>,
@@ -85,18 +88,20 @@ pub(crate) struct Columns {
 
 impl Columns {
     /// Columns writing with `opts` into an output that does (`pages_as_they_fill`) or does not
-    /// take pages as they fill.
+    /// take pages as they fill; their buffers get room for a first page when they will be filled (`fill`).
     ///
     /// Full pages stay in memory until their cluster is written (`WriteOptions::buffered`),
     /// except for the pages the sequential writer streams (`WriteOptions::stream_uncompressed_pages`:
     /// uncompressed pages, and with implicit MT off every page, compressed on the filling thread
     /// as it fills; not with direct I/O, whose aligned writes want whole clusters).
-    pub fn new(mut cols: Vec<Column>, opts: &WriteOptions, pages_as_they_fill: bool) -> Columns {
+    pub fn new(mut cols: Vec<Column>, opts: &WriteOptions, pages_as_they_fill: bool, fill: bool) -> Columns {
         // Adaptive pages, as ROOT's: a column's buffer starts with room for the initial page
         // size and doubles as values come, up to the maximum page size (where the page is sealed
-        // and the buffer reused), so sparse columns stay small.
-        for c in &mut cols {
-            let n = (opts.initial_unzipped_page_size.min(opts.max_unzipped_page_size) * 8 / c.bits()).max(1);
+        // and the buffer reused), so sparse columns stay small. Together the first pages take at most
+        // FIRST_PAGES_BUDGET: columns past 32,768 start smaller (100,000 columns took 26 MB before a value).
+        let first_page = opts.initial_unzipped_page_size.min(opts.max_unzipped_page_size).min(FIRST_PAGES_BUDGET / (cols.len().max(1) as u64));
+        for c in cols.iter_mut().filter(|_| fill) {
+            let n = (first_page * 8 / c.bits()).max(1);
             c.buf.reserve(n as usize);
         }
         let sealed_as_filled = opts.compression.is_none() || !opts.use_implicit_mt;
@@ -359,6 +364,15 @@ impl Columns {
         }
     }
 
+    /// Frees the column buffers and the pooled page buffers, once the last cluster is out (a commit
+    /// writes its envelopes without them: 100,000 columns' first pages and pooled pages were 48 MB).
+    pub fn release_buffers(&mut self) {
+        for c in &mut self.cols {
+            c.buf.free();
+        }
+        drop(self.take_pool());
+    }
+
     /// Takes the pooled page buffers (a fill context that ends hands them to its writer).
     pub fn take_pool(&mut self) -> Vec<Vec<u8>> {
         self.pool_bytes = 0;
@@ -438,7 +452,7 @@ mod tests {
 
     fn columns(opts: &WriteOptions) -> Columns {
         let (ty, buf) = (ColumnType::SplitReal32, <f32 as BufElement>::empty_buf());
-        Columns::new(vec![Column::new(ty, buf)], opts, false)
+        Columns::new(vec![Column::new(ty, buf)], opts, false, true)
     }
 
     fn decode(page: &[u8], compressed: bool, n: usize) -> Vec<f32> {
@@ -501,5 +515,29 @@ mod tests {
             let at: &[u64] = if merging { &[1000, 1000, 2000] } else { &[1000, 2000, 3000] };
             assert_eq!(pos, at.iter().map(|&a| PagePosition::FileOffset(a)).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn first_pages_fit_a_budget_and_are_freed_after_the_last_cluster() {
+        let opts = WriteOptions::default();
+        let floats = |n: usize| (0..n).map(|_| Column::new(ColumnType::SplitReal32, <f32 as BufElement>::empty_buf())).collect::<Vec<_>>();
+        let room = |c: &Columns| c.cols.iter().map(|c| c.buf.capacity_bytes()).collect::<Vec<_>>();
+        // A few columns: each has room for the initial page.
+        let few = Columns::new(floats(10), &opts, false, true);
+        assert!(room(&few).iter().all(|&b| b == opts.initial_unzipped_page_size as usize), "{:?}", room(&few));
+        // 100,000 columns: together within the budget, each with room for a value at least.
+        let mut many = Columns::new(floats(100_000), &opts, false, true);
+        let r = room(&many);
+        assert!(r.iter().sum::<usize>() <= FIRST_PAGES_BUDGET as usize && r.iter().all(|&b| b >= 4), "{} bytes", r.iter().sum::<usize>());
+        // The template's columns (never filled) get nothing.
+        let template = Columns::new(floats(10), &opts, false, false);
+        assert_eq!(room(&template), [0; 10]);
+        // After the last cluster, the buffers are freed.
+        let mut out = Pages::default();
+        many.extend(7, &[1.0f32; 3][..], &mut out).unwrap_or_else(|e| panic!("{e}"));
+        many.take_cluster(&mut out).unwrap_or_else(|e| panic!("{e}"));
+        many.release_buffers();
+        assert_eq!(room(&many).iter().sum::<usize>(), 0);
+        assert!(many.pooled().is_empty());
     }
 }

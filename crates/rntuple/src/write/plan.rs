@@ -105,8 +105,12 @@ pub(crate) type Schema = (Vec<(String, Plan)>, Vec<Column>, usize);
 
 /// Turns a schema into field descriptors (appended to `desc`), plans and columns.
 pub(crate) fn plan_schema(desc: &mut Descriptor, schema: &[(String, TypeExpr)], compressed: bool) -> Result<Schema> {
-    let mut cols = Vec::new();
-    let mut plans: Vec<(String, Plan)> = Vec::new();
+    // Room for a column and a field per top-level field at once (grown by doubling, 100,000 fields' lists
+    // held twice what they needed while they grew).
+    let mut cols = Vec::with_capacity(schema.len());
+    desc.fields.reserve(schema.len());
+    desc.columns.reserve(schema.len());
+    let mut plans: Vec<(String, Plan)> = Vec::with_capacity(schema.len());
     let mut n_counters = 0usize;
     let mut seen = std::collections::HashSet::with_capacity(schema.len());
     for (fname, te) in schema {

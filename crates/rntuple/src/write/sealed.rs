@@ -97,6 +97,11 @@ pub(crate) trait ClusterOut {
     fn pages_as_they_fill(&self) -> bool {
         false
     }
+    /// Whether this is the template's output, which takes no entries: its builder's columns get no
+    /// buffers (100,000 columns' first pages were 26 MB, held beside the ones of the builders made from it).
+    fn is_template(&self) -> bool {
+        false
+    }
 }
 
 /// An output that takes nothing: the template builder of the parallel writer.
@@ -106,5 +111,8 @@ impl ClusterOut for () {
     }
     fn page(&mut self, _: &[u8]) -> Result<u64> {
         Err(Error::internal("the template builder cannot write"))
+    }
+    fn is_template(&self) -> bool {
+        true
     }
 }

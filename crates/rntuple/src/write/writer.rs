@@ -232,6 +232,7 @@ impl Writer {
             return Err(Error::Invalid("the RNTuple was committed already".into()));
         }
         self.b.flush_cluster()?;
+        self.b.release_buffers();
         // The attribute sets first: the footer links their anchors.
         for a in std::mem::take(&mut self.attrs) {
             match a.commit() {
