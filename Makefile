@@ -165,13 +165,14 @@ python: venv
 
 # tests/cross on CROSS_WORKERS pytest-xdist workers, a test file per worker at a time (its module fixtures are built
 # once): most of its time is ROOT and cargo processes, which two vCPUs run side by side (bench/RESULTS.md).
+# `-rs` lists every skip with its reason (the shared test files or a server missing), so that no skip goes unseen.
 CROSS_WORKERS ?= 2
 pytest: venv build python
-	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q -n $(CROSS_WORKERS) --dist loadfile --durations=25 tests/cross
-	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/hostile
-	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q --durations=10 tests/remote
-	$(PY) -m pytest -q --durations=10 tests/python
-	$(PY) -m pytest -q --durations=5 tests/c
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q -rs -n $(CROSS_WORKERS) --dist loadfile --durations=25 tests/cross
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q -rs --durations=10 tests/hostile
+	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q -rs --durations=10 tests/remote
+	$(PY) -m pytest -q -rs --durations=10 tests/python
+	$(PY) -m pytest -q -rs --durations=5 tests/c
 
 # Formatting (rustfmt.toml), clippy and ruff (ruff.toml; ruff is pinned in requirements-test.txt).
 lint: venv

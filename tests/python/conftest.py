@@ -43,6 +43,13 @@ def skip_or_fail(msg: str):
     pytest.skip(msg)
 
 
+def need(path: Path) -> Path:
+    """``path``, one of the shared test files: a loud skip (a failure under CI=true) when it is missing."""
+    if not Path(path).exists():
+        skip_or_fail(f"{path} is missing (the shared test files: ../shared/testdata or RNTUPLE_TESTDATA)")
+    return path
+
+
 def list_testdata_ntuples() -> list[tuple[str, str, str]]:
     """(subdir, file name, RNTuple name) of every RNTuple in the shared test files, listed by uproot."""
     import uproot

@@ -4,16 +4,15 @@
 
 from __future__ import annotations
 
-import pathlib
-
 import awkward as ak
 import numpy as np
 import pytest
 import uproot
 
 import rntuple
+from conftest import need, testdata_dir
 
-DATA = pathlib.Path(__file__).resolve().parents[3] / "shared" / "testdata" / "rntuple"
+DATA = testdata_dir() / "rntuple"
 MUONS = DATA / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
 STL = DATA / "test_stl_containers_rntuple_v1-0-0-0.root"
 NESTED = DATA / "test_nested_structs_rntuple_v1-0-0-0.root"
@@ -62,7 +61,7 @@ def test_file_keys_and_classnames_as_uproot(mixed, kwargs):
 
 
 def test_fields_are_objects_as_in_uproot():
-    with uproot.open(NESTED) as uf, rntuple.open(NESTED) as f:
+    with uproot.open(need(NESTED)) as uf, rntuple.open(NESTED) as f:
         theirs, ours = uf["ntuple"], f["ntuple"]
         assert len(ours) == len(theirs) == 1
         assert [x.name for x in ours.fields] == [x.name for x in theirs.fields]
@@ -80,7 +79,7 @@ def test_fields_are_objects_as_in_uproot():
 
 @pytest.mark.parametrize("path, name", FORM_FILES, ids=lambda x: getattr(x, "name", x))
 def test_to_akform_is_the_form_of_the_arrays_and_uproots(path, name):
-    with uproot.open(path) as uf, rntuple.open(path) as f:
+    with uproot.open(need(path)) as uf, rntuple.open(path) as f:
         theirs, ours = uf[name], f[name]
         form, where = ours.to_akform()
         assert where is None
@@ -95,7 +94,7 @@ def test_to_akform_is_the_form_of_the_arrays_and_uproots(path, name):
 
 
 def test_subfield_to_akform_inside_a_collection_as_uproot():
-    with uproot.open(MUONS) as uf, rntuple.open(MUONS) as f:
+    with uproot.open(need(MUONS)) as uf, rntuple.open(MUONS) as f:
         for key in ("_collection0", "_collection0.Muon_pt"):
             got, want = f["Events"][key].to_akform(), uf["Events"][key].to_akform()
             assert got[1] == want[1] and got[0] == want[0], key
@@ -146,7 +145,7 @@ def test_ak_add_doc_as_uproot(documented, ak_add_doc):
 
 
 def test_virtual_arrays_read_on_touch_as_uproot():
-    with uproot.open(STL) as uf, rntuple.open(STL) as f:
+    with uproot.open(need(STL)) as uf, rntuple.open(STL) as f:
         theirs_log, ours_log = [], []
         eager = f["ntuple"].arrays()
         virtual = f["ntuple"].arrays(virtual=True, access_log=ours_log)
@@ -179,13 +178,13 @@ def test_virtual_arrays_read_on_touch_as_uproot():
     ],
 )
 def test_virtual_refuses_what_uproot_refuses(kwargs, message):
-    with rntuple.open(STL) as f, pytest.raises(ValueError, match=message):
+    with rntuple.open(need(STL)) as f, pytest.raises(ValueError, match=message):
         f["ntuple"].arrays(**kwargs)
 
 
 @pytest.mark.parametrize("step", ["10 kB", "5 kB", "1 kB", "50 kB", 100])
 def test_step_sizes_in_bytes_give_uprootss_chunks(step):
-    with uproot.open(MUONS) as uf, rntuple.open(MUONS) as f:
+    with uproot.open(need(MUONS)) as uf, rntuple.open(MUONS) as f:
         theirs = [len(c) for c in uf["Events"].iterate(step_size=step)]
         ours = [len(c) for c in f["Events"].iterate(step_size=step)]
         assert ours == theirs
@@ -198,7 +197,7 @@ def test_step_sizes_in_bytes_give_uprootss_chunks(step):
 @pytest.mark.parametrize("start, stop", [(None, None), (3, 6)])
 def test_field_array_as_pandas_series_as_uproot(start, stop):
     path = DATA / "test_int_float_rntuple_v1-0-0-0.root"
-    with uproot.open(path) as uf, rntuple.open(path) as f:
+    with uproot.open(need(path)) as uf, rntuple.open(path) as f:
         theirs = uf["ntuple"]["one_integers"].array(library="pd", entry_start=start, entry_stop=stop)
         ours = f["ntuple"]["one_integers"].array(library="pd", entry_start=start, entry_stop=stop)
         assert ours.name == theirs.name

@@ -16,9 +16,9 @@ import uproot
 import xxhash
 
 import rntuple
-from conftest import skip_or_fail
+from conftest import need, skip_or_fail, testdata_dir
 
-DATA = pathlib.Path(__file__).resolve().parents[3] / "shared" / "testdata" / "rntuple"
+DATA = testdata_dir() / "rntuple"
 ANCHOR = ["fVersionEpoch", "fVersionMajor", "fVersionMinor", "fVersionPatch", "fSeekHeader", "fNBytesHeader", "fLenHeader",
           "fSeekFooter", "fNBytesFooter", "fLenFooter", "fMaxKeySize"]
 FIELD = ["field_version", "type_version", "parent_field_id", "struct_role", "flags", "field_name", "type_name", "type_alias",
@@ -194,27 +194,25 @@ def test_schema_extension_and_deferred_columns(written):
 
 
 def test_suppressed_columns_and_reduced_floats(written):
-    path = DATA / "test_multiple_representations_rntuple_v1-0-0-0.root"
-    if path.exists():
-        t = rntuple.open(path)["ntuple"]
-        assert [c[0].suppressed for c in t.page_link_list] == [False, True, False]
-        assert t.page_link_list[1][0].element_offset is None and t.page_link_list[1][0].pages == []
     ev = rntuple.open(written["reduced_floats"])["Events"]
     q = next(c for c in ev.column_records if c.type == 0x1D)
     assert (q.nbits, q.min_value, q.max_value) == (12, -1.0, 1.0)
     assert ev.get_field_metadata(q.idx).dtype_toread == np.dtype("uint8")
     assert len(ev.alias_column_records) == 1
+    t = rntuple.open(need(DATA / "test_multiple_representations_rntuple_v1-0-0-0.root"))["ntuple"]
+    assert [c[0].suppressed for c in t.page_link_list] == [False, True, False]
+    assert t.page_link_list[1][0].element_offset is None and t.page_link_list[1][0].pages == []
 
 
 def test_linked_attribute_sets(written):
     f = rntuple.open(written["attributes"])["Events"]
     (link,) = f.footer.linked_attribute_sets
     assert (link.name, link.schema_version_major) == ("runs", 1) and link.anchor_uncompressed_size > 0
-    assert rntuple.open(DATA / "ntpl001_staff_rntuple_v1-0-0-0.root")["Staff"].footer.linked_attribute_sets == []
+    assert rntuple.open(need(DATA / "ntpl001_staff_rntuple_v1-0-0-0.root"))["Staff"].footer.linked_attribute_sets == []
 
 
 def test_unknown_member():
-    t = rntuple.open(DATA / "ntpl001_staff_rntuple_v1-0-0-0.root")["Staff"]
+    t = rntuple.open(need(DATA / "ntpl001_staff_rntuple_v1-0-0-0.root"))["Staff"]
     with pytest.raises(KeyError, match="no member 'fNoSuch'") as e:
         t.member("fNoSuch")
     assert isinstance(e.value, rntuple.KeyInFileError)
@@ -222,7 +220,7 @@ def test_unknown_member():
 
 
 def test_file_source_chunks():
-    path = DATA / "ntpl001_staff_rntuple_v1-0-0-0.root"
+    path = need(DATA / "ntpl001_staff_rntuple_v1-0-0-0.root")
     with uproot.open(path) as theirs, rntuple.open(path) as ours:
         obj = ours["Staff"]
         ranges = [(obj.member("fSeekHeader"), obj.member("fSeekHeader") + obj.member("fNBytesHeader")),
