@@ -100,9 +100,11 @@ impl Columns {
         // and the buffer reused), so sparse columns stay small. Together the first pages take at most
         // FIRST_PAGES_BUDGET: columns past 32,768 start smaller (100,000 columns took 26 MB before a value).
         let first_page = opts.initial_unzipped_page_size.min(opts.max_unzipped_page_size).min(FIRST_PAGES_BUDGET / (cols.len().max(1) as u64));
-        for c in cols.iter_mut().filter(|_| fill) {
-            let n = (first_page * 8 / c.bits()).max(1);
-            c.buf.reserve(n as usize);
+        if fill {
+            for c in &mut cols {
+                let n = (first_page * 8 / c.bits()).max(1);
+                c.buf.reserve(n as usize);
+            }
         }
         let sealed_as_filled = opts.compression.is_none() || !opts.use_implicit_mt;
         let stream = opts.stream_uncompressed_pages && sealed_as_filled && !opts.use_direct_io && pages_as_they_fill;
