@@ -19,9 +19,10 @@ The three programs (built once, cached in target/cpp_write_bench/ and target/rel
               model to the destruction of the writer plus an fsync of the file (our writers fsync in their
               commit; ROOT does not, so it is added: equal work; it is a few ms).
   C++ (ABI)   examples/cpp/output_module.cpp unchanged (the output module of the C++ example): rntuple.hpp's
-              ParallelWriter, a FillContext and an EntryBinder<NanoEvent> per thread, one
-              rntuple_entry_fill_values call per event (the C ABI: handle, typed values, gathered into
-              column buffers of crates/rntuple-c/src/entry.rs, handed to the fill context in batches), linked
+              ParallelWriter, a FillContext and an EntryBinder<NanoEvent> per thread: the binder copies each
+              event's members into typed column buffers in the compiled C++ and hands them over every 64 KiB
+              of values in one rntuple_entry_fill_columns call (the C ABI: checked, copied into the column
+              buffers of crates/rntuple-c/src/entry.rs, appended to the fill context as one batch), linked
               to target/release/librntuple_c.so. Timed from the writer's creation to its commit.
   Rust        crates/rntuple-c/examples/nano_write_rust.rs: the same struct as a #[derive(rntuple::Record)],
               the same generator, rntuple::write::ParallelWriter::create_typed, a FillContext per thread,
@@ -30,7 +31,7 @@ The three programs (built once, cached in target/cpp_write_bench/ and target/rel
 So "C++ ABI vs Rust" compares what it costs to write these events from C++ through the C ABI with what
 writing them from Rust with the library's own typed API costs: the same core, cluster building and
 compression, different ways of getting an event's values into the columns (the C++ struct read through
-pointers, one FFI call, a handle lookup and a lock per event, gathered values per field, versus the
+pointers into typed C++ buffers, one FFI call, a handle lookup and a lock per ~300 events, versus the
 derive's per-member writes).
 
 Each configuration: one untimed warm-up of each program, then --reps rounds (default 3), each running the

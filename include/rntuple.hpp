@@ -305,6 +305,17 @@ class Reader {
   detail::Handle<rntuple_reader_free> h_;
 };
 
+namespace detail {
+/// Entries gathered on the caller's side (by an EntryBinder), handed over by flush().
+class Gathered {
+ public:
+  virtual void flush() = 0;
+
+ protected:
+  ~Gathered() = default;
+};
+}  // namespace detail
+
 /// The typed setters of a writer or fill context: set each field of an entry, then fill().
 class EntryTarget {
  public:
@@ -314,42 +325,65 @@ class EntryTarget {
     detail::check(rntuple_entry_field(target(), name.c_str(), &slot));
     return slot;
   }
-  void set(uint32_t slot, bool v) const { detail::check(rntuple_entry_set_bool(target(), slot, v)); }
-  void set(uint32_t slot, int8_t v) const { detail::check(rntuple_entry_set_i8(target(), slot, v)); }
-  void set(uint32_t slot, uint8_t v) const { detail::check(rntuple_entry_set_u8(target(), slot, v)); }
-  void set(uint32_t slot, int16_t v) const { detail::check(rntuple_entry_set_i16(target(), slot, v)); }
-  void set(uint32_t slot, uint16_t v) const { detail::check(rntuple_entry_set_u16(target(), slot, v)); }
-  void set(uint32_t slot, int32_t v) const { detail::check(rntuple_entry_set_i32(target(), slot, v)); }
-  void set(uint32_t slot, uint32_t v) const { detail::check(rntuple_entry_set_u32(target(), slot, v)); }
-  void set(uint32_t slot, int64_t v) const { detail::check(rntuple_entry_set_i64(target(), slot, v)); }
-  void set(uint32_t slot, uint64_t v) const { detail::check(rntuple_entry_set_u64(target(), slot, v)); }
-  void set(uint32_t slot, float v) const { detail::check(rntuple_entry_set_f32(target(), slot, v)); }
-  void set(uint32_t slot, double v) const { detail::check(rntuple_entry_set_f64(target(), slot, v)); }
-  void set(uint32_t slot, std::string_view v) const { detail::check(rntuple_entry_set_string(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, bool v) const { detail::check(rntuple_entry_set_bool(t(), slot, v)); }
+  void set(uint32_t slot, int8_t v) const { detail::check(rntuple_entry_set_i8(t(), slot, v)); }
+  void set(uint32_t slot, uint8_t v) const { detail::check(rntuple_entry_set_u8(t(), slot, v)); }
+  void set(uint32_t slot, int16_t v) const { detail::check(rntuple_entry_set_i16(t(), slot, v)); }
+  void set(uint32_t slot, uint16_t v) const { detail::check(rntuple_entry_set_u16(t(), slot, v)); }
+  void set(uint32_t slot, int32_t v) const { detail::check(rntuple_entry_set_i32(t(), slot, v)); }
+  void set(uint32_t slot, uint32_t v) const { detail::check(rntuple_entry_set_u32(t(), slot, v)); }
+  void set(uint32_t slot, int64_t v) const { detail::check(rntuple_entry_set_i64(t(), slot, v)); }
+  void set(uint32_t slot, uint64_t v) const { detail::check(rntuple_entry_set_u64(t(), slot, v)); }
+  void set(uint32_t slot, float v) const { detail::check(rntuple_entry_set_f32(t(), slot, v)); }
+  void set(uint32_t slot, double v) const { detail::check(rntuple_entry_set_f64(t(), slot, v)); }
+  void set(uint32_t slot, std::string_view v) const { detail::check(rntuple_entry_set_string(t(), slot, v.data(), v.size())); }
   void set(uint32_t slot, const std::string& v) const { set(slot, std::string_view(v)); }
-  void set(uint32_t slot, const std::vector<int8_t>& v) const { detail::check(rntuple_entry_set_vec_i8(target(), slot, v.data(), v.size())); }
-  void set(uint32_t slot, const std::vector<uint8_t>& v) const { detail::check(rntuple_entry_set_vec_u8(target(), slot, v.data(), v.size())); }
-  void set(uint32_t slot, const std::vector<int16_t>& v) const { detail::check(rntuple_entry_set_vec_i16(target(), slot, v.data(), v.size())); }
-  void set(uint32_t slot, const std::vector<uint16_t>& v) const { detail::check(rntuple_entry_set_vec_u16(target(), slot, v.data(), v.size())); }
-  void set(uint32_t slot, const std::vector<int32_t>& v) const { detail::check(rntuple_entry_set_vec_i32(target(), slot, v.data(), v.size())); }
-  void set(uint32_t slot, const std::vector<uint32_t>& v) const { detail::check(rntuple_entry_set_vec_u32(target(), slot, v.data(), v.size())); }
-  void set(uint32_t slot, const std::vector<int64_t>& v) const { detail::check(rntuple_entry_set_vec_i64(target(), slot, v.data(), v.size())); }
-  void set(uint32_t slot, const std::vector<uint64_t>& v) const { detail::check(rntuple_entry_set_vec_u64(target(), slot, v.data(), v.size())); }
-  void set(uint32_t slot, const std::vector<float>& v) const { detail::check(rntuple_entry_set_vec_f32(target(), slot, v.data(), v.size())); }
-  void set(uint32_t slot, const std::vector<double>& v) const { detail::check(rntuple_entry_set_vec_f64(target(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<int8_t>& v) const { detail::check(rntuple_entry_set_vec_i8(t(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<uint8_t>& v) const { detail::check(rntuple_entry_set_vec_u8(t(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<int16_t>& v) const { detail::check(rntuple_entry_set_vec_i16(t(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<uint16_t>& v) const { detail::check(rntuple_entry_set_vec_u16(t(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<int32_t>& v) const { detail::check(rntuple_entry_set_vec_i32(t(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<uint32_t>& v) const { detail::check(rntuple_entry_set_vec_u32(t(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<int64_t>& v) const { detail::check(rntuple_entry_set_vec_i64(t(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<uint64_t>& v) const { detail::check(rntuple_entry_set_vec_u64(t(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<float>& v) const { detail::check(rntuple_entry_set_vec_f32(t(), slot, v.data(), v.size())); }
+  void set(uint32_t slot, const std::vector<double>& v) const { detail::check(rntuple_entry_set_vec_f64(t(), slot, v.data(), v.size())); }
   /// std::vector<bool> is packed: copied into bools first.
   void set(uint32_t slot, const std::vector<bool>& v) const {
     std::vector<unsigned char> tmp(v.begin(), v.end());
-    detail::check(rntuple_entry_set_vec_bool(target(), slot, reinterpret_cast<const bool*>(tmp.data()), tmp.size()));
+    detail::check(rntuple_entry_set_vec_bool(t(), slot, reinterpret_cast<const bool*>(tmp.data()), tmp.size()));
   }
   /// Ends the entry (every field set).
-  void fill() const { detail::check(rntuple_entry_fill(target())); }
+  void fill() const { detail::check(rntuple_entry_fill(t())); }
   /// The writer's or fill context's handle.
   uint64_t handle() const { return target(); }
+  /// Hands over the entries the EntryBinders of this target gathered; every call of the target
+  /// that adds entries or ends them (set, fill, append, flush_cluster, finish, entries, checkpoint,
+  /// commit) does it first, so entries keep their order.
+  void flush_gathered() const {
+    for (detail::Gathered* g : gathered_) g->flush();
+  }
+  /// An EntryBinder of this target (it detaches itself when it goes).
+  void attach(detail::Gathered* g) const { gathered_.push_back(g); }
+  void detach(detail::Gathered* g) const noexcept {
+    for (size_t k = 0; k < gathered_.size(); k++)
+      if (gathered_[k] == g) {
+        gathered_.erase(gathered_.begin() + static_cast<std::ptrdiff_t>(k));
+        return;
+      }
+  }
 
  protected:
   virtual uint64_t target() const = 0;
+  /// The handle, after the gathered entries were handed over.
+  uint64_t t() const {
+    if (!gathered_.empty()) flush_gathered();
+    return target();
+  }
   ~EntryTarget() = default;
+
+ private:
+  mutable std::vector<detail::Gathered*> gathered_;
 };
 
 /// A sequential writer of a new RNTuple in a new file; `schema_json`: {"field": "C++ type", ...}.
@@ -362,17 +396,17 @@ class Writer : public EntryTarget {
   }
   explicit Writer(uint64_t adopted) : h_(adopted) {}
   /// Appends a record batch (moved in; `schema` stays the caller's).
-  void append(ArrowArray* batch, const ArrowSchema* schema) { detail::check(rntuple_writer_append(h_.get(), batch, schema)); }
+  void append(ArrowArray* batch, const ArrowSchema* schema) { detail::check(rntuple_writer_append(t(), batch, schema)); }
   uint64_t entries() const {
     uint64_t n = 0;
-    detail::check(rntuple_writer_entries(h_.get(), &n));
+    detail::check(rntuple_writer_entries(t(), &n));
     return n;
   }
-  void checkpoint() { detail::check(rntuple_writer_checkpoint(h_.get())); }
+  void checkpoint() { detail::check(rntuple_writer_checkpoint(t())); }
   /// Commits; returns the file's size. A writer destroyed without a commit is aborted.
   uint64_t commit() {
     uint64_t bytes = 0;
-    detail::check(rntuple_writer_commit(h_.get(), &bytes));
+    detail::check(rntuple_writer_commit(t(), &bytes));
     return bytes;
   }
 
@@ -387,9 +421,9 @@ class Writer : public EntryTarget {
 class FillContext : public EntryTarget {
  public:
   explicit FillContext(uint64_t adopted) : h_(adopted) {}
-  void append(ArrowArray* batch, const ArrowSchema* schema) { detail::check(rntuple_fill_context_append(h_.get(), batch, schema)); }
-  void flush_cluster() { detail::check(rntuple_fill_context_flush_cluster(h_.get())); }
-  void finish() { detail::check(rntuple_fill_context_finish(h_.get())); }
+  void append(ArrowArray* batch, const ArrowSchema* schema) { detail::check(rntuple_fill_context_append(t(), batch, schema)); }
+  void flush_cluster() { detail::check(rntuple_fill_context_flush_cluster(t())); }
+  void finish() { detail::check(rntuple_fill_context_finish(t())); }
 
  protected:
   uint64_t target() const override { return h_.get(); }
@@ -528,55 +562,173 @@ template <class T, class A>
 struct IsVector<std::vector<T, A>> : std::true_type {};
 }  // namespace detail
 
-/// Fills entries from a struct `S`: each bound member (a fundamental type, std::string or std::vector
-/// of a fundamental type) goes to the field of its name; fill() gives the library the whole entry
-/// in one call (rntuple_entry_fill_values). The member's C++ type must be the field's own (an
-/// int32_t member for a std::int32_t field), else fill() throws RNTUPLE_ERR_SCHEMA_MISMATCH. Bind
-/// once per writer or fill context; a binder is used by one thread.
+namespace detail {
+/// One bound member's values of the entries an EntryBinder gathered.
 template <class S>
-class EntryBinder {
+class BoundColumn {
  public:
-  explicit EntryBinder(const EntryTarget& target) : target_(&target) {}
+  virtual ~BoundColumn() = default;
+  /// Appends the member of `s`; returns the bytes added.
+  virtual size_t push(const S& s) = 0;
+  /// The gathered values as a column of the hand-over.
+  virtual rntuple_column view() const = 0;
+  virtual void clear() = 0;
+};
 
-  template <class M>
-  EntryBinder& field(const std::string& name, M S::*member) {
-    getters_.push_back(getter(target_->field(name), member));
-    values_.resize(getters_.size());
-    return *this;
+/// std::vector<bool> is packed: bools are gathered as bytes of 0 and 1.
+template <class T>
+using Stored = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
+
+template <class S, class T>
+class ScalarColumn final : public BoundColumn<S> {
+ public:
+  ScalarColumn(uint32_t slot, T S::*m) : slot_(slot), m_(m) {}
+  size_t push(const S& s) override {
+    values_.push_back(static_cast<Stored<T>>(s.*m_));
+    return sizeof(Stored<T>);
   }
+  rntuple_column view() const override { return {slot_, CType<T>::code, values_.data(), values_.size(), nullptr}; }
+  void clear() override { values_.clear(); }
 
-  /// Sets every bound field from `s` and ends the entry.
-  void fill(const S& s) {
-    for (size_t k = 0; k < getters_.size(); k++) getters_[k](s, values_[k]);
-    detail::check(rntuple_entry_fill_values(target_->handle(), values_.data(), values_.size()));
+ private:
+  uint32_t slot_;
+  T S::*m_;
+  std::vector<Stored<T>> values_;
+};
+
+template <class S, class T, class A>
+class VectorColumn final : public BoundColumn<S> {
+ public:
+  VectorColumn(uint32_t slot, std::vector<T, A> S::*m) : slot_(slot), m_(m), offsets_(1, 0) {}
+  size_t push(const S& s) override {
+    const std::vector<T, A>& x = s.*m_;
+    items_.insert(items_.end(), x.begin(), x.end());
+    offsets_.push_back(static_cast<int64_t>(items_.size()));
+    return x.size() * sizeof(Stored<T>) + sizeof(int64_t);
+  }
+  rntuple_column view() const override { return {slot_, CType<T>::code, items_.data(), items_.size(), offsets_.data()}; }
+  void clear() override {
+    items_.clear();
+    offsets_.resize(1);
   }
 
  private:
-  using Getter = std::function<void(const S&, rntuple_value&)>;
+  uint32_t slot_;
+  std::vector<T, A> S::*m_;
+  std::vector<Stored<T>> items_;
+  std::vector<int64_t> offsets_;
+};
+
+template <class S>
+class StringColumn final : public BoundColumn<S> {
+ public:
+  StringColumn(uint32_t slot, std::string S::*m) : slot_(slot), m_(m), offsets_(1, 0) {}
+  size_t push(const S& s) override {
+    const std::string& x = s.*m_;
+    bytes_.insert(bytes_.end(), x.begin(), x.end());
+    offsets_.push_back(static_cast<int64_t>(bytes_.size()));
+    return x.size() + sizeof(int64_t);
+  }
+  rntuple_column view() const override { return {slot_, RNTUPLE_TYPE_STRING, bytes_.data(), bytes_.size(), offsets_.data()}; }
+  void clear() override {
+    bytes_.clear();
+    offsets_.resize(1);
+  }
+
+ private:
+  uint32_t slot_;
+  std::string S::*m_;
+  std::vector<char> bytes_;
+  std::vector<int64_t> offsets_;
+};
+}  // namespace detail
+
+/// Fills entries from a struct `S`: each bound member (a fundamental type, std::string or std::vector
+/// of a fundamental type) goes to the field of its name. fill() copies the members into typed
+/// column buffers here (no call into the library per value); every 64 KiB of values (at most 4096
+/// entries) the entries go to the library in one call, column by column
+/// (rntuple_entry_fill_columns), and so do the entries gathered when the target is used otherwise
+/// (its finish, commit, entries, checkpoint, set or append first hand over every binder's entries,
+/// so entries keep their order) or when the binder goes. The member's C++ type must be the field's
+/// own (an int32_t member for a std::int32_t field) and every field must be bound: the first fill()
+/// checks both and throws RNTUPLE_ERR_SCHEMA_MISMATCH or RNTUPLE_ERR_INVALID_ARGUMENT. A string
+/// that is not UTF-8 throws at the hand-over, and the entries of that hand-over are dropped. Bind
+/// once per writer or fill context, after the target is in place (a target moved afterwards leaves
+/// the binder behind); a binder is used by one thread.
+template <class S>
+class EntryBinder final : private detail::Gathered {
+ public:
+  explicit EntryBinder(const EntryTarget& target) : target_(&target) { target.attach(this); }
+  EntryBinder(const EntryBinder&) = delete;
+  EntryBinder& operator=(const EntryBinder&) = delete;
+  /// Hands over what is gathered; an error here is lost (a destructor cannot throw): call
+  /// flush(), or the target's finish()/commit(), to see it.
+  ~EntryBinder() {
+    target_->detach(this);
+    try {
+      flush();
+    } catch (...) {
+    }
+  }
 
   template <class M>
-  Getter getter(uint32_t slot, M S::*m) {
+  EntryBinder& field(const std::string& name, M S::*member) {
+    flush();
+    columns_.push_back(column(target_->field(name), member));
+    checked_ = false;
+    return *this;
+  }
+
+  /// Adds the entry `s`.
+  void fill(const S& s) {
+    if (!checked_) hand_over(0);  // the types and the set of fields, checked before the first entry
+    checked_ = true;
+    for (auto& c : columns_) bytes_ += c->push(s);
+    if (++pending_ >= kBatchEntries || bytes_ >= kBatchBytes) flush();
+  }
+
+  /// Hands the gathered entries to the library now.
+  void flush() override {
+    if (pending_ == 0) return;
+    size_t n = pending_;
+    pending_ = 0;
+    bytes_ = 0;
+    try {
+      hand_over(n);
+    } catch (...) {
+      for (auto& c : columns_) c->clear();
+      throw;
+    }
+    for (auto& c : columns_) c->clear();
+  }
+
+ private:
+  static constexpr size_t kBatchEntries = 4096;
+  static constexpr size_t kBatchBytes = 64 << 10;
+
+  void hand_over(size_t n) {
+    views_.clear();
+    for (auto& c : columns_) views_.push_back(c->view());
+    detail::check(rntuple_entry_fill_columns(target_->handle(), n, views_.data(), views_.size()));
+  }
+
+  template <class M>
+  static std::unique_ptr<detail::BoundColumn<S>> column(uint32_t slot, M S::*m) {
     if constexpr (std::is_same_v<M, std::string>) {
-      return [slot, m](const S& s, rntuple_value& v) { v = {slot, RNTUPLE_TYPE_STRING, (s.*m).data(), (s.*m).size()}; };
+      return std::make_unique<detail::StringColumn<S>>(slot, m);
     } else if constexpr (detail::IsVector<M>::value) {
-      using T = typename M::value_type;
-      if constexpr (std::is_same_v<T, bool>) {  // packed: copied into bytes of 0 and 1
-        auto scratch = std::make_shared<std::vector<unsigned char>>();
-        return [slot, m, scratch](const S& s, rntuple_value& v) {
-          scratch->assign((s.*m).begin(), (s.*m).end());
-          v = {slot, RNTUPLE_TYPE_BOOL, scratch->data(), scratch->size()};
-        };
-      } else {
-        return [slot, m](const S& s, rntuple_value& v) { v = {slot, detail::CType<T>::code, (s.*m).data(), (s.*m).size()}; };
-      }
+      return std::make_unique<detail::VectorColumn<S, typename M::value_type, typename M::allocator_type>>(slot, m);
     } else {
-      return [slot, m](const S& s, rntuple_value& v) { v = {slot, detail::CType<M>::code, &(s.*m), 1}; };
+      return std::make_unique<detail::ScalarColumn<S, M>>(slot, m);
     }
   }
 
   const EntryTarget* target_;
-  std::vector<Getter> getters_;
-  std::vector<rntuple_value> values_;
+  std::vector<std::unique_ptr<detail::BoundColumn<S>>> columns_;
+  std::vector<rntuple_column> views_;
+  size_t pending_ = 0;
+  size_t bytes_ = 0;
+  bool checked_ = false;
 };
 
 }  // namespace rntuple

@@ -58,7 +58,7 @@ def test_misuse_table_has_every_case(build):
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("ok ")]
     assert len(lines) >= 20, p.stdout
-    assert "67 misuse cases, 0 failed" in p.stdout
+    assert "75 misuse cases, 0 failed" in p.stdout
     assert "ERROR: AddressSanitizer" not in p.stderr and "LeakSanitizer" not in p.stderr
 
 

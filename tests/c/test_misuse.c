@@ -98,6 +98,39 @@ int main(void) {
   expect("append after commit", rntuple_writer_append(w, &batch, &batch_schema), RNTUPLE_ERR_STATE, "committed");
   EXPECT(batch.release == NULL && releases == 2);
   CHECK(rntuple_writer_free(w));
+  /* Entries handed over column by column (a writer of the same schema): two good ones, then every kind of bad
+   * column (none appends anything). */
+  char path2[300];
+  snprintf(path2, sizeof path2, "%s.columns.root", path);
+  uint64_t w2 = 0;
+  CHECK(rntuple_writer_create(path2, "T", "{\"x\": \"float\", \"v\": \"std::vector<std::int32_t>\"}", 0, &w2));
+  float xs[2] = {10.0f, 11.0f};
+  int32_t vs[3] = {7, 8, 9};
+  int64_t voff[3] = {0, 1, 3}, vdown[3] = {0, 2, 1};
+  struct rntuple_column cols[2] = {{sx, RNTUPLE_TYPE_F32, xs, 2, NULL}, {sv, RNTUPLE_TYPE_I32, vs, 3, voff}};
+  CHECK(rntuple_entry_fill_columns(w2, 2, cols, 2));
+  expect("columns: a null column array", rntuple_entry_fill_columns(w2, 2, NULL, 2), RNTUPLE_ERR_NULL_POINTER, "'columns'");
+  cols[0].ctype = RNTUPLE_TYPE_I32;
+  expect("columns: a column of the wrong C type", rntuple_entry_fill_columns(w2, 2, cols, 2), RNTUPLE_ERR_SCHEMA_MISMATCH, "field 'x'");
+  cols[0].ctype = 99;
+  expect("columns: an unknown C type code", rntuple_entry_fill_columns(w2, 2, cols, 2), RNTUPLE_ERR_INVALID_ARGUMENT, "unknown C type code 99");
+  cols[0].ctype = RNTUPLE_TYPE_F32;
+  expect("columns: a field not given", rntuple_entry_fill_columns(w2, 2, cols, 1), RNTUPLE_ERR_INVALID_ARGUMENT, "fields not given: v");
+  cols[1].offsets = vdown;
+  expect("columns: offsets that decrease", rntuple_entry_fill_columns(w2, 2, cols, 2), RNTUPLE_ERR_INVALID_ARGUMENT, "offsets decrease");
+  cols[1].offsets = NULL;
+  expect("columns: a collection without offsets", rntuple_entry_fill_columns(w2, 2, cols, 2), RNTUPLE_ERR_NULL_POINTER, "offsets of the collection field 'v'");
+  cols[1].offsets = voff;
+  cols[1].len = 2;
+  expect("columns: offsets past the items", rntuple_entry_fill_columns(w2, 2, cols, 2), RNTUPLE_ERR_INVALID_ARGUMENT, "past the 2 items");
+  cols[1].len = 3;
+  CHECK(rntuple_entry_set_f32(w2, sx, 9.0f));
+  expect("columns while an entry is being set", rntuple_entry_fill_columns(w2, 2, cols, 2), RNTUPLE_ERR_STATE, "being filled with setters");
+  CHECK(rntuple_writer_entries(w2, &n));
+  EXPECT(n == 2);
+  CHECK(rntuple_writer_commit(w2, NULL));
+  CHECK(rntuple_writer_free(w2));
+  unlink(path2);
   expect("writer used after free", rntuple_writer_checkpoint(w), RNTUPLE_ERR_BAD_HANDLE, "freed or never issued");
 
   expect("open a null path", rntuple_file_open(NULL, &f), RNTUPLE_ERR_NULL_POINTER, "'path'");

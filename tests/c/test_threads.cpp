@@ -195,6 +195,44 @@ int main(int argc, char** argv) {
   } catch (const rntuple::Error& e) {
     if (e.status() != RNTUPLE_ERR_NOT_FOUND) return 1;
   }
+  // A binder's gathered entries and entries set one by one on the same writer keep their order: the
+  // setters, entries() and commit() hand the binder's entries over first.
+  {
+    std::string mixed = std::string(argv[1]) + ".mixed.root";
+    rntuple::Writer mw(mixed, "Events", schema);
+    rntuple::EntryBinder<Event> bind(mw);
+    bind.field("event", &Event::event).field("run", &Event::run).field("met", &Event::met);
+    bind.field("jet_pt", &Event::jet_pt).field("jet_eta", &Event::jet_eta).field("jet_id", &Event::jet_id).field("tag", &Event::tag);
+    const char* names[] = {"event", "run", "met", "jet_pt", "jet_eta", "jet_id", "tag"};
+    for (uint64_t i = 0; i < 30; i++) {
+      if (i % 10 != 5) {
+        bind.fill(make(i));
+        continue;
+      }
+      const Event e = make(i);
+      uint32_t slot[7];
+      for (int k = 0; k < 7; k++) slot[k] = mw.field(names[k]);
+      mw.set(slot[0], e.event);
+      mw.set(slot[1], e.run);
+      mw.set(slot[2], e.met);
+      mw.set(slot[3], e.jet_pt);
+      mw.set(slot[4], e.jet_eta);
+      mw.set(slot[5], e.jet_id);
+      mw.set(slot[6], e.tag);
+      mw.fill();
+    }
+    if (mw.entries() != 30) return 1;
+    mw.commit();
+    rntuple::Reader mr(mixed);
+    std::vector<uint64_t> order(mr.column_elements("event", 0, mr.clusters().size()));
+    mr.read_column("event", 0, mr.clusters().size(), std::span<uint64_t>(order));
+    for (uint64_t i = 0; i < order.size(); i++)
+      if (order[i] != i || order.size() != 30) {
+        std::fprintf(stderr, "mixed: entry %llu holds event %llu\n", static_cast<unsigned long long>(i), static_cast<unsigned long long>(order[i]));
+        return 1;
+      }
+    std::remove(mixed.c_str());
+  }
   std::printf("%d threads wrote %llu entries, %llu bytes\n", THREADS, static_cast<unsigned long long>(THREADS * PER_THREAD),
               static_cast<unsigned long long>(bytes));
   return 0;

@@ -11,12 +11,17 @@
 
 use crate::status::{CError, CResult};
 use arrow_array::{ArrayRef, BooleanArray, LargeListArray, LargeStringArray, PrimitiveArray, RecordBatch};
-use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
 use rntuple::logical::typename::TypeExpr;
 use rntuple::logical::Scalar;
 use std::sync::Arc;
 
+mod columns;
+pub use columns::ColumnIn;
+
+/// Items of a collection copied one by one rather than with `memcpy`.
+const SMALL_ITEMS: usize = 16;
 /// Entries gathered at most before they go to the writer as one batch.
 const ENTRY_BATCH: u64 = 4096;
 /// Bytes of values gathered before they go to the writer, whatever the entry count: small enough
@@ -43,12 +48,39 @@ macro_rules! value_types {
                     $(Values::$v(v) => v.truncate(n),)*
                 }
             }
-            /// The values as an Arrow array; the buffer left behind has the capacity of the values
-            /// taken, so that the next batch grows without reallocating.
-            fn take(&mut self) -> (ArrayRef, DataType) {
+            /// The values as an Arrow array (their buffer moves into it, no copy); `spare` (the same
+            /// variant: a buffer [`Values::reclaim`] took back from an earlier batch, emptied)
+            /// takes their place, so that a batch allocates nothing once the buffers have grown.
+            fn take(&mut self, spare: &mut Values) -> (ArrayRef, DataType) {
                 match self {
-                    Values::Bool(v) => (Arc::new(BooleanArray::from(take_keeping_capacity(v))), DataType::Boolean),
-                    $(Values::$v(v) => (Arc::new(PrimitiveArray::<arrow_array::types::$arrow>::new(ScalarBuffer::from(take_keeping_capacity(v)), None)), DataType::$dt),)*
+                    Values::Bool(v) => {
+                        let bits = BooleanBuffer::collect_bool(v.len(), |i| v[i]);
+                        v.clear();
+                        (Arc::new(BooleanArray::new(bits, None)), DataType::Boolean)
+                    }
+                    $(Values::$v(v) => {
+                        let next = match spare {
+                            Values::$v(back) => std::mem::take(back),
+                            _ => Vec::new(),
+                        };
+                        let full = std::mem::replace(v, next);
+                        (Arc::new(PrimitiveArray::<arrow_array::types::$arrow>::new(ScalarBuffer::from(full), None)), DataType::$dt)
+                    })*
+                }
+            }
+            /// Takes back the buffer of `array` (made by [`Values::take`] and appended, so no one
+            /// else holds it), emptied, as the next batch's buffer; a buffer shared still is left.
+            fn reclaim(&mut self, array: ArrayRef) {
+                match self {
+                    Values::Bool(_) => {}
+                    $(Values::$v(v) => {
+                        let buf = array.as_any().downcast_ref::<PrimitiveArray<arrow_array::types::$arrow>>().map(|p| p.values().inner().clone());
+                        drop(array);
+                        if let Some(Ok(mut back)) = buf.map(|b| b.into_vec::<$t>()) {
+                            back.clear();
+                            *v = back;
+                        }
+                    })*
                 }
             }
             /// The C type's name, for messages.
@@ -56,6 +88,54 @@ macro_rules! value_types {
                 match self {
                     Values::Bool(_) => "bool",
                     $(Values::$v(_) => $cname,)*
+                }
+            }
+            /// Whether `items` are of this column's C type.
+            fn accepts(&self, items: &Items<'_>) -> bool {
+                match (self, items) {
+                    (Values::Bool(_), Items::Bool(_)) => true,
+                    $((Values::$v(_), Items::$v(_)) => true,)*
+                    _ => false,
+                }
+            }
+            /// Appends `items[range]` (nothing when they are of another C type: see `accepts`).
+            fn extend_items(&mut self, items: &Items<'_>, range: std::ops::Range<usize>) {
+                match (self, items) {
+                    (Values::Bool(v), Items::Bool(x)) => v.extend_from_slice(&x[range]),
+                    $((Values::$v(v), Items::$v(x)) => v.extend_from_slice(&x[range]),)*
+                    _ => {}
+                }
+            }
+        }
+
+        /// Items of one C type given for several entries (`rntuple_entry_fill_columns`).
+        #[derive(Debug, Clone, Copy)]
+        pub enum Items<'a> {
+            /// `bool`.
+            Bool(&'a [bool]),
+            $(#[doc = $cname] $v(&'a [$t]),)*
+        }
+
+        impl Items<'_> {
+            /// How many items.
+            fn len(&self) -> usize {
+                match self {
+                    Items::Bool(x) => x.len(),
+                    $(Items::$v(x) => x.len(),)*
+                }
+            }
+            /// The items' C type, for messages.
+            fn c_type(&self) -> &'static str {
+                match self {
+                    Items::Bool(_) => "bool",
+                    $(Items::$v(_) => $cname,)*
+                }
+            }
+            /// Their size in bytes.
+            fn bytes(&self) -> usize {
+                match self {
+                    Items::Bool(x) => x.len(),
+                    $(Items::$v(x) => std::mem::size_of_val(*x),)*
                 }
             }
         }
@@ -96,17 +176,25 @@ value_types!(
     F64(f64, Float64Type, Float64, "double")
 );
 
-/// The values of `v`, leaving an empty vector of the same capacity in their place.
-fn take_keeping_capacity<T>(v: &mut Vec<T>) -> Vec<T> {
-    let cap = v.len();
-    std::mem::replace(v, Vec::with_capacity(cap))
+/// The contents of `v`, leaving `spare` (emptied) in their place and an empty vector in `spare`.
+fn take_for_spare<T>(v: &mut Vec<T>, spare: &mut Vec<T>) -> Vec<T> {
+    spare.clear();
+    std::mem::replace(v, std::mem::take(spare))
 }
 
-/// A new offsets vector (a leading 0) of the capacity of `v`, and `v`.
-fn take_offsets(v: &mut Vec<i64>) -> Vec<i64> {
-    let mut fresh = Vec::with_capacity(v.len());
-    fresh.push(0);
-    std::mem::replace(v, fresh)
+/// The offsets of `v`, leaving `spare` with a leading 0 in their place.
+fn take_offsets(v: &mut Vec<i64>, spare: &mut Vec<i64>) -> Vec<i64> {
+    let full = take_for_spare(v, spare);
+    v.push(0);
+    full
+}
+
+/// `buf` as a vector again (emptied) in `spare`, when no one else holds it.
+fn reclaim_vec<T: arrow_buffer::ArrowNativeType>(spare: &mut Vec<T>, buf: Buffer) {
+    if let Ok(mut back) = buf.into_vec::<T>() {
+        back.clear();
+        *spare = back;
+    }
 }
 
 fn values_of(s: Scalar) -> Values {
@@ -133,11 +221,12 @@ enum Shape {
     String,
 }
 
-/// One top-level field's gathered values.
+/// One top-level field's gathered values: what a setter touches, kept small (one or two cache
+/// lines) since an entry sets every slot in turn.
 #[derive(Debug)]
 struct Slot {
-    name: String,
-    type_name: String,
+    /// The entry being filled has a value for this field when this is the buffer's `generation`.
+    set_in: u64,
     shape: Shape,
     values: Values,
     /// Lists and strings: the end offsets of the entries so far, after a leading 0 (the entry being
@@ -145,16 +234,24 @@ struct Slot {
     offsets: Vec<i64>,
     /// Strings: their bytes.
     bytes: Vec<u8>,
-    /// The entry being filled has a value for this field when this is the buffer's `generation`.
-    set_in: u64,
+}
+
+/// The buffers of a slot's last batch, taken back after it was appended (empty): the next batch's
+/// buffers, so that filling allocates nothing once the buffers have grown.
+#[derive(Debug)]
+struct Spare {
+    values: Values,
+    offsets: Vec<i64>,
+    bytes: Vec<u8>,
 }
 
 /// The entry being filled and the entries gathered, for a writer's schema.
 #[derive(Debug)]
 pub struct EntryBuf {
     slots: Vec<Option<Slot>>,
-    /// Top-level fields in schema order, (name, type name): for the messages of a field without
-    /// a setter.
+    /// Per slot (by index), the buffers of the last batch.
+    spares: Vec<Spare>,
+    /// Top-level fields in schema order, (name, type name): for messages.
     names: Vec<(String, String)>,
     /// Whether every field has a setter (else entries cannot be filled with setters at all).
     all_settable: bool,
@@ -164,29 +261,67 @@ pub struct EntryBuf {
     n_set: usize,
     entries: u64,
     bytes: usize,
+    /// The schema of the batches (the same for every batch), made at the first.
+    batch_schema: Option<Arc<Schema>>,
+}
+
+/// The slot `slot` (an error naming the field when it has no setter, or the index when it is past
+/// the fields).
+#[inline]
+fn slot_mut<'a>(slots: &'a mut [Option<Slot>], names: &[(String, String)], slot: u32) -> CResult<&'a mut Slot> {
+    let n = slots.len();
+    match slots.get_mut(slot as usize) {
+        Some(Some(s)) => Ok(s),
+        Some(None) => Err(CError::schema(format!("field '{}' has no typed setter", names.get(slot as usize).map_or("?", |x| x.0.as_str())))),
+        None => Err(CError::invalid(format!("field slot {slot} is past the {n} top-level fields"))),
+    }
+}
+
+/// The message of a setter of the wrong kind (`what`) for slot `slot`.
+fn wrong_kind(names: &[(String, String)], slot: u32, what: &str) -> CError {
+    let (name, type_name) = names.get(slot as usize).map_or(("?", "?"), |x| (x.0.as_str(), x.1.as_str()));
+    mismatch(name, type_name, what)
+}
+
+/// The message of a setter of C type `got` for slot `slot`, whose values are of C type `c_type`.
+fn wrong_c_type(names: &[(String, String)], slot: u32, c_type: &str, got: &str) -> CError {
+    let (name, type_name) = names.get(slot as usize).map_or(("?", "?"), |x| (x.0.as_str(), x.1.as_str()));
+    mismatch_c(name, type_name, c_type, got)
 }
 
 impl EntryBuf {
     /// The buffers of a writer's schema; fields without setters get no slot (using one is an
     /// error naming the field and its type).
     pub fn new(schema: &[(String, TypeExpr)]) -> EntryBuf {
+        let mut spares = Vec::with_capacity(schema.len());
         let slots = schema
             .iter()
-            .map(|(name, t)| {
-                let (shape, values) = match t {
-                    TypeExpr::Scalar(s, _) => (Shape::Scalar, values_of(*s)),
-                    TypeExpr::String => (Shape::String, Values::U8(Vec::new())),
+            .map(|(_, t)| {
+                let (shape, scalar) = match t {
+                    TypeExpr::Scalar(s, _) => (Shape::Scalar, Some(*s)),
+                    TypeExpr::String => (Shape::String, Some(Scalar::U8)),
                     TypeExpr::Collection(_, item) => match item.as_ref() {
-                        TypeExpr::Scalar(s, _) => (Shape::List, values_of(*s)),
-                        _ => return None,
+                        TypeExpr::Scalar(s, _) => (Shape::List, Some(*s)),
+                        _ => (Shape::List, None),
                     },
-                    _ => return None,
+                    _ => (Shape::Scalar, None),
                 };
-                Some(Slot { name: name.clone(), type_name: t.name(), shape, values, offsets: vec![0], bytes: Vec::new(), set_in: 0 })
+                spares.push(Spare { values: values_of(scalar.unwrap_or(Scalar::U8)), offsets: Vec::new(), bytes: Vec::new() });
+                scalar.map(|s| Slot { set_in: 0, shape, values: values_of(s), offsets: vec![0], bytes: Vec::new() })
             })
             .collect::<Vec<_>>();
         let all_settable = slots.iter().all(Option::is_some);
-        EntryBuf { slots, names: schema.iter().map(|(n, t)| (n.clone(), t.name())).collect(), all_settable, generation: 1, n_set: 0, entries: 0, bytes: 0 }
+        EntryBuf {
+            slots,
+            spares,
+            names: schema.iter().map(|(n, t)| (n.clone(), t.name())).collect(),
+            all_settable,
+            generation: 1,
+            n_set: 0,
+            entries: 0,
+            bytes: 0,
+            batch_schema: None,
+        }
     }
 
     /// The slot of a top-level field by name.
@@ -204,17 +339,8 @@ impl EntryBuf {
         u32::try_from(i).map_err(|_| CError::invalid("more than 2^32 fields"))
     }
 
-    #[inline]
-    fn slot(&mut self, slot: u32) -> CResult<(&mut Slot, u64)> {
-        let n = self.slots.len();
-        match self.slots.get_mut(slot as usize) {
-            Some(Some(s)) => Ok((s, self.generation)),
-            Some(None) => Err(CError::schema(format!("field '{}' has no typed setter", self.names[slot as usize].0))),
-            None => Err(CError::invalid(format!("field slot {slot} is past the {n} top-level fields"))),
-        }
-    }
-
     /// Counts a slot set for the first time in this entry (`newly`) and its bytes.
+    #[inline]
     fn count(&mut self, newly: bool, bytes: usize) {
         self.n_set += usize::from(newly);
         self.bytes += bytes;
@@ -222,22 +348,28 @@ impl EntryBuf {
 
     /// Sets a field of a fundamental type.
     pub fn set<T: CValue>(&mut self, slot: u32, v: T) -> CResult<()> {
-        let (s, g) = self.slot(slot)?;
+        let g = self.generation;
+        let s = slot_mut(&mut self.slots, &self.names, slot)?;
         if s.shape != Shape::Scalar {
-            return Err(mismatch(&s.name, &s.type_name, T::NAME));
+            return Err(wrong_kind(&self.names, slot, T::NAME));
         }
-        let newly = put_scalar(s, g, v)?;
+        let Some(newly) = put_scalar(s, g, v) else {
+            return Err(wrong_c_type(&self.names, slot, s.values.c_type(), T::NAME));
+        };
         self.count(newly, if newly { std::mem::size_of::<T>() } else { 0 });
         Ok(())
     }
 
     /// Sets a collection field to `items`.
     pub fn set_vec<T: CValue>(&mut self, slot: u32, items: &[T]) -> CResult<()> {
-        let (s, g) = self.slot(slot)?;
+        let g = self.generation;
+        let s = slot_mut(&mut self.slots, &self.names, slot)?;
         if s.shape != Shape::List {
-            return Err(mismatch(&s.name, &s.type_name, &format!("vector of {}", T::NAME)));
+            return Err(wrong_kind(&self.names, slot, &format!("vector of {}", T::NAME)));
         }
-        let newly = put_items(s, g, items)?;
+        let Some(newly) = put_items(s, g, items) else {
+            return Err(wrong_c_type(&self.names, slot, s.values.c_type(), T::NAME));
+        };
         self.count(newly, std::mem::size_of_val(items));
         Ok(())
     }
@@ -246,25 +378,36 @@ impl EntryBuf {
     /// `rntuple_value` of a fundamental C type gives, with one lookup of the slot.
     #[inline]
     pub fn set_items<T: CValue>(&mut self, slot: u32, items: &[T]) -> CResult<()> {
-        let (s, g) = self.slot(slot)?;
-        let newly = match (s.shape, items) {
-            (Shape::Scalar, [x]) => put_scalar(s, g, *x)?,
+        let g = self.generation;
+        let s = slot_mut(&mut self.slots, &self.names, slot)?;
+        let shape = s.shape;
+        let newly = match (shape, items) {
+            (Shape::Scalar, [x]) => put_scalar(s, g, *x),
             (Shape::Scalar, _) => return Err(CError::invalid(format!("slot {slot}: a scalar field takes len 1, got {}", items.len()))),
-            (Shape::List, _) => put_items(s, g, items)?,
-            (Shape::String, _) => return Err(mismatch(&s.name, &s.type_name, &format!("vector of {}", T::NAME))),
+            (Shape::List, _) => put_items(s, g, items),
+            (Shape::String, _) => return Err(wrong_kind(&self.names, slot, &format!("vector of {}", T::NAME))),
         };
-        let bytes = if s.shape == Shape::Scalar && !newly { 0 } else { std::mem::size_of_val(items) };
+        let Some(newly) = newly else {
+            return Err(wrong_c_type(&self.names, slot, s.values.c_type(), T::NAME));
+        };
+        let bytes = if shape == Shape::Scalar && !newly { 0 } else { std::mem::size_of_val(items) };
         self.count(newly, bytes);
         Ok(())
     }
 
     /// Sets a `std::string` field (UTF-8 bytes).
     pub fn set_string(&mut self, slot: u32, text: &[u8]) -> CResult<()> {
-        let (s, g) = self.slot(slot)?;
+        let g = self.generation;
+        let s = slot_mut(&mut self.slots, &self.names, slot)?;
         if s.shape != Shape::String {
-            return Err(mismatch(&s.name, &s.type_name, "string"));
+            return Err(wrong_kind(&self.names, slot, "string"));
         }
-        std::str::from_utf8(text).map_err(|e| CError::invalid(format!("field '{}': the string is not valid UTF-8 ({e})", s.name)))?;
+        if let Err(e) = std::str::from_utf8(text) {
+            return Err(CError::invalid(format!(
+                "field '{}': the string is not valid UTF-8 ({e})",
+                self.names.get(slot as usize).map_or("?", |x| x.0.as_str())
+            )));
+        }
         let newly = begin(s, g);
         s.bytes.truncate(entry_start(s));
         s.bytes.extend_from_slice(text);
@@ -283,7 +426,8 @@ impl EntryBuf {
         }
         if self.n_set < self.slots.len() {
             let g = self.generation;
-            let unset: Vec<&str> = self.slots.iter().flatten().filter(|s| s.set_in != g).map(|s| s.name.as_str()).collect();
+            let unset: Vec<&str> =
+                self.slots.iter().zip(&self.names).filter(|(s, _)| s.as_ref().is_some_and(|s| s.set_in != g)).map(|(_, (n, _))| n.as_str()).collect();
             return Err(CError::invalid(format!("entry {}: fields not set: {}", self.entries, unset.join(", "))));
         }
         // Every slot holds this entry's values and, for lists and strings, its end offset already.
@@ -317,30 +461,61 @@ impl EntryBuf {
         if n == 0 {
             return Ok(None);
         }
-        let mut fields = Vec::with_capacity(self.slots.len());
+        let mut fields = Vec::new();
         let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.slots.len());
-        for s in self.slots.iter_mut().flatten() {
-            let mut offsets = || OffsetBuffer::new(ScalarBuffer::from(take_offsets(&mut s.offsets)));
+        for ((s, spare), (name, _)) in self.slots.iter_mut().zip(self.spares.iter_mut()).zip(&self.names) {
+            let Some(s) = s else { continue };
             let (array, dt): (ArrayRef, DataType) = match s.shape {
-                Shape::Scalar => s.values.take(),
+                Shape::Scalar => s.values.take(&mut spare.values),
                 Shape::List => {
-                    let offs = offsets();
-                    let (values, dt) = s.values.take();
+                    let offs = OffsetBuffer::new(ScalarBuffer::from(take_offsets(&mut s.offsets, &mut spare.offsets)));
+                    let (values, dt) = s.values.take(&mut spare.values);
                     let item = Arc::new(Field::new("_0", dt, false));
                     (Arc::new(LargeListArray::try_new(item.clone(), offs, values, None)?), DataType::LargeList(item))
                 }
                 Shape::String => {
-                    let offs = offsets();
-                    let bytes = Buffer::from_vec(take_keeping_capacity(&mut s.bytes));
+                    let offs = OffsetBuffer::new(ScalarBuffer::from(take_offsets(&mut s.offsets, &mut spare.offsets)));
+                    let bytes = Buffer::from_vec(take_for_spare(&mut s.bytes, &mut spare.bytes));
                     (Arc::new(LargeStringArray::try_new(offs, bytes, None)?), DataType::LargeUtf8)
                 }
             };
-            fields.push(Field::new(&s.name, dt, false));
+            if self.batch_schema.is_none() {
+                fields.push(Field::new(name, dt, false));
+            }
             arrays.push(array);
         }
         self.entries = 0;
         self.bytes = 0;
-        Ok(Some(RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)?))
+        let schema = self.batch_schema.get_or_insert_with(|| Arc::new(Schema::new(fields))).clone();
+        Ok(Some(RecordBatch::try_new(schema, arrays)?))
+    }
+
+    /// Takes back the buffers of a batch [`EntryBuf::take_batch`] made, once it was appended (the
+    /// writer copied its values): the next batch fills them again instead of allocating.
+    pub fn recycle(&mut self, batch: RecordBatch) {
+        let (_, arrays, _) = batch.into_parts();
+        let settable = self.slots.iter().zip(self.spares.iter_mut()).filter_map(|(s, spare)| s.as_ref().map(|s| (s.shape, spare)));
+        for ((shape, spare), array) in settable.zip(arrays) {
+            match shape {
+                Shape::Scalar => spare.values.reclaim(array),
+                Shape::List => {
+                    let parts = array.as_any().downcast_ref::<LargeListArray>().map(|l| (l.offsets().inner().inner().clone(), l.values().clone()));
+                    drop(array);
+                    if let Some((offsets, values)) = parts {
+                        reclaim_vec(&mut spare.offsets, offsets);
+                        spare.values.reclaim(values);
+                    }
+                }
+                Shape::String => {
+                    let parts = array.as_any().downcast_ref::<LargeStringArray>().map(|a| (a.offsets().inner().inner().clone(), a.values().clone()));
+                    drop(array);
+                    if let Some((offsets, bytes)) = parts {
+                        reclaim_vec(&mut spare.offsets, offsets);
+                        reclaim_vec(&mut spare.bytes, bytes);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -378,39 +553,44 @@ fn end_entry(s: &mut Slot, end: usize) {
     }
 }
 
-/// Sets a scalar slot's value for the entry (the last call wins); whether it was not set before.
+/// Sets a scalar slot's value for the entry (the last call wins); whether it was not set before,
+/// `None` when the slot's values are not of type `T`.
 #[inline]
-fn put_scalar<T: CValue>(s: &mut Slot, g: u64, v: T) -> CResult<bool> {
-    let Some(vals) = T::values(&mut s.values) else {
-        return Err(mismatch_c(&s.name, &s.type_name, s.values.c_type(), T::NAME));
-    };
+fn put_scalar<T: CValue>(s: &mut Slot, g: u64, v: T) -> Option<bool> {
+    let vals = T::values(&mut s.values)?;
     if s.set_in == g {
         if let Some(last) = vals.last_mut() {
             *last = v;
         }
-        return Ok(false);
+        return Some(false);
     }
     vals.push(v);
     s.set_in = g;
-    Ok(true)
+    Some(true)
 }
 
-/// Sets a collection slot's items for the entry (the last call wins); whether it was not set before.
+/// Sets a collection slot's items for the entry (the last call wins); whether it was not set
+/// before, `None` when the slot's values are not of type `T`.
 #[inline]
-fn put_items<T: CValue>(s: &mut Slot, g: u64, items: &[T]) -> CResult<bool> {
-    if T::values(&mut s.values).is_none() {
-        return Err(mismatch_c(&s.name, &s.type_name, s.values.c_type(), T::NAME));
-    }
+fn put_items<T: CValue>(s: &mut Slot, g: u64, items: &[T]) -> Option<bool> {
+    T::values(&mut s.values)?;
     let newly = begin(s, g);
     let start = entry_start(s);
-    let Some(vals) = T::values(&mut s.values) else { return Ok(newly) };
+    let vals = T::values(&mut s.values)?;
     vals.truncate(start); // set twice in one entry: the last call wins
-                          // A few items (an event's muons, jets): `extend` from a slice iterator reserves once and copies
-                          // without a call of memcpy.
-    vals.extend(items.iter().copied());
+    if items.len() <= SMALL_ITEMS {
+        // A few items (an event's muons, jets): pushed one by one, which is cheaper than a call
+        // of memcpy for a few bytes (`extend` from a slice becomes one).
+        vals.reserve(items.len());
+        for &x in items {
+            vals.push(x);
+        }
+    } else {
+        vals.extend_from_slice(items);
+    }
     let end = vals.len();
     end_entry(s, end);
-    Ok(newly)
+    Some(newly)
 }
 
 fn mismatch(name: &str, type_name: &str, what: &str) -> CError {

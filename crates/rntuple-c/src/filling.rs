@@ -46,6 +46,7 @@ impl<S: Sink> Filling<S> {
     pub fn flush_entries(&mut self) -> CResult<()> {
         if let Some(b) = self.entry.take_batch()? {
             self.sink.append(&b).map_err(CError::from_append)?;
+            self.entry.recycle(b);
         }
         Ok(())
     }

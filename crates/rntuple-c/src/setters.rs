@@ -289,8 +289,9 @@ unsafe fn set_value(e: &mut crate::entry::EntryBuf, v: &rntuple_value) -> Result
 }
 
 /// Sets the fields of an entry from `values[0..n]` and fills it, in one call (one lookup of the
-/// handle, one lock): what `rntuple.hpp`'s `EntryBinder` does per entry. Each value's C type must
-/// be its field's (as for the setters); every field must be given.
+/// handle, one lock). Each value's C type must be its field's (as for the setters); every field
+/// must be given. (Entries gathered column by column go faster through
+/// `rntuple_entry_fill_columns`, as `rntuple.hpp`'s `EntryBinder` does.)
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rntuple_entry_fill_values(target: u64, values: *const rntuple_value, n: usize) -> i32 {
     guard("rntuple_entry_fill_values", || {
@@ -300,6 +301,72 @@ pub unsafe extern "C" fn rntuple_entry_fill_values(target: u64, values: *const r
                 unsafe { set_value(t.entry(), v) }?;
             }
             if t.entry().fill()? {
+                t.flush_entries()?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// One field's values for several entries given at once to `rntuple_entry_fill_columns`.
+#[repr(C)]
+pub struct rntuple_column {
+    /// The field's slot (`rntuple_entry_field`).
+    pub slot: u32,
+    /// The C type of `data`: an `RNTUPLE_TYPE_*` code.
+    pub ctype: u32,
+    /// A scalar field: one value per entry; a vector field: the entries' items back to back; a
+    /// string field: their UTF-8 bytes back to back (may be null when `len` is 0).
+    pub data: *const std::ffi::c_void,
+    /// Items (or bytes) at `data`.
+    pub len: usize,
+    /// A vector or string field: `n + 1` offsets into `data` (entry `i` is `offsets[i]` to
+    /// `offsets[i + 1]`; the first need not be 0); null for a scalar field.
+    pub offsets: *const i64,
+}
+
+/// The typed view of a `rntuple_column` for `n` entries.
+unsafe fn column_in<'a>(c: &'a rntuple_column, n: usize) -> Result<crate::entry::ColumnIn<'a>, CError> {
+    use crate::entry::Items;
+    macro_rules! typed {
+        ($v:ident, $t:ty) => {
+            Items::$v(unsafe { items(c.data.cast::<$t>(), c.len, "rntuple_column.data") }?)
+        };
+    }
+    let typed_items = match c.ctype {
+        RNTUPLE_TYPE_BOOL => typed!(Bool, bool),
+        RNTUPLE_TYPE_I8 => typed!(I8, i8),
+        RNTUPLE_TYPE_U8 | RNTUPLE_TYPE_STRING => typed!(U8, u8),
+        RNTUPLE_TYPE_I16 => typed!(I16, i16),
+        RNTUPLE_TYPE_U16 => typed!(U16, u16),
+        RNTUPLE_TYPE_I32 => typed!(I32, i32),
+        RNTUPLE_TYPE_U32 => typed!(U32, u32),
+        RNTUPLE_TYPE_I64 => typed!(I64, i64),
+        RNTUPLE_TYPE_U64 => typed!(U64, u64),
+        RNTUPLE_TYPE_F32 => typed!(F32, f32),
+        RNTUPLE_TYPE_F64 => typed!(F64, f64),
+        t => return Err(CError::invalid(format!("slot {}: unknown C type code {t}", c.slot))),
+    };
+    let offsets = if c.offsets.is_null() {
+        None
+    } else {
+        let len = n.checked_add(1).ok_or_else(|| CError::invalid(format!("{n} entries")))?;
+        Some(unsafe { items(c.offsets, len, "rntuple_column.offsets") }?)
+    };
+    Ok(crate::entry::ColumnIn { slot: c.slot, items: typed_items, offsets, text: c.ctype == RNTUPLE_TYPE_STRING })
+}
+
+/// Appends `n` whole entries given column by column (`columns[0..n_columns]`: every field with a
+/// setter exactly once, each in its field's C type), as `n` fills would: what `rntuple.hpp`'s
+/// `EntryBinder` does with the entries it gathered. Everything is checked first: the call appends
+/// all `n` entries or none. An entry being filled with setters must be filled first.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rntuple_entry_fill_columns(target: u64, n: usize, columns: *const rntuple_column, n_columns: usize) -> i32 {
+    guard("rntuple_entry_fill_columns", || {
+        let raw = unsafe { items(columns, n_columns, "columns") }?;
+        let cols = raw.iter().map(|c| unsafe { column_in(c, n) }).collect::<Result<Vec<_>, _>>()?;
+        with_target(target, |t| {
+            if t.entry().fill_columns(n, &cols)? {
                 t.flush_entries()?;
             }
             Ok(())
