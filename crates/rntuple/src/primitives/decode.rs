@@ -214,9 +214,74 @@ pub fn decode_uninit<T: Native>(c: &ColumnCodec, raw: &[u8], dst: &mut [MaybeUni
     Ok(())
 }
 
+/// Split pages whose elements are the values as they are (`SplitReal32` read as `f32`,
+/// `SplitUInt64` and `SplitIndex64` as `u64`, ...) through the explicit shuffles of
+/// [`super::transpose`], the index's running sum in place after; whether that was done.
+fn split_as_is<T: Native>(ty: ColumnType, raw: &[u8], dst: &mut [MaybeUninit<T>]) -> bool {
+    use std::any::TypeId;
+    use ColumnType::*;
+    let is = |t: TypeId| TypeId::of::<T>() == t;
+    let w = match ty {
+        SplitReal32 if is(TypeId::of::<f32>()) => 4,
+        SplitUInt32 if is(TypeId::of::<u32>()) => 4,
+        SplitReal64 if is(TypeId::of::<f64>()) => 8,
+        SplitUInt64 | SplitIndex64 if is(TypeId::of::<u64>()) => 8,
+        _ => return false,
+    };
+    if !cfg!(target_endian = "little") || std::mem::size_of::<T>() != w {
+        return false;
+    }
+    // SAFETY: the bytes of `dst` as `MaybeUninit<u8>`s (no validity requirement, alignment 1),
+    // the same memory for the same lifetime; `dst` is not used while `bytes` lives.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<MaybeUninit<u8>>(), std::mem::size_of_val(dst)) };
+    let done = if w == 4 { super::transpose::transpose::<4>(raw, bytes) } else { super::transpose::transpose::<8>(raw, bytes) };
+    if done && ty == SplitIndex64 {
+        // SAFETY: `T` is `u64` (checked above) and the transpose wrote every byte of `dst`, so
+        // every element is an initialized `u64`.
+        let v = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u64>(), dst.len()) };
+        let mut acc = 0u64;
+        for x in v.iter_mut() {
+            acc = acc.wrapping_add(*x);
+            *x = acc;
+        }
+    }
+    done
+}
+
+/// A `SplitIndex64` page of end offsets decoded into `dst` and made global in the same pass:
+/// `base` added to each, each checked to be at least the one before (`prev`: the column's last
+/// cluster-local offset before the page; it becomes the page's last). `Ok(false)` (nothing done)
+/// when the fast transpose does not apply here (the caller decodes, then rebases); `Err` names
+/// what is wrong with the offsets.
+pub fn decode_index64_rebased(raw: &[u8], dst: &mut [MaybeUninit<u64>], base: u64, prev: &mut u64) -> std::result::Result<bool, &'static str> {
+    if raw.len() < 8 * dst.len() || !split_as_is(ColumnType::SplitUInt64, raw, dst) {
+        return Ok(false);
+    }
+    // SAFETY: `split_as_is` wrote every element of `dst` (it returned true).
+    let v = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u64>(), dst.len()) };
+    let (mut acc, mut last, mut decreased) = (0u64, *prev, false);
+    for x in v.iter_mut() {
+        acc = acc.wrapping_add(*x);
+        decreased |= acc < last;
+        last = acc;
+        *x = acc.wrapping_add(base);
+    }
+    *prev = last;
+    if decreased {
+        return Err("offsets decrease");
+    }
+    if base.checked_add(last).is_none() {
+        return Err("offsets overflow");
+    }
+    Ok(true)
+}
+
 /// Decodes `dst.len()` elements from `raw` (which holds at least the page's bytes) into `dst`.
 fn decode_into<T: Native>(c: &ColumnCodec, raw: &[u8], dst: &mut [MaybeUninit<T>]) {
     use ColumnType::*;
+    if split_as_is(c.ty, raw, dst) {
+        return;
+    }
     macro_rules! plain {
         ($w:expr, $conv:expr) => {
             for (d, b) in dst.iter_mut().zip(raw.chunks_exact($w)) {

@@ -15,3 +15,5 @@ crate::unstable_mod! {
     /// Page encoding (internal).
     encode
 }
+/// Byte-split pages to elements by explicit AVX2 shuffles (internal).
+pub(crate) mod transpose;

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::format::descriptor::{ClusterDescriptor, ColumnDescriptor, FieldDescriptor, PageDescriptor, Role, COLUMN_FLAG_DEFERRED};
 use crate::logical::kind::{Kind, Scalar};
 use crate::primitives::column_type::ColumnType;
-use crate::primitives::decode::{decode_uninit, ColumnCodec};
+use crate::primitives::decode::{decode_index64_rebased, decode_uninit, ColumnCodec};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
@@ -522,9 +522,24 @@ impl Reader {
             }
             let (a, b) = (e0.max(span.start), e1.min(span.end));
             let d = &mut dst[(a - span.start) as usize..(b - span.start) as usize];
+            // Whether the page's offsets were made global while decoded (split offsets read whole).
+            let mut rebased = false;
             if (a, b) == (e0, e1) {
-                self.page_source
-                    .with_page_in(plan, cd, &codec, page, k, (&mut *stored, &mut *unz), |raw| decode_uninit(&codec, raw, d).map_err(|e| relocate(e, page)))?;
+                match T::as_u64(d) {
+                    Some(v) if col.offsets && ct == ColumnType::SplitIndex64 => {
+                        let bad_page = |why: &str| Error::corrupt(format!("{}: {why}", what()), page.locator.offset);
+                        rebased = self.page_source.with_page_in(plan, cd, &codec, page, k, (&mut *stored, &mut *unz), |raw| {
+                            if decode_index64_rebased(raw, v, base, &mut prev).map_err(bad_page)? {
+                                return Ok(true);
+                            }
+                            decode_uninit(&codec, raw, v).map_err(|e| relocate(e, page))?;
+                            Ok(false)
+                        })?;
+                    }
+                    _ => self.page_source.with_page_in(plan, cd, &codec, page, k, (&mut *stored, &mut *unz), |raw| {
+                        decode_uninit(&codec, raw, d).map_err(|e| relocate(e, page))
+                    })?,
+                }
             } else {
                 // A page the span cuts through: decoded whole, the span's part copied out.
                 let whole = pages.get::<T>(page.n_elements as usize);
@@ -533,7 +548,7 @@ impl Reader {
                 })?;
                 d.copy_from_slice(&whole[(a - e0) as usize..(b - e0) as usize]);
             }
-            if col.offsets {
+            if col.offsets && !rebased {
                 rebase(d, base, &mut prev).map_err(|why| Error::corrupt(format!("{}: {why}", what()), page.locator.offset))?;
             }
             done += b - a;
