@@ -6,6 +6,7 @@ use std::path::PathBuf;
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(xrdcl)");
     println!("cargo:rerun-if-changed=src/shim.cpp");
+    println!("cargo:rerun-if-changed=src/shim_write.cpp");
     println!("cargo:rerun-if-env-changed=XROOTD_INCLUDE_DIR");
     println!("cargo:rerun-if-env-changed=XROOTD_LIB_DIR");
     println!("cargo:rerun-if-env-changed=RNTUPLE_NO_XROOTD");
@@ -23,7 +24,7 @@ fn main() {
         return;
     };
     println!("cargo:rerun-if-changed={}", include.join("XrdCl/XrdClFile.hh").display());
-    cc::Build::new().cpp(true).std("c++14").include(&include).file("src/shim.cpp").warnings(false).compile("rntuple_xrdcl_shim");
+    cc::Build::new().cpp(true).std("c++14").include(&include).file("src/shim.cpp").file("src/shim_write.cpp").warnings(false).compile("rntuple_xrdcl_shim");
     if let Some(lib) = std::env::var_os("XROOTD_LIB_DIR") {
         println!("cargo:rustc-link-search=native={}", PathBuf::from(lib).display());
     }

@@ -370,7 +370,7 @@ class S3Server(_ProcessServer):
 
 
 _XROOTD_CONF = """\
-all.export / r/o
+all.export / {access}
 oss.localroot {root}
 all.adminpath {tmp}/admin
 all.pidpath {tmp}
@@ -379,14 +379,16 @@ xrd.port {port}
 
 
 class XRootDServer(_ProcessServer):
-    """An XRootD data server (`xrootd`, Debian's xrootd-server) serving `root_dir` read-only at `.url`
+    """An XRootD data server (`xrootd`, Debian's xrootd-server) serving `root_dir` read-only (or read-write with
+    `writable=True`: started as root, `root_dir` must then be writable by `nobody`) at `.url`
     (root://127.0.0.1:PORT/, so that a file is `.url + "/sub/file.root"`), in the foreground, its configuration and
     admin files in a temporary directory. XRootD refuses to run as the superuser: started as root, it drops to the
     user `nobody` (`-R nobody`), who must be able to read `root_dir`."""
 
-    def __init__(self, root_dir, startup_timeout: float = 15.0):
+    def __init__(self, root_dir, startup_timeout: float = 15.0, writable: bool = False):
         self.root = Path(root_dir).resolve()
         self.startup_timeout = startup_timeout
+        self.writable = writable
         self.proc: subprocess.Popen | None = None
         self.tmp: Path | None = None
         self.port: int | None = None
@@ -410,7 +412,8 @@ class XRootDServer(_ProcessServer):
         def launch(port):
             self.port = port
             conf = self.tmp / "xrootd.cfg"
-            conf.write_text(_XROOTD_CONF.format(root=self.root, tmp=self.tmp, port=port))
+            access = "r/w" if self.writable else "r/o"
+            conf.write_text(_XROOTD_CONF.format(root=self.root, tmp=self.tmp, port=port, access=access))
             conf.chmod(0o644)
             cmd = [XROOTD, "-c", str(conf)] + (["-R", "nobody"] if as_root else [])
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self._log_file, stderr=subprocess.STDOUT)

@@ -2,6 +2,7 @@
 //! (one module per command under `cmd/`).
 
 mod cmd;
+mod interrupt;
 mod progress;
 mod synthetic;
 
@@ -91,7 +92,8 @@ enum Cmd {
     },
     /// Writes an RNTuple from entries in the JSON form of `dump` (a JSON array of objects).
     ImportJson {
-        /// The ROOT file to create.
+        /// The ROOT file to create: a path, or an s3://bucket/key or root://host//path URL (staged in
+        /// TMPDIR, uploaded atomically at the end).
         file: String,
         /// The RNTuple name.
         #[arg(long)]
@@ -124,7 +126,9 @@ enum Cmd {
     /// pages (recompressing them with --compression, re-clustering with --cluster-size); attribute
     /// sets come along; prints one JSON object with what was done.
     Merge {
-        /// The ROOT file to create.
+        /// The ROOT file to create: a path, or an s3://bucket/key or root://host//path URL (written
+        /// locally in TMPDIR and uploaded at the end, atomically: the object appears complete or not at
+        /// all; an interrupt (Ctrl-C, SIGTERM) aborts the upload).
         output: String,
         /// The input files, merged in this order.
         #[arg(required = true)]
@@ -164,7 +168,8 @@ enum Cmd {
     /// the compressed pages when the range is made of whole clusters, re-encodes otherwise; prints
     /// one JSON object with what was done.
     Skim {
-        /// The input ROOT files (paths, globs or URLs), then the ROOT file to create.
+        /// The input ROOT files (paths, globs or URLs), then the ROOT file to create (a path, or an
+        /// s3://bucket/key or root://host//path URL: staged in TMPDIR, uploaded atomically at the end).
         #[arg(required = true, num_args = 2.., value_name = "INPUT... OUTPUT")]
         paths: Vec<String>,
         #[command(flatten)]
@@ -213,7 +218,8 @@ enum Cmd {
     Convert {
         /// The input file (.parquet, .arrow/.feather, or .root with an RNTuple or a TTree).
         input: String,
-        /// The file to create.
+        /// The file to create (a .root output may be an s3://bucket/key or root://host//path URL:
+        /// staged in TMPDIR, uploaded atomically at the end).
         output: String,
         /// The RNTuple to read (from a .root input) or to write (default `Events`; from a TTree, its name).
         #[arg(long)]
@@ -383,6 +389,9 @@ fn main() -> ExitCode {
     }
     keep_freed_memory();
     let cli = Cli::parse();
+    // SIGINT/SIGTERM remove the outputs in the making (local temporary files, S3 uploads, XRootD
+    // temporary files) before the process ends.
+    interrupt::install();
     if let Err(e) = set_remote_options(cli.connect_timeout, cli.idle_timeout, cli.retries) {
         eprintln!("rntuple: error: {e}");
         return ExitCode::FAILURE;
@@ -470,6 +479,8 @@ fn main() -> ExitCode {
             cmd::bench_write::bench_write(&cfg)
         }
     };
+    // Interrupted: the clean-up thread ends the process (by the signal).
+    interrupt::wait_if_signalled();
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1,5 +1,6 @@
 //! XRootD (`root://`, `roots://`) reads through XRootD's own client library, XrdCl: open a file,
-//! its size, positioned reads and vector reads (`kXR_readv`: many chunks in one request). XrdCl
+//! its size, positioned reads and vector reads (`kXR_readv`: many chunks in one request); and,
+//! in [`write`], the writes of an atomic upload (a new file, `mv`, `rm`). XrdCl
 //! does the protocol's work that a hand-written client would have to redo: redirections (EOS,
 //! dCache, federations), authentication (WLCG tokens from `BEARER_TOKEN`, `BEARER_TOKEN_FILE`,
 //! `$XDG_RUNTIME_DIR/bt_u<uid>`, `/tmp/bt_u<uid>`; X.509 proxies; Kerberos), retries and its
@@ -28,6 +29,8 @@
 //! let e = File::open("root://host//a\0b.root", Patience::default()).err().map(|e| e.to_string()).unwrap_or_default();
 //! assert!(e.contains("NUL"));
 //! ```
+
+pub mod write;
 
 use std::ffi::CString;
 use std::fmt;

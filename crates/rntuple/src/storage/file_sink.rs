@@ -67,6 +67,9 @@ impl FileSink {
     /// Creates the file (or opens it for update) with the file-level options `opts`.
     pub fn create(path: &Path, opts: &FileOptions) -> Result<FileSink> {
         let file = if opts.update_existing_file {
+            if let Some(dest) = crate::storage::remote_output::remote_destination(path)? {
+                return Err(Error::Unsupported(format!("{}: a file is updated in place, locally; an s3:// or root:// output is written new", dest.url())));
+            }
             RootFileWriter::open_update(path, opts.compression)?
         } else {
             // A writer with checkpoints writes at the final path from its first checkpoint: its
@@ -175,7 +178,7 @@ impl FileSink {
             None => f.file().try_clone(),
         }
         .map_err(|e| Error::io(format!("duplicating the handle of {}", f.path()), e))?;
-        Ok(WriteTarget::new(file, f.path().to_string(), self.direct.is_some(), self.preallocate))
+        Ok(WriteTarget::new(file, f.path().to_string(), self.direct.is_some(), self.preallocate).with_window(f.upload_window()))
     }
 
     /// Appends the anchor key of the RNTuple `name` (replacing its earlier anchor in the keys

@@ -4,8 +4,10 @@
 //! Uses the format layer's pure codecs (anchor, compression framing); knows no fields or types.
 //!
 //! Public: the byte sources ([`ReadAt`]: implement it to read from anywhere; [`FileSource`],
-//! [`MemSource`]) and the remote-read settings ([`RemoteOptions`]); the rest is internal (public,
-//! module by module, with the `unstable` feature).
+//! [`MemSource`]), the remote-read settings ([`RemoteOptions`]) and the clean-up of outputs in
+//! the making for an interrupted program ([`clean_up_pending_outputs`]); the rest is internal
+//! (public, module by module, with the `unstable` feature). Outputs go to local paths or, staged
+//! and uploaded atomically at the commit, to `s3://` and `root://` URLs.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -29,6 +31,17 @@ pub(crate) mod file_sink;
 pub(crate) mod http_checks;
 #[cfg(feature = "remote")]
 pub(crate) mod http_credentials;
+pub(crate) mod interrupt;
+pub(crate) mod remote_output;
+#[cfg(feature = "remote")]
+pub(crate) mod s3_stream;
+#[cfg(feature = "remote")]
+pub(crate) mod s3_upload;
+pub(crate) mod upload_window;
+#[cfg(feature = "xrootd")]
+pub(crate) mod xrootd_stream;
+#[cfg(feature = "xrootd")]
+pub(crate) mod xrootd_upload;
 crate::unstable_mod! {
     mapped
 }
@@ -87,5 +100,6 @@ crate::unstable_mod! {
     tfile_write
 }
 
+pub use interrupt::clean_up_pending_outputs;
 pub use remote_options::RemoteOptions;
 pub use source::{FileSource, MemSource, RangeSink, ReadAt, SourceCounters};

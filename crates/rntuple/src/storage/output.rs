@@ -16,11 +16,20 @@
 //!   on, so that the destination never holds a file without a checkpoint. A file opened for
 //!   update is written in place ([`OutputFile::existing`]).
 //! - **Non-regular outputs** (`/dev/null`, a FIFO, a character device) are written directly.
+//! - **Remote outputs** (`s3://bucket/key`, `root://host//path`) are staged in a temporary file
+//!   in `TMPDIR` and uploaded atomically at the commit (see `storage::remote_output`).
+//! - **Interrupts.** Every temporary file is registered (`storage::interrupt`) until its commit, so
+//!   that a program handling SIGINT/SIGTERM removes it with
+//!   [`crate::storage::clean_up_pending_outputs`]; after that, no output commits.
 //! - **Same file as an input.** [`refuse_same_file`] refuses an output that is an input under
 //!   any name (the same device and inode: hard links, symbolic links, relative paths), before
 //!   anything is opened for writing.
 
 use crate::error::{Error, Result};
+use crate::storage::interrupt::{self, Cleanup, Pending};
+use crate::storage::remote_output::{remote_destination, staging_file, start_stream, upload, RemoteDestination, Stream};
+use crate::storage::upload_window::UploadWindow;
+use std::sync::Arc;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
@@ -42,6 +51,12 @@ pub struct OutputFile {
     path: PathBuf,
     /// Atomic mode: (temporary file, destination with symbolic links resolved).
     pending: Option<(PathBuf, PathBuf)>,
+    /// A remote output: where the temporary (staging) file is uploaded at the commit.
+    remote: Option<RemoteDestination>,
+    /// The temporary file's registration for an interrupt's clean-up.
+    registered: Option<Pending>,
+    /// A remote output uploaded while it is written (S3).
+    stream: Option<Stream>,
 }
 
 /// Whether `path` names something that exists and is not a regular file (a device, a FIFO, a
@@ -91,17 +106,32 @@ impl OutputFile {
     /// directly.
     pub fn create(path: impl AsRef<Path>, mode: OutputMode) -> Result<OutputFile> {
         let path = path.as_ref();
+        if let Some(dest) = remote_destination(path)? {
+            if mode == OutputMode::Checkpointed {
+                return Err(Error::Unsupported(format!(
+                    "{}: a writer with checkpoints writes a local file (complete in place at each checkpoint); an s3:// or root:// output \
+                     is uploaded once, at the commit: write without checkpoints, or write locally",
+                    dest.url()
+                )));
+            }
+            let (file, tmp) = staging_file(&dest)?;
+            let registered = Some(interrupt::register(Cleanup::File(tmp.clone())));
+            let stream = start_stream(&dest, &file)?;
+            return Ok(OutputFile { file, path: path.to_path_buf(), pending: Some((tmp, PathBuf::new())), remote: Some(dest), registered, stream });
+        }
         if is_special(path)? {
             let file = OpenOptions::new().write(true).open(path).map_err(|e| Error::io(format!("opening {} for writing", path.display()), e))?;
-            return Ok(OutputFile { file, path: path.to_path_buf(), pending: None });
+            return Ok(OutputFile { file, path: path.to_path_buf(), pending: None, remote: None, registered: None, stream: None });
         }
-        let _ = mode;
         let dest = resolve_destination(path)?;
         let mut attempt = 0;
         loop {
             let tmp = temporary_name(&dest, attempt)?;
             match OpenOptions::new().read(true).write(true).create_new(true).open(&tmp) {
-                Ok(file) => return Ok(OutputFile { file, path: path.to_path_buf(), pending: Some((tmp, dest)) }),
+                Ok(file) => {
+                    let registered = Some(interrupt::register(Cleanup::File(tmp.clone())));
+                    return Ok(OutputFile { file, path: path.to_path_buf(), pending: Some((tmp, dest)), remote: None, registered, stream: None });
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
                 Err(e) => return Err(Error::io(format!("creating {} (as the temporary file {})", path.display(), tmp.display()), e)),
             }
@@ -110,12 +140,25 @@ impl OutputFile {
 
     /// An existing file written in place (update mode): nothing is renamed or removed.
     pub fn existing(file: File, path: impl AsRef<Path>) -> OutputFile {
-        OutputFile { file, path: path.as_ref().to_path_buf(), pending: None }
+        OutputFile { file, path: path.as_ref().to_path_buf(), pending: None, remote: None, registered: None, stream: None }
     }
 
     /// The open file.
     pub fn file(&self) -> &File {
         &self.file
+    }
+
+    /// Where the writes of a streaming upload are recorded (see `storage::upload_window`).
+    pub(crate) fn window(&self) -> Option<Arc<UploadWindow>> {
+        self.stream.as_ref().map(|s| s.window())
+    }
+
+    /// Records that `len` bytes at `offset` are written (or skipped on purpose), for a streaming
+    /// upload.
+    pub(crate) fn record(&self, offset: u64, len: u64) {
+        if let Some(s) = &self.stream {
+            s.window().record(offset, len);
+        }
     }
 
     /// The destination as the caller named it.
@@ -134,16 +177,43 @@ impl OutputFile {
     }
 
     /// Syncs the file (`fsync`), then renames a temporary file over the destination
-    /// ([`OutputFile::publish`]).
+    /// ([`OutputFile::publish`]); a remote output's staging file is uploaded instead (not synced:
+    /// it is removed after the upload).
     pub fn commit(mut self) -> Result<()> {
-        ignore_unsyncable(self.file.sync_all()).map_err(|e| Error::io(format!("syncing {}", self.shown()), e))?;
+        if self.remote.is_none() {
+            ignore_unsyncable(self.file.sync_all()).map_err(|e| Error::io(format!("syncing {}", self.shown()), e))?;
+        }
         self.publish()
+    }
+
+    /// Uploads the staging file of a remote output, then removes it.
+    fn upload(&mut self, dest: &RemoteDestination) -> Result<()> {
+        let Some((tmp, _)) = self.pending.take() else { return Ok(()) };
+        let r = (|| {
+            let len = self.file.metadata().map_err(|e| Error::io(format!("the size of {}", tmp.display()), e))?.len();
+            if interrupt::interrupted() {
+                return Err(Error::Invalid(format!("{}: not uploaded: the process is interrupted", dest.url())));
+            }
+            upload(&self.file, len, dest, self.stream.take())
+        })();
+        let _ = std::fs::remove_file(&tmp);
+        self.registered = None;
+        r
     }
 
     /// Renames the temporary file (if any) over the destination and syncs the directory, so that
     /// the file is there after a crash; the handle stays open and writes go on in place. The
     /// caller has synced the file's content before.
     pub fn publish(&mut self) -> Result<()> {
+        if let Some(dest) = self.remote.take() {
+            return self.upload(&dest);
+        }
+        if self.pending.is_some()
+            && let Some(reg) = self.registered.take()
+            && reg.release_for_commit().is_err()
+        {
+            return Err(Error::Invalid(format!("{}: not written: the process is interrupted", self.path.display())));
+        }
         let Some((tmp, dest)) = self.pending.take() else { return Ok(()) };
         if let Err(e) = std::fs::rename(&tmp, &dest) {
             let _ = std::fs::remove_file(&tmp);
@@ -161,6 +231,9 @@ impl OutputFile {
     }
 
     fn shown(&self) -> String {
+        if let (Some(dest), Some((tmp, _))) = (&self.remote, &self.pending) {
+            return format!("{} (local staging file of {})", tmp.display(), dest.url());
+        }
         match &self.pending {
             Some((tmp, _)) => format!("{} (temporary file of {})", tmp.display(), self.path.display()),
             None => self.path.display().to_string(),

@@ -6,9 +6,11 @@
 use crate::error::{Error, Result};
 use crate::storage::key_plan::{KeyPlan, Piece};
 use crate::storage::tfile_write::{blob_slot, BlobSlot, BLOB_KEY_LEN};
+use crate::storage::upload_window::UploadWindow;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Alignment of keys and writes with direct I/O.
 pub const DIRECT_IO_ALIGN: u64 = 4096;
@@ -99,13 +101,20 @@ pub struct WriteTarget {
     preallocate: bool,
     /// Largest single write in bytes (0: unbounded).
     max_write: u64,
+    /// Where completed writes are recorded for a streaming upload (an S3 output).
+    window: Option<Arc<UploadWindow>>,
 }
 
 impl WriteTarget {
     /// A target writing through `file` (opened with `O_DIRECT` when `direct`), named `path` in
     /// messages; with `preallocate` each slot is allocated with `fallocate` first.
     pub(crate) fn new(file: File, path: String, direct: bool, preallocate: bool) -> WriteTarget {
-        WriteTarget { file, path, direct, preallocate, max_write: 4 << 20 }
+        WriteTarget { file, path, direct, preallocate, max_write: 4 << 20, window: None }
+    }
+
+    /// The same target, recording its completed writes in `window` (a streaming upload's).
+    pub(crate) fn with_window(self, window: Option<Arc<UploadWindow>>) -> WriteTarget {
+        WriteTarget { window, ..self }
     }
 
     /// Opens an existing file for positioned writes of reserved ranges (a distributed writer's
@@ -120,7 +129,7 @@ impl WriteTarget {
         } else {
             std::fs::OpenOptions::new().write(true).open(path).map_err(|e| Error::io(format!("opening {} for writing", path.display()), e))?
         };
-        Ok(WriteTarget { file, path: path.display().to_string(), direct, preallocate: false, max_write })
+        Ok(WriteTarget { file, path: path.display().to_string(), direct, preallocate: false, max_write, window: None })
     }
 }
 
@@ -170,7 +179,11 @@ pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]
             pwritev_all(&t.file, &pieces, slot.key_offset).map(|_| start_writeback(&t.file, slot.key_offset, len))
         }
     };
-    r.map_err(|e| Error::io(format!("writing {} bytes at offset {} of {}", slot.total, slot.key_offset, t.path), e))
+    r.map_err(|e| Error::io(format!("writing {} bytes at offset {} of {}", slot.total, slot.key_offset, t.path), e))?;
+    if let Some(w) = &t.window {
+        w.record(slot.key_offset, slot.total);
+    }
+    Ok(())
 }
 
 /// Splits `pieces` (written back to back) into blocks of at most `max` bytes each: (offset of the

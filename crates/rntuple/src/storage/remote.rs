@@ -102,6 +102,63 @@ impl RemoteSource {
 
 /// The object store, the object's path and the credentials presented (for messages) for a URL.
 fn store_for(url: &str, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>, StorePath, Arc<HttpCredentials>)> {
+    let t = parse_target(url, options)?;
+    let store: Arc<dyn ObjectStore> = match t.scheme_lower.as_str() {
+        "http" | "https" => {
+            let client = if t.scheme_lower == "http" { t.client.clone().with_allow_http(true) } else { t.client.clone() };
+            Arc::new(
+                object_store::http::HttpBuilder::new()
+                    .with_url(format!("{}://{}", t.scheme, t.authority))
+                    .with_client_options(client)
+                    .with_retry(t.retry.clone())
+                    .with_http_connector(t.connector())
+                    .build()
+                    .map_err(|e| t.bad(&e.to_string()))?,
+            )
+        }
+        _ => Arc::new(s3_store(&t)?),
+    };
+    Ok((store, t.path, t.credentials))
+}
+
+/// The S3 store (a concrete `AmazonS3`, for its multipart uploads), the object's path and the
+/// credentials presented (for messages) for an `s3://bucket/key` URL.
+pub(crate) fn s3_store_for(url: &str, options: &RemoteOptions) -> Result<(Arc<object_store::aws::AmazonS3>, StorePath, Arc<HttpCredentials>)> {
+    let t = parse_target(url, options)?;
+    if t.scheme_lower != "s3" {
+        return Err(t.bad("not an s3:// URL"));
+    }
+    let store = Arc::new(s3_store(&t)?);
+    Ok((store, t.path, t.credentials))
+}
+
+/// A URL taken apart, with the client settings its requests use.
+struct Target<'a> {
+    url: &'a str,
+    scheme: &'a str,
+    scheme_lower: String,
+    authority: &'a str,
+    path: StorePath,
+    client: ClientOptions,
+    retry: RetryConfig,
+    credentials: Arc<HttpCredentials>,
+    options: RemoteOptions,
+    timeout: Duration,
+}
+
+impl Target<'_> {
+    fn bad(&self, why: &str) -> Error {
+        Error::Invalid(format!("{}: {why}", self.url))
+    }
+
+    /// The connector checking every answer (`storage::http_checks`).
+    fn connector(&self) -> CheckedConnector {
+        let o = &self.options;
+        CheckedConnector { connect: o.connect_timeout, idle: o.idle_timeout, timeout: self.timeout, credentials: self.credentials.clone() }
+    }
+}
+
+fn parse_target<'a>(url: &'a str, options: &RemoteOptions) -> Result<Target<'a>> {
     let bad = |why: &str| Error::Invalid(format!("{url}: {why}"));
     let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("not a URL"))?;
     let (authority, key) = rest.split_once('/').ok_or_else(|| bad("no path after the host"))?;
@@ -121,40 +178,26 @@ fn store_for(url: &str, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>
         return Err(bad(&format!("unsupported scheme '{scheme}' (http, https and s3 are read)")));
     }
     let credentials = Arc::new(HttpCredentials::for_scheme(&scheme_lower).map_err(|e| e.context(format!("the credentials for {url}")))?);
-    let checked = || CheckedConnector { connect: options.connect_timeout, idle: options.idle_timeout, timeout, credentials: credentials.clone() };
-    let store: Arc<dyn ObjectStore> = match scheme_lower.as_str() {
-        "http" | "https" => {
-            let client = if scheme.eq_ignore_ascii_case("http") { client.with_allow_http(true) } else { client };
-            Arc::new(
-                object_store::http::HttpBuilder::new()
-                    .with_url(format!("{scheme}://{authority}"))
-                    .with_client_options(client)
-                    .with_retry(retry)
-                    .with_http_connector(checked())
-                    .build()
-                    .map_err(|e| bad(&e.to_string()))?,
-            )
+    Ok(Target { url, scheme, scheme_lower, authority, path, client, retry, credentials, options: *options, timeout })
+}
+
+/// The S3 store of the bucket `t.authority`: keys, region and endpoint from the environment.
+fn s3_store(t: &Target<'_>) -> Result<object_store::aws::AmazonS3> {
+    let mut b = object_store::aws::AmazonS3Builder::from_env().with_bucket_name(t.authority).with_retry(t.retry.clone());
+    // The service-specific variable first, as the AWS SDKs read it.
+    let endpoint = ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_ENDPOINT"].iter().find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
+    let mut client = t.client.clone();
+    if let Some(ep) = endpoint {
+        if ep.starts_with("http://") {
+            client = client.with_allow_http(true);
         }
-        "s3" => {
-            let mut b = object_store::aws::AmazonS3Builder::from_env().with_bucket_name(authority).with_retry(retry);
-            // The service-specific variable first, as the AWS SDKs read it.
-            let endpoint = ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_ENDPOINT"].iter().find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
-            let mut client = client;
-            if let Some(ep) = endpoint {
-                if ep.starts_with("http://") {
-                    client = client.with_allow_http(true);
-                }
-                b = b.with_endpoint(ep);
-            }
-            if std::env::var("AWS_REGION").is_ok() || std::env::var("AWS_DEFAULT_REGION").is_ok() {
-                let region = std::env::var("AWS_REGION").or_else(|_| std::env::var("AWS_DEFAULT_REGION")).unwrap_or_default();
-                b = b.with_region(region);
-            }
-            Arc::new(b.with_client_options(client).with_http_connector(checked()).build().map_err(|e| bad(&e.to_string()))?)
-        }
-        other => return Err(bad(&format!("unsupported scheme '{other}' (http, https and s3 are read)"))),
-    };
-    Ok((store, path, credentials))
+        b = b.with_endpoint(ep);
+    }
+    if std::env::var("AWS_REGION").is_ok() || std::env::var("AWS_DEFAULT_REGION").is_ok() {
+        let region = std::env::var("AWS_REGION").or_else(|_| std::env::var("AWS_DEFAULT_REGION")).unwrap_or_default();
+        b = b.with_region(region);
+    }
+    b.with_client_options(client).with_http_connector(t.connector()).build().map_err(|e| t.bad(&e.to_string()))
 }
 
 impl ReadAt for RemoteSource {

@@ -349,6 +349,7 @@ impl RootFileWriter {
         }
         let neg = -i32::try_from(gap).map_err(|_| Error::Invalid(format!("alignment {align} too large")))?;
         self.write_at(self.end, &neg.to_be_bytes())?;
+        self.out.record(self.end, gap);
         self.end += gap;
         Ok(())
     }
@@ -370,7 +371,15 @@ impl RootFileWriter {
 
     /// Writes `b` at `offset` (positioned write; does not move the end of the file).
     pub fn write_at(&self, offset: u64, b: &[u8]) -> Result<()> {
-        self.out.file().write_all_at(b, offset).map_err(|e| Error::io(format!("writing {} bytes at offset {offset} of {}", b.len(), self.path), e))
+        self.out.file().write_all_at(b, offset).map_err(|e| Error::io(format!("writing {} bytes at offset {offset} of {}", b.len(), self.path), e))?;
+        self.out.record(offset, b.len() as u64);
+        Ok(())
+    }
+
+    /// Where the writes of a streaming upload are recorded (an S3 output), for the handles writing
+    /// reserved ranges.
+    pub(crate) fn upload_window(&self) -> Option<std::sync::Arc<crate::storage::upload_window::UploadWindow>> {
+        self.out.window()
     }
 
     /// Appends the anchor key of an RNTuple named `name`; a path `dir/sub/name` puts it into that
@@ -686,6 +695,7 @@ impl RootFileWriter {
             let neg = -i32::try_from(gap).map_err(|_| Error::Invalid(format!("a gap of {gap} bytes in {}", self.path)))?;
             self.write_at(self.end, &neg.to_be_bytes())?;
         }
+        self.out.record(self.end, gap);
         self.end = to;
         Ok(())
     }

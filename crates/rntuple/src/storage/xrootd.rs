@@ -52,7 +52,7 @@ fn whole_seconds(d: Duration) -> u16 {
 }
 
 /// XrdCl's patience from the remote options.
-fn patience(o: &RemoteOptions) -> Patience {
+pub(crate) fn patience(o: &RemoteOptions) -> Patience {
     Patience { connect_s: whole_seconds(o.connect_timeout), idle_s: whole_seconds(o.idle_timeout), retries: u16::try_from(o.retries).unwrap_or(u16::MAX) }
 }
 

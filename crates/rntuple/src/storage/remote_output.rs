@@ -1,0 +1,184 @@
+//! Outputs at a URL: `s3://bucket/key` and `root://host//path` wherever an output path goes
+//! (every writer, merge, skim, convert to `.root`, the CLI and Python).
+//!
+//! A remote output is staged: written exactly as a local output is (positioned writes of reserved
+//! ranges, the TFile header and directory records at the commit) into a temporary file in the
+//! local temporary directory (`TMPDIR`, else `/tmp`), and uploaded atomically (see
+//! `storage::s3_upload` and `storage::xrootd_upload`): the object appears complete after the
+//! commit, or not at all. The upload streams: the bytes are sent while the file is written, as
+//! soon as its contiguous written prefix covers them, and punched out of the staging file
+//! (`storage::s3_stream`, `storage::xrootd_stream`; `RNTUPLE_UPLOAD_STREAMING=0` uploads
+//! everything at the commit instead). The staged file is removed after the upload, on failure, when the output
+//! is dropped uncommitted, and by an interrupt's clean-up (`storage::interrupt`). Checkpoints
+//! (a file that is complete every K clusters, in place) and update mode need a local file and are
+//! refused for a URL.
+
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// Where a remote output goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RemoteDestination {
+    /// An S3 object, `s3://bucket/key`.
+    S3(String),
+    /// A file on an XRootD server, `root://host//path` (or `roots://`, `xroot://`, `xroots://`).
+    Xrootd(String),
+}
+
+impl RemoteDestination {
+    /// The URL.
+    pub(crate) fn url(&self) -> &str {
+        match self {
+            RemoteDestination::S3(u) | RemoteDestination::Xrootd(u) => u,
+        }
+    }
+}
+
+/// The remote destination `path` names, `None` for a local path; a URL no output can go to
+/// (`http(s)://`, or a scheme this build lacks) is an error naming it.
+pub(crate) fn remote_destination(path: &Path) -> Result<Option<RemoteDestination>> {
+    let Some(s) = path.to_str() else { return Ok(None) };
+    let lower = s.get(..9).unwrap_or(s).to_ascii_lowercase();
+    let is = |p: &str| lower.starts_with(p) && s.len() > p.len();
+    if is("s3://") {
+        if !cfg!(feature = "remote") {
+            return Err(Error::Unsupported(format!("{s}: this build of rntuple writes no s3:// outputs (the `remote` feature is off)")));
+        }
+        return Ok(Some(RemoteDestination::S3(s.to_string())));
+    }
+    if ["root://", "roots://", "xroot://", "xroots://"].iter().any(|p| is(p)) {
+        if !cfg!(feature = "xrootd") {
+            return Err(Error::Unsupported(format!("{s}: this build of rntuple writes no root:// outputs (the `xrootd` feature is off)")));
+        }
+        return Ok(Some(RemoteDestination::Xrootd(s.to_string())));
+    }
+    if is("http://") || is("https://") {
+        return Err(Error::Unsupported(format!(
+            "{s}: outputs go to local paths, s3:// and root:// URLs; an http(s):// output is not written (write it locally, or to S3 or XRootD)"
+        )));
+    }
+    Ok(None)
+}
+
+/// A streaming upload.
+#[derive(Debug)]
+pub(crate) enum Stream {
+    /// To S3, in parts.
+    #[cfg(feature = "remote")]
+    S3(super::s3_stream::S3Stream),
+    /// To XRootD, in writes at offsets.
+    #[cfg(feature = "xrootd")]
+    Xrootd(super::xrootd_stream::XrdStream),
+}
+
+impl Stream {
+    /// Where the output's writes are recorded.
+    pub(crate) fn window(&self) -> std::sync::Arc<super::upload_window::UploadWindow> {
+        match self {
+            #[cfg(feature = "remote")]
+            Stream::S3(s) => s.window(),
+            #[cfg(feature = "xrootd")]
+            Stream::Xrootd(s) => s.window(),
+        }
+    }
+
+    /// Uploads the rest and commits the upload.
+    fn finish(self, file: &std::fs::File, len: u64) -> Result<()> {
+        let _ = (file, len);
+        match self {
+            #[cfg(feature = "remote")]
+            Stream::S3(s) => s.finish(file, len),
+            #[cfg(feature = "xrootd")]
+            Stream::Xrootd(s) => s.finish(file, len),
+        }
+    }
+}
+
+/// Starts streaming the staging file `file` to `dest` while it is written (unless
+/// `RNTUPLE_UPLOAD_STREAMING=0`).
+pub(crate) fn start_stream(dest: &RemoteDestination, file: &std::fs::File) -> Result<Option<Stream>> {
+    if std::env::var("RNTUPLE_UPLOAD_STREAMING").is_ok_and(|v| v.trim() == "0") {
+        return Ok(None);
+    }
+    let url = dest.url();
+    let f = file.try_clone().map_err(|e| Error::io(format!("duplicating the handle of the staging file of {url}"), e))?;
+    match dest {
+        #[cfg(feature = "remote")]
+        RemoteDestination::S3(url) => Ok(Some(Stream::S3(super::s3_stream::S3Stream::start(f, url)?))),
+        #[cfg(feature = "xrootd")]
+        RemoteDestination::Xrootd(url) => Ok(Some(Stream::Xrootd(super::xrootd_stream::XrdStream::start(f, url)?))),
+        #[allow(unreachable_patterns)]
+        _ => {
+            drop(f);
+            Ok(None)
+        }
+    }
+}
+
+/// Uploads `len` bytes of the staged file `file` to `dest`, atomically (the rest of a streaming
+/// upload `stream`).
+pub(crate) fn upload(file: &std::fs::File, len: u64, dest: &RemoteDestination, stream: Option<Stream>) -> Result<()> {
+    if let Some(s) = stream {
+        return s.finish(file, len);
+    }
+    match dest {
+        #[cfg(feature = "remote")]
+        RemoteDestination::S3(url) => super::s3_upload::upload_file(file, len, url),
+        #[cfg(feature = "xrootd")]
+        RemoteDestination::Xrootd(url) => super::xrootd_upload::upload_file(file, len, url),
+        #[allow(unreachable_patterns)]
+        other => {
+            let _ = (file, len);
+            Err(Error::Unsupported(format!("{}: this build of rntuple writes no such output", other.url())))
+        }
+    }
+}
+
+/// A temporary file in the local temporary directory for staging `dest`:
+/// `rntuple-upload-NAME-PID-RANDOM`, created new.
+pub(crate) fn staging_file(dest: &RemoteDestination) -> Result<(std::fs::File, std::path::PathBuf)> {
+    let url = dest.url();
+    let name: String = url
+        .split('?')
+        .next()
+        .and_then(|u| u.rsplit('/').next())
+        .unwrap_or("output")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' })
+        .take(100)
+        .collect();
+    let dir = std::env::temp_dir();
+    let random = std::collections::hash_map::RandomState::new();
+    for attempt in 0..16u32 {
+        let r = std::hash::BuildHasher::hash_one(&random, (attempt, std::time::SystemTime::now())) as u32;
+        let tmp = dir.join(format!("rntuple-upload-{name}-{}-{r:08x}", std::process::id()));
+        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&tmp) {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io(format!("creating the local staging file {} of the output {url} (TMPDIR)", tmp.display()), e)),
+        }
+    }
+    Err(Error::Invalid(format!("{url}: no free name for a staging file in {}", dir.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_told_from_paths() {
+        assert_eq!(remote_destination(Path::new("out.root")).unwrap(), None);
+        assert_eq!(remote_destination(Path::new("/data/s3://x")).unwrap(), None);
+        assert_eq!(remote_destination(Path::new("S3://b/k.root")).unwrap(), Some(RemoteDestination::S3("S3://b/k.root".into())));
+        assert!(matches!(remote_destination(Path::new("root://h//d/f.root")).unwrap(), Some(RemoteDestination::Xrootd(_))));
+        let e = remote_destination(Path::new("https://h/f.root")).unwrap_err().to_string();
+        assert!(e.contains("https://h/f.root") && e.contains("not written"), "{e}");
+    }
+
+    #[test]
+    fn staging_files_go_to_the_temporary_directory() {
+        let (_f, p) = staging_file(&RemoteDestination::S3("s3://b/dir/a b.root".into())).unwrap();
+        assert!(p.starts_with(std::env::temp_dir()) && p.file_name().unwrap().to_string_lossy().starts_with("rntuple-upload-a_b.root-"), "{}", p.display());
+        std::fs::remove_file(p).unwrap();
+    }
+}
