@@ -9,6 +9,9 @@
 //! (an S3 upload is not completed, an XRootD temporary file not moved over its destination), so
 //! that what the interrupt cancelled stays cancelled.
 
+// Without the remote and xrootd features no remote output exists: its machinery is unused.
+#![cfg_attr(not(any(feature = "remote", feature = "xrootd")), allow(dead_code))]
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
