@@ -95,8 +95,9 @@ class Writer:
     ``ValueError``). The file is complete after :meth:`commit` (also called when the ``with`` block ends, even on
     an exception; a failing commit raises). A new file is written under a temporary name beside ``path`` and
     renamed over it at the commit, so an existing file is replaced only then; :meth:`abort` discards the writer.
-    ``path`` may also be an ``s3://bucket/key`` or ``root://host//path`` URL: the file is staged in ``TMPDIR`` and
-    uploaded atomically (the object appears at the commit, complete, or not at all; S3 parts stream while writing).
+    ``path`` may also be an ``s3://bucket/key``, ``root://host//path`` or ``https://host/path`` (WebDAV: PUT to a
+    temporary name, then MOVE) URL: the file is staged in ``TMPDIR`` and uploaded atomically (the object appears at the
+    commit, complete, or not at all; S3 parts stream while writing).
     With ``checkpoint_clusters=K`` the file is written at ``path`` and every K clusters becomes a complete ROOT
     file that a crash leaves readable (:meth:`checkpoint` makes one on demand).
     """
@@ -388,7 +389,8 @@ def write(path, ntuple_name=None, data=None, schema=None, *, name: str | None = 
     omitted (float32 -> float, float64 -> double, var * int64 -> std::vector<std::int64_t>, string ->
     std::string, option -> std::optional, union -> std::variant, regular -> std::array, tuples -> std::tuple,
     records -> untyped records, lists and options of records -> untyped collections). Options: see
-    :class:`Writer`. ``path`` may be an ``s3://bucket/key`` or ``root://host//path`` URL (uploaded atomically).
+    :class:`Writer`. ``path`` may be an ``s3://bucket/key``, ``root://host//path`` or (WebDAV) ``https://host/path``
+    URL (uploaded atomically).
     """
     if ntuple_name is not None and not isinstance(ntuple_name, str):
         if data is not None:

@@ -9,6 +9,8 @@ Dependency-light (the standard library; boto3 only for S3Server.upload) so that 
         url = web.url + "/events.root"
     with NginxTlsServer("/data", cert=c, key=k, client_ca=ca, token="t") as web:   # https, client cert + bearer token
         url = web.url + "/events.root"
+    with NginxDavServer("/out") as dav:                 # + WebDAV PUT, DELETE, MOVE: outputs to dav.url + "/x.root"
+        ...
     with S3Server() as s3:                               # moto's S3 emulator in server mode
         s3.upload("bucket", "events.root", "/data/events.root")   # s3://bucket/events.root
         env = {**os.environ, **s3.env}                   # AWS_ENDPOINT_URL, credentials, region
@@ -41,7 +43,7 @@ from pathlib import Path
 from fault_server import FAULT_MODES, FaultServer
 from threaded_http import HOST, _ContextServer, _QuietHandler, _ThreadedServerBase
 
-__all__ = ["FaultServer", "LatencyProxy", "NginxServer", "NginxTlsServer", "S3Server", "ServerError", "XRootDServer", "free_port", "FAULT_MODES"]
+__all__ = ["FaultServer", "LatencyProxy", "NginxDavServer", "NginxServer", "NginxTlsServer", "S3Server", "ServerError", "XRootDServer", "free_port", "FAULT_MODES"]
 
 NGINX = os.environ.get("RNTUPLE_NGINX", shutil.which("nginx") or "/usr/sbin/nginx")
 XROOTD = os.environ.get("RNTUPLE_XROOTD", shutil.which("xrootd") or "/usr/bin/xrootd")
@@ -289,6 +291,80 @@ class NginxTlsServer(NginxServer):
             return self.proc
 
         return self._run(launch, f"nginx over TLS ({NGINX})")
+
+
+_NGINX_DAV_CONF = _NGINX_HEAD + """\
+    keepalive_timeout 65;
+    client_max_body_size 0;
+    map_hash_bucket_size 256;
+    map $http_authorization $token_status {{ default 403; "" 401; "Bearer {token}" 200; }}
+    server {{
+        listen {host}:{port}{ssl};
+        server_name localhost;
+{tls}        root {root};
+        location / {{
+            dav_methods {methods};
+            create_full_put_path on;
+            dav_access user:rw group:r all:r;
+            autoindex on;
+{guards}        }}
+    }}
+}}
+"""
+
+_DAV_TLS = """\
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+"""
+
+
+class NginxDavServer(NginxServer):
+    """nginx taking WebDAV writes into `root_dir` (`dav_methods PUT DELETE MOVE`, `create_full_put_path on`) besides
+    serving it: an http(s):// output's target. `methods` replaces the WebDAV methods allowed (without MOVE, a MOVE
+    is answered 405); `move_status` makes every MOVE answer that status instead (a server failing at the commit).
+    With `cert`/`key` (PEM) it listens over TLS (`.url` https://127.0.0.1:PORT) and, with `token`, every request
+    must carry `Authorization: Bearer <token>` (401 without, 403 with another)."""
+
+    def __init__(self, root_dir, *, methods: str = "PUT DELETE MOVE", move_status: int | None = None, cert=None,
+                 key=None, token: str | None = None, startup_timeout: float = 10.0):
+        super().__init__(root_dir, startup_timeout)
+        if token is not None and not token.replace(".", "").replace("-", "").replace("_", "").isalnum():
+            raise ServerError("NginxDavServer: the test token must be letters, digits, '.', '-' or '_'")
+        self.methods, self.move_status, self.token = methods, move_status, token
+        self.cert = None if cert is None else (Path(cert).resolve(), Path(key).resolve())
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.cert else 'http'}://{HOST}:{self.port}"
+
+    def _conf(self, port: int) -> str:
+        guards = ""
+        if self.token is not None:
+            guards += ("            if ($token_status = 401) { return 401; }\n"
+                       "            if ($token_status = 403) { return 403; }\n")
+        if self.move_status is not None:
+            guards += f"            if ($request_method = MOVE) {{ return {int(self.move_status)}; }}\n"
+        tls = "" if self.cert is None else _DAV_TLS.format(cert=self.cert[0], key=self.cert[1])
+        return _NGINX_DAV_CONF.format(tmp=self.tmp, host=HOST, port=port, root=self.root, methods=self.methods,
+                                      ssl=" ssl" if self.cert else "", tls=tls, guards=guards,
+                                      token=self.token or "unused")
+
+    def start(self) -> "NginxDavServer":
+        if not (os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)):
+            raise ServerError(f"nginx not found at {NGINX} (apt-get install nginx, or set RNTUPLE_NGINX)")
+        if not self.root.is_dir():
+            raise ServerError(f"NginxDavServer: {self.root} is not a directory")
+        self.tmp = Path(tempfile.mkdtemp(prefix="rntuple-nginx-dav-"))
+
+        def launch(port):
+            self.port = port
+            conf = self.tmp / "nginx.conf"
+            conf.write_text(self._conf(port))
+            self.proc = subprocess.Popen([NGINX, "-p", str(self.tmp), "-e", str(self.tmp / "error.log"), "-c", str(conf)],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            return self.proc
+
+        return self._run(launch, f"nginx with WebDAV ({NGINX})")
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -68,7 +68,10 @@ impl FileSink {
     pub fn create(path: &Path, opts: &FileOptions) -> Result<FileSink> {
         let file = if opts.update_existing_file {
             if let Some(dest) = crate::storage::remote_output::remote_destination(path)? {
-                return Err(Error::Unsupported(format!("{}: a file is updated in place, locally; an s3:// or root:// output is written new", dest.url())));
+                return Err(Error::Unsupported(format!(
+                    "{}: a file is updated in place, locally; a remote (s3://, root://, http(s)://) output is written new",
+                    dest.url()
+                )));
             }
             RootFileWriter::open_update(path, opts.compression)?
         } else {

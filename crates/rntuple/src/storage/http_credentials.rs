@@ -168,6 +168,25 @@ impl HttpCredentials {
             .map_err(|e| object_store::Error::Generic { store: "HTTP", source: format!("building the TLS client with {}: {e}", self.tried).into() })?;
         Ok(HttpClient::new(client))
     }
+
+    /// A reqwest client builder that presents these credentials' TLS client identity and trusts
+    /// the extra CA certificates, for requests made without `object_store` (the WebDAV uploads of
+    /// `storage::webdav_upload`); the caller sets the rest and adds the bearer token itself.
+    pub(crate) fn reqwest_builder(&self) -> reqwest::ClientBuilder {
+        let mut b = reqwest::Client::builder();
+        for c in &self.roots {
+            b = b.add_root_certificate(c.clone());
+        }
+        if let Some(id) = &self.identity {
+            b = b.identity(id.clone());
+        }
+        b
+    }
+
+    /// What was trusted, for a TLS failure's message (empty for `http://`).
+    pub(crate) fn trusted(&self) -> &str {
+        &self.trusted
+    }
 }
 
 /// What an S3 request is signed with, for a refusal's message (the key's variable, never its value).

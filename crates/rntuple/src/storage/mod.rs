@@ -7,7 +7,7 @@
 //! [`MemSource`]), the remote-read settings ([`RemoteOptions`]) and the clean-up of outputs in
 //! the making for an interrupted program ([`clean_up_pending_outputs`]); the rest is internal
 //! (public, module by module, with the `unstable` feature). Outputs go to local paths or, staged
-//! and uploaded atomically at the commit, to `s3://` and `root://` URLs.
+//! and uploaded atomically at the commit, to `s3://`, `root://` and (WebDAV) `http(s)://` URLs.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -38,6 +38,10 @@ pub(crate) mod s3_stream;
 #[cfg(feature = "remote")]
 pub(crate) mod s3_upload;
 pub(crate) mod upload_window;
+#[cfg(feature = "remote")]
+pub(crate) mod webdav_client;
+#[cfg(feature = "remote")]
+pub(crate) mod webdav_upload;
 #[cfg(feature = "xrootd")]
 pub(crate) mod xrootd_stream;
 #[cfg(feature = "xrootd")]

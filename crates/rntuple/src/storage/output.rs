@@ -109,7 +109,7 @@ impl OutputFile {
         if let Some(dest) = remote_destination(path)? {
             if mode == OutputMode::Checkpointed {
                 return Err(Error::Unsupported(format!(
-                    "{}: a writer with checkpoints writes a local file (complete in place at each checkpoint); an s3:// or root:// output \
+                    "{}: a writer with checkpoints writes a local file (complete in place at each checkpoint); a remote (s3://, root://, http(s)://) output \
                      is uploaded once, at the commit: write without checkpoints, or write locally",
                     dest.url()
                 )));

@@ -1,15 +1,18 @@
-//! Outputs at a URL: `s3://bucket/key` and `root://host//path` wherever an output path goes
-//! (every writer, merge, skim, convert to `.root`, the CLI and Python).
+//! Outputs at a URL: `s3://bucket/key`, `root://host//path` and `http(s)://host/path` (a server
+//! taking WebDAV `PUT` and `MOVE`) wherever an output path goes (every writer, merge, skim, convert
+//! to `.root`, the CLI and Python).
 //!
 //! A remote output is staged: written exactly as a local output is (positioned writes of reserved
 //! ranges, the TFile header and directory records at the commit) into a temporary file in the
 //! local temporary directory (`TMPDIR`, else `/tmp`), and uploaded atomically (see
-//! `storage::s3_upload` and `storage::xrootd_upload`): the object appears complete after the
-//! commit, or not at all. The upload streams: the bytes are sent while the file is written, as
-//! soon as its contiguous written prefix covers them, and punched out of the staging file
-//! (`storage::s3_stream`, `storage::xrootd_stream`; `RNTUPLE_UPLOAD_STREAMING=0` uploads
-//! everything at the commit instead). The staged file is removed after the upload, on failure, when the output
-//! is dropped uncommitted, and by an interrupt's clean-up (`storage::interrupt`). Checkpoints
+//! `storage::s3_upload`, `storage::xrootd_upload` and `storage::webdav_upload`): the object
+//! appears complete after the commit, or not at all. S3 and XRootD uploads stream: the bytes are
+//! sent while the file is written, as soon as its contiguous written prefix covers them, and
+//! punched out of the staging file (`storage::s3_stream`, `storage::xrootd_stream`;
+//! `RNTUPLE_UPLOAD_STREAMING=0` uploads everything at the commit instead). A WebDAV output is sent
+//! whole at the commit (one `PUT` of the complete file, streamed from the staging file). The
+//! staged file is removed after the upload, on failure, when the output is dropped uncommitted,
+//! and by an interrupt's clean-up (`storage::interrupt`). Checkpoints
 //! (a file that is complete every K clusters, in place) and update mode need a local file and are
 //! refused for a URL.
 
@@ -26,19 +29,21 @@ pub(crate) enum RemoteDestination {
     S3(String),
     /// A file on an XRootD server, `root://host//path` (or `roots://`, `xroot://`, `xroots://`).
     Xrootd(String),
+    /// A file on an HTTP(S) server taking WebDAV `PUT` and `MOVE`, `http(s)://host/path`.
+    Http(String),
 }
 
 impl RemoteDestination {
     /// The URL.
     pub(crate) fn url(&self) -> &str {
         match self {
-            RemoteDestination::S3(u) | RemoteDestination::Xrootd(u) => u,
+            RemoteDestination::S3(u) | RemoteDestination::Xrootd(u) | RemoteDestination::Http(u) => u,
         }
     }
 }
 
-/// The remote destination `path` names, `None` for a local path; a URL no output can go to
-/// (`http(s)://`, or a scheme this build lacks) is an error naming it.
+/// The remote destination `path` names, `None` for a local path; a URL of a scheme this build
+/// lacks is an error naming it.
 pub(crate) fn remote_destination(path: &Path) -> Result<Option<RemoteDestination>> {
     let Some(s) = path.to_str() else { return Ok(None) };
     let lower = s.get(..9).unwrap_or(s).to_ascii_lowercase();
@@ -56,9 +61,10 @@ pub(crate) fn remote_destination(path: &Path) -> Result<Option<RemoteDestination
         return Ok(Some(RemoteDestination::Xrootd(s.to_string())));
     }
     if is("http://") || is("https://") {
-        return Err(Error::Unsupported(format!(
-            "{s}: outputs go to local paths, s3:// and root:// URLs; an http(s):// output is not written (write it locally, or to S3 or XRootD)"
-        )));
+        if !cfg!(feature = "remote") {
+            return Err(Error::Unsupported(format!("{s}: this build of rntuple writes no http(s):// outputs (the `remote` feature is off)")));
+        }
+        return Ok(Some(RemoteDestination::Http(s.to_string())));
     }
     Ok(None)
 }
@@ -105,7 +111,7 @@ impl Stream {
 }
 
 /// Starts streaming the staging file `file` to `dest` while it is written (unless
-/// `RNTUPLE_UPLOAD_STREAMING=0`).
+/// `RNTUPLE_UPLOAD_STREAMING=0`); a WebDAV output never streams (one `PUT` at the commit).
 pub(crate) fn start_stream(dest: &RemoteDestination, file: &std::fs::File) -> Result<Option<Stream>> {
     if std::env::var("RNTUPLE_UPLOAD_STREAMING").is_ok_and(|v| v.trim() == "0") {
         return Ok(None);
@@ -136,6 +142,8 @@ pub(crate) fn upload(file: &std::fs::File, len: u64, dest: &RemoteDestination, s
         RemoteDestination::S3(url) => super::s3_upload::upload_file(file, len, url),
         #[cfg(feature = "xrootd")]
         RemoteDestination::Xrootd(url) => super::xrootd_upload::upload_file(file, len, url),
+        #[cfg(feature = "remote")]
+        RemoteDestination::Http(url) => super::webdav_upload::upload_file(file, len, url),
         #[allow(unreachable_patterns)]
         other => {
             let _ = (file, len);
@@ -181,8 +189,14 @@ mod tests {
         assert_eq!(remote_destination(Path::new("/data/s3://x")).unwrap(), None);
         assert_eq!(remote_destination(Path::new("S3://b/k.root")).unwrap(), Some(RemoteDestination::S3("S3://b/k.root".into())));
         assert!(matches!(remote_destination(Path::new("root://h//d/f.root")).unwrap(), Some(RemoteDestination::Xrootd(_))));
-        let e = remote_destination(Path::new("https://h/f.root")).unwrap_err().to_string();
-        assert!(e.contains("https://h/f.root") && e.contains("not written"), "{e}");
+        let http = remote_destination(Path::new("https://h/f.root"));
+        if cfg!(feature = "remote") {
+            assert_eq!(http.unwrap(), Some(RemoteDestination::Http("https://h/f.root".into())));
+            assert_eq!(remote_destination(Path::new("HTTP://h/d/f.root")).unwrap().map(|d| d.url().to_string()).as_deref(), Some("HTTP://h/d/f.root"));
+        } else {
+            let e = http.unwrap_err().to_string();
+            assert!(e.contains("https://h/f.root") && e.contains("feature"), "{e}");
+        }
     }
 
     #[test]
