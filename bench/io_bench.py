@@ -5,7 +5,8 @@ HTTP with added latency, and from S3, with this project, uproot and ROOT, side b
 Run it with the project's venv: ``.venv/bin/python bench/io_bench.py`` (full run) or ``--quick`` (small files,
 latencies 0 and 10 ms, one repetition). The CLI is ``--bin``, $RNTUPLE_BIN or target/release/rntuple (built with the
 ``xrootd`` feature for root://, as ``make`` builds it when XrdCl's headers are installed). ``--parts`` picks what is
-measured among local (with ROOT), http, xrootd, s3 (reads), s3-write (default all); ``--no-xrootd`` and ``--no-s3``
+measured among local (with ROOT), streams (the stream-count sweep of cold local reads of the NanoAOD-like file:
+bench/_io_streams.py), http, xrootd, s3 (reads), s3-write (default all); ``--no-xrootd`` and ``--no-s3``
 drop the XRootD and the S3 parts; ``--datasets synthetic`` only the synthetic file.
 
 Datasets (cached in bench/data/io/, git-ignored):
@@ -74,7 +75,8 @@ requests (kXR_read + kXR_readv, as the proxy counts them) <= 2 x clusters + 8, t
 open, close) listed; local cold and warm: ours CLI >= 4x uproot; warm: default read-ahead no slower than
 ``--read-ahead 0`` (time ratio >= 0.95); every reader's checksum (sum of eventId; nanoaod: sum and count of Muon_pt
 and the entries) equal; every skim written to S3 reads back equal to the local skim (info: the streamed skim's time
-against local skim + boto3 upload).
+against local skim + boto3 upload); cold local reads on several streams (issue 33): the default >= 1.0x page by page
+for all fields and >= 1.3x for 10 fields, warm no slower (bench/_io_streams.py's checks).
 
 Output: tables on stdout, appended to bench/RESULTS.md (unless ``--no-results-md``; never in ``--quick``), raw
 records in bench/data/io_results.json (``--json``; a run of some ``--parts`` only: io_results_partial.json), the plot
@@ -86,7 +88,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -110,7 +111,7 @@ FEW = {"synthetic": ["eventId"], "nanoaod": ["nMuon", "Muon_pt", "Muon_eta", "Je
 PAGE_BY_PAGE = {"ours CLI ra=0", "uproot", "uproot fsspec", "uproot XRootDSource"}
 READERS_ORDER = ["ours CLI", "ours CLI ra=0", "ours py", "ours py fsspec", "uproot", "uproot fsspec", "uproot XRootDSource",
                  "ROOT"]
-PARTS = ("local", "http", "xrootd", "s3", "s3-write")
+PARTS = ("local", "streams", "http", "xrootd", "s3", "s3-write")
 
 
 log = H.log
@@ -482,243 +483,6 @@ def run_s3(b: Bench, ds: str, path: Path, fields_by_fs: dict, s3, has_s3fs: bool
                 os.environ[k] = v
 
 
-# XRootD readers: (name, kind); "cli"/"cli0": the CLI (default read-ahead / --read-ahead 0), else py_read's kind, run in
-# a child process each (see run_xrootd).
-XROOTD_READERS = [("ours CLI", "cli"), ("ours CLI ra=0", "cli0"), ("ours py", "ours"), ("ours py fsspec", "ours-fsspec"),
-                  ("uproot", "uproot"), ("uproot XRootDSource", "uproot-xrootd")]
-
-
-def worker_read(spec: str) -> None:
-    """--worker-read: one py_read in this (fresh) process, its result as a marked JSON line."""
-    d = json.loads(spec)
-    import awkward  # noqa: F401  (imported before the clock starts, as in the parent's own Python runs)
-    import fsspec  # noqa: F401
-    import uproot  # noqa: F401
-
-    import rntuple  # noqa: F401
-
-    H.emit_result(py_read(d["kind"], d["src"], d["fields"]))
-
-
-def child_read(kind: str, src: str, fields) -> dict:
-    spec = json.dumps({"kind": kind, "src": src, "fields": fields})
-    return H.run_worker(__file__, ["--worker-read", spec], timeout=1800, what=f"{kind} read of {src}")
-
-
-def run_xrootd(b: Bench, ds: str, path: Path, fields_by_fs: dict, srv: Servers, xlats: list[int]) -> None:
-    """root:// through the XRootD latency proxies (tests/remote/xrootd_latency_proxy.py; the server: Debian's
-    xrootd on bench/data/io). Readers alternate within each repetition (rotated, H.rotate). The Python readers each
-    run in a fresh child process, so that none inherits another's XrdCl state (this project's XrdCl is Debian's
-    libXrdCl.so.3, pyxrootd's, which fsspec-xrootd and uproot use, its own libXrdCl.so.6) or threads. (With the proxy
-    in the reader's own process, fsspec-xrootd reads were at times ~15x slower, ~200 ms a request, after an
-    rntuple.open("root://...") of 17 MB through it; with the proxy in another process, as here, they never were.)"""
-    warm(path)
-    for fs, fields in fields_by_fs.items():
-        req0: dict[str, tuple[int, float]] = {}
-        for ms in xlats:
-            url = f"{srv.xrootd[ms]}/{path.name}"
-            log(f"  [{ds} {fs} root+{ms}ms] load {loadavg()}")
-            recs = {}
-            active = []
-            for name, kind in XROOTD_READERS:
-                if name in PAGE_BY_PAGE and ms > 0 and name in req0:
-                    n0, t0 = req0[name]
-                    est = t0 + n0 * ms / 1000.0
-                    if est > b.args.max_run:
-                        b.skip(ds, fs, "xrootd", ms, name, f"estimated >= {est:.0f} s ({n0} sequential requests x "
-                               f"{ms} ms) > --max-run {b.args.max_run:.0f} s")
-                        continue
-                recs[name] = {"dataset": ds, "fieldset": fs, "target": "xrootd", "latency_ms": ms, "reader": name,
-                              "load": loadavg(), "runs": []}
-                active.append((name, kind))
-            for rep in range(b.args.reps):
-                for name, kind in H.rotate(active, rep):
-                    rec = recs[name]
-                    if "error" in rec or (rec["runs"] and rec["runs"][-1]["seconds"] > b.args.slow):
-                        continue  # a failed or slow reader is not repeated
-                    srv.xreset(ms)
-                    try:
-                        if kind in ("cli", "cli0"):
-                            r = cli_read(url, fields, 0 if kind == "cli0" else None)
-                        else:
-                            r = child_read(kind, url, fields)
-                    except Exception as exc:  # noqa: BLE001 - recorded, the rest goes on
-                        rec["error"] = f"{type(exc).__name__}: {exc}"[:500]
-                        continue
-                    st = srv.xstats(ms)
-                    r.update({"requests": st["requests"], "xrd": st, "bytes": st["bytes_down"]})
-                    rec["runs"].append(r)
-                    rec["load"] = loadavg()
-            for name, _ in active:
-                rec = recs[name]
-                Bench.finish(rec)
-                if "seconds" in rec:
-                    rep_run = min(rec["runs"], key=lambda r: abs(r["seconds"] - rec["seconds"]))
-                    rec["xrd"] = rep_run["xrd"]
-                    if ms == xlats[0]:
-                        req0[name] = (rec["requests"], rec["seconds"])
-                b.records.append(rec)
-                Bench.print_record(rec)
-
-
-# ----------------------------------------------------------------------------------------------
-# s3:// write of a skim: streamed by this project vs skimmed locally and then uploaded
-# ----------------------------------------------------------------------------------------------
-
-# dataset -> (what, CLI skim flags, rntuple.skim keyword arguments)
-SKIMS = {
-    "synthetic": ("fields particles (compressed pages copied, cluster by cluster)", ["--fields", "particles"],
-                  {"fields": ["particles"]}),
-    "nanoaod": ("where nMuon >= 1 (all fields, re-encoded)", ["--where", "nMuon >= 1"], {"where": "nMuon >= 1"}),
-}
-S3_OUT_BUCKET = "iobench-out"
-
-
-def _aws_cli() -> str | None:
-    """The AWS CLI's path when `aws --version` runs, else None."""
-    import shutil
-
-    aws = shutil.which("aws")
-    if not aws:
-        return None
-    try:
-        p = subprocess.run([aws, "--version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return aws if p.returncode == 0 else None
-
-
-def _readback(src: str, env=None) -> dict:
-    """The values `rntuple bench read` gives for a skim's output: entries and every sum it prints."""
-    cmd = [str(BINARY), "bench", "read", src, "--ntuple", NTUPLE, "--no-progress"]
-    p = H.run_child(cmd, env=env)
-    if p.returncode != 0:
-        raise RuntimeError(f"reading back {src}: exit {p.returncode}: {p.why()}")
-    o = H.last_json(p.stdout, "seconds")
-    return {k: v for k, v in o.items() if k == "entries" or k == "checksum" or k.endswith("_sum") or k.endswith("_items")}
-
-
-def run_s3_write(b: Bench, ds: str, path: Path, s3, notes: dict) -> None:
-    """One skim of `path` (SKIMS[ds]) written to S3 four ways, alternated (rotated) in each repetition:
-
-    * ``ours CLI -> s3://``: ``rntuple skim IN s3://iobench-out/KEY`` (staged in TMPDIR and streamed as multipart
-      parts while written, completed after the footer), the process's wall time;
-    * ``ours py -> s3://``: ``rntuple.skim(IN, "s3://...")`` in this process;
-    * ``ours CLI local + boto3``: ``rntuple skim IN bench/data/io/KEY`` then boto3's ``upload_file`` (its default
-      TransferConfig: multipart from 8 MiB, 8 MiB parts, 10 threads), the sum of both;
-    * ``ours CLI local + aws s3 cp``: the same with the AWS CLI (``aws s3 cp``) when it is installed.
-
-    Every object is read back (``rntuple bench read s3://...``) once and must give the local skim's values; objects
-    and the local file are deleted after each run (moto keeps them in memory)."""
-    what, flags, kw = SKIMS[ds]
-    env = {**os.environ, **s3.env}
-    client = s3.client()
-    try:
-        client.create_bucket(Bucket=S3_OUT_BUCKET)
-    except client.exceptions.BucketAlreadyOwnedByYou:
-        pass
-    aws = _aws_cli()
-    notes["aws_cli"] = aws and subprocess.run([aws, "--version"], capture_output=True, text=True).stdout.strip()
-    local = IODATA / f"skim_{ds}.root"
-    warm(path)
-
-    def skim_cli(out: str) -> dict:
-        p = H.run_child([str(BINARY), "skim", str(path), out, "--ntuple", NTUPLE, "--no-progress", *flags], env=env)
-        if p.returncode != 0:
-            raise RuntimeError(f"rntuple skim -> {out}: exit {p.returncode}: {p.why()}")
-        o = H.last_json(p.stdout, "seconds")
-        return {"seconds": p.wall, "skim_seconds": p.wall, "entries": o.get("entries"), "method": o.get("method"),
-                "file_bytes": o.get("file_bytes")}
-
-    def streamed(key: str) -> dict:
-        r = skim_cli(f"s3://{S3_OUT_BUCKET}/{key}")
-        del r["skim_seconds"]  # skim and upload in one
-        return r
-
-    def py_streamed(key: str) -> dict:
-        import rntuple
-
-        saved = {k: os.environ.get(k) for k in s3.env}
-        os.environ.update(s3.env)
-        try:
-            t0 = time.perf_counter()
-            o = rntuple.skim(str(path), f"s3://{S3_OUT_BUCKET}/{key}", ntuple=NTUPLE, **kw)
-            secs = time.perf_counter() - t0
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-        return {"seconds": secs, "entries": o.get("entries"), "method": o.get("method"), "file_bytes": o.get("file_bytes")}
-
-    def local_then(upload, key: str) -> dict:
-        r = skim_cli(str(local))
-        t0 = time.perf_counter()
-        upload(key)
-        r["upload_seconds"] = time.perf_counter() - t0
-        r["seconds"] = r["skim_seconds"] + r["upload_seconds"]
-        r["file_bytes"] = local.stat().st_size
-        return r
-
-    def boto3_upload(key: str) -> None:
-        client.upload_file(str(local), S3_OUT_BUCKET, key)  # boto3's default TransferConfig
-
-    def aws_upload(key: str) -> None:
-        p = H.run_child([aws, "s3", "cp", "--only-show-errors", str(local), f"s3://{S3_OUT_BUCKET}/{key}",
-                         "--endpoint-url", s3.endpoint], env=env)
-        if p.returncode != 0:
-            raise RuntimeError(f"aws s3 cp: exit {p.returncode}: {p.why()}")
-
-    methods = {"ours CLI -> s3://": streamed, "ours py -> s3://": py_streamed,
-               "ours CLI local + boto3": lambda key: local_then(boto3_upload, key)}
-    if aws:
-        methods["ours CLI local + aws s3 cp"] = lambda key: local_then(aws_upload, key)
-    else:
-        b.skip(ds, "skim", "s3-write", None, "ours CLI local + aws s3 cp", "the AWS CLI (aws) is not installed")
-    log(f"  [{ds} s3 write: skim {what}] load {loadavg()}")
-    ref = None
-    recs = {name: {"dataset": ds, "fieldset": "skim", "target": "s3-write", "latency_ms": None, "reader": name,
-                   "skim": what, "load": loadavg(), "runs": []} for name in methods}
-    for rep in range(b.args.reps):
-        for name in H.rotate(list(methods), rep):
-            rec = recs[name]
-            if "error" in rec:
-                continue
-            key = f"{ds}-{''.join(c if c.isalnum() else '_' for c in name)}-{rep}.root"
-            try:
-                r = methods[name](key)
-                if rep == 0:  # the object read back once per method
-                    if ref is None:  # the local skim's values
-                        skim_cli(str(local))
-                        ref = _readback(str(local))
-                        notes[f"s3_write_{ds}_local_skim"] = ref
-                    got = _readback(f"s3://{S3_OUT_BUCKET}/{key}", env)
-                    r["readback"] = got
-                    r["readback_equal"] = got == ref
-                client.delete_object(Bucket=S3_OUT_BUCKET, Key=key)
-            except Exception as exc:  # noqa: BLE001 - recorded, the rest goes on
-                rec["error"] = f"{type(exc).__name__}: {exc}"[:500]
-                continue
-            finally:
-                local.unlink(missing_ok=True)
-            rec["runs"].append(r)
-            rec["load"] = loadavg()
-    for name in methods:
-        rec = recs[name]
-        Bench.finish(rec)
-        if "seconds" in rec:
-            for k in ("skim_seconds", "upload_seconds", "file_bytes", "method"):
-                vals = [r[k] for r in rec["runs"] if r.get(k) is not None]
-                if vals:
-                    rec[k] = statistics.median(vals) if k != "method" else vals[0]
-            rec["readback_equal"] = rec["runs"][0].get("readback_equal")
-            rec["readback"] = rec["runs"][0].get("readback")
-            rec["reference"] = ref
-        b.records.append(rec)
-        Bench.print_record(rec)
-
-
 def add_root(b: Bench, ds: str, path: Path, srv: Servers | None) -> str | None:
     log(f"  [{ds} ROOT worker] load {loadavg()}")
     url = f"{srv.nginx}/{path.name}" if srv else None
@@ -739,266 +503,6 @@ def add_root(b: Bench, ds: str, path: Path, srv: Servers | None) -> str | None:
             b.records.append(rec)
             Bench.print_record(rec)
     return out.get("http")
-
-
-# ----------------------------------------------------------------------------------------------
-# checks, tables, plot
-# ----------------------------------------------------------------------------------------------
-
-
-def check_sums(b: Bench, datasets: dict) -> list[tuple[str, bool, str]]:
-    out = []
-    for ds, info in datasets.items():
-        for fs in ("all", "few"):
-            recs = [r for r in b.records if r["dataset"] == ds and r["fieldset"] == fs and "seconds" in r]
-            bad = []
-            for r in recs:
-                label = f"{r['reader']}@{r['target']}{'' if r['latency_ms'] is None else '+' + str(r['latency_ms'])}"
-                for run in r["runs"]:
-                    if run.get("entries") != info["entries"]:
-                        bad.append(f"{label}: entries {run.get('entries')}")
-                    if ds == "synthetic":
-                        if run.get("eventId_sum") != info["eventId_sum"]:
-                            bad.append(f"{label}: eventId sum {run.get('eventId_sum')}")
-                    else:
-                        ref = info["Muon_pt"]
-                        if run.get("Muon_pt_items") != ref[1] or not math.isclose(
-                                float(run.get("Muon_pt_sum", float("nan"))), ref[0], rel_tol=SUM_RTOL):
-                            bad.append(f"{label}: Muon_pt {run.get('Muon_pt_sum')}/{run.get('Muon_pt_items')}")
-            what = "sum of eventId" if ds == "synthetic" else "sum and count of Muon_pt"
-            out.append((f"checksums equal ({ds}, {fs}: {what} and entries, {sum(len(r['runs']) for r in recs)} runs "
-                        f"of {len(recs)} reader/target pairs)", not bad, "; ".join(bad[:5]) or "all equal"))
-    return out
-
-
-def acceptance(b: Bench, gate_ms: int, clusters: int | None) -> list[tuple[str, bool | None, str]]:
-    out = []
-
-    def ratio(fast, slow):
-        return slow["seconds"] / fast["seconds"] if fast and slow else None
-
-    ours = b.find(dataset="synthetic", fieldset="all", target="http", latency_ms=gate_ms, reader="ours CLI")
-    up = b.find(dataset="synthetic", fieldset="all", target="http", latency_ms=gate_ms, reader="uproot")
-    x = ratio(ours, up)
-    out.append((f"synthetic all columns via the {gate_ms} ms proxy: ours CLI >= 10x uproot", None if x is None else x >= 10,
-                f"{x:.1f}x ({ours['seconds']:.2f} s vs {up['seconds']:.2f} s)" if x else "not measured"))
-    if ours and clusters:
-        lim = 2 * clusters + META_REQUESTS
-        out.append((f"requests <= 2 x clusters + {META_REQUESTS} (synthetic all, {gate_ms} ms)", ours["requests"] <= lim,
-                    f"{ours['requests']} requests (proxy), {clusters} clusters, limit {lim}"))
-    xo = b.find(dataset="synthetic", fieldset="all", target="xrootd", latency_ms=10, reader="ours CLI")
-    xu = b.find(dataset="synthetic", fieldset="all", target="xrootd", latency_ms=10, reader="uproot")
-    if xo or xu:
-        x = ratio(xo, xu)
-        out.append(("root:// synthetic all columns via the 10 ms XRootD proxy: ours CLI >= 10x uproot (fsspec-xrootd)",
-                    None if x is None else x >= 10,
-                    f"{x:.1f}x ({xo['seconds']:.2f} s vs {xu['seconds']:.2f} s)" if x else "not measured"))
-        if xo and clusters:
-            st = xo["xrd"]
-            n = st["read"] + st["readv"] + st["pgread"]
-            lim = 2 * clusters + META_REQUESTS
-            out.append((f"root:// read requests (kXR_read + kXR_readv) <= 2 x clusters + {META_REQUESTS} (synthetic all, "
-                        "10 ms)", n <= lim,
-                        f"{n} ({st['read']} read + {st['readv']} readv of {st['readv_chunks']} chunks; plus "
-                        f"{st['other']} others: {', '.join(f'{k} {v}' for k, v in sorted(st['by_type'].items()) if k not in ('read', 'readv'))}), "
-                        f"{clusters} clusters, limit {lim}; the client's own count {xo.get('own_requests')}"))
-        xp = b.find(dataset="synthetic", fieldset="all", target="xrootd", latency_ms=10, reader="ours py")
-        x = ratio(xp, xu)
-        if x:
-            out.append(("  (info) root:// 10 ms: ours py >= 10x uproot (fsspec-xrootd)", x >= 10, f"{x:.1f}x"))
-    for r in b.records:
-        if r["target"] == "s3-write" and "seconds" in r:
-            eq = r.get("readback_equal")
-            out.append((f"s3 write ({r['dataset']}, {r['reader']}): the object read back equals the local skim", eq,
-                        f"{r.get('readback')}" if not eq else f"entries {r['readback'].get('entries')}, sums equal"))
-    for ds in ("synthetic", "nanoaod"):
-        st = b.find(dataset=ds, target="s3-write", reader="ours CLI -> s3://")
-        lo = b.find(dataset=ds, target="s3-write", reader="ours CLI local + boto3")
-        x = ratio(st, lo)
-        if x:
-            out.append((f"  (info) s3 write ({ds}): streamed skim no slower than local skim + boto3 upload", x >= 1.0,
-                        f"{x:.2f}x ({st['seconds']:.2f} s vs {lo['seconds']:.2f} s)"))
-    for target in ("local-cold", "local-warm"):
-        o = b.find(dataset="synthetic", fieldset="all", target=target, reader="ours CLI")
-        u = b.find(dataset="synthetic", fieldset="all", target=target, reader="uproot")
-        x = ratio(o, u)
-        out.append((f"synthetic all columns {target}: ours CLI >= 4x uproot", None if x is None else x >= 4,
-                    f"{x:.1f}x ({o['seconds']:.3f} s vs {u['seconds']:.3f} s)" if x else "not measured"))
-        op = b.find(dataset="synthetic", fieldset="all", target=target, reader="ours py")
-        x = ratio(op, u)
-        if x:
-            out.append((f"  (info) ours py >= 4x uproot, {target}", x >= 4, f"{x:.1f}x"))
-    for ds in ("synthetic", "nanoaod"):
-        for fs in ("all", "few"):
-            d = b.find(dataset=ds, fieldset=fs, target="local-warm", reader="ours CLI")
-            z = b.find(dataset=ds, fieldset=fs, target="local-warm", reader="ours CLI ra=0")
-            if d and z:
-                x = z["seconds"] / d["seconds"]
-                out.append((f"warm no slower than page by page ({ds} {fs}): t(ra=0)/t(default) >= 0.95", x >= 0.95,
-                            f"{x:.2f} ({d['seconds']:.3f} s default vs {z['seconds']:.3f} s ra=0)"))
-    return out
-
-
-def fmt_s(x):
-    return "-" if x is None else (f"{x:.3f}" if x < 10 else f"{x:.1f}")
-
-
-def target_label(r):
-    if r["target"] == "http":
-        return f"http+{r['latency_ms']}ms"
-    if r["target"] == "xrootd":
-        return f"root+{r['latency_ms']}ms"
-    return r["target"]
-
-
-def xrootd_tables(b: Bench, datasets: dict) -> str:
-    """root:// through the XRootD latency proxy: time and the proxy's request counts by type."""
-    lines = []
-    for ds, info in datasets.items():
-        for fs in ("all", "few"):
-            recs = [r for r in b.records if r["dataset"] == ds and r["fieldset"] == fs and r["target"] == "xrootd"]
-            if not recs:
-                continue
-            fl = "all columns" if fs == "all" else "fields " + ", ".join(FEW[ds])
-            loads = [r["load"][0] for r in recs]
-            lines += [f"**{ds}** over root:// ({info['entries']:,} entries, {info['clusters']} clusters), {fl}; load "
-                      f"average (1 min) {min(loads):.2f}-{max(loads):.2f}", "",
-                      "| latency | reader | seconds (median) | n | runs | entries/s | requests (proxy) | kXR_read | "
-                      "kXR_readv (chunks) | other | client's own count | MB down |",
-                      "|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
-            for r in recs:
-                if "seconds" not in r:
-                    why = r.get("skipped") or ("error: " + r.get("error", "?"))
-                    lines.append(f"| {r['latency_ms']} ms | {r['reader']} | - | 0 | {why[:150]} | | | | | | | |")
-                    continue
-                st = r.get("xrd", {})
-                other = ", ".join(f"{k} {v}" for k, v in sorted(st.get("by_type", {}).items())
-                                  if k not in ("read", "readv", "pgread"))
-                own = r.get("own_requests")
-                lines.append(f"| {r['latency_ms']} ms | {r['reader']} | {fmt_s(r['seconds'])} | {r['n']} | "
-                             f"{', '.join(fmt_s(x) for x in r['seconds_all'])} | {info['entries'] / r['seconds'] / 1e6:.2f} M | "
-                             f"{st.get('requests')} | {st.get('read', 0) + st.get('pgread', 0)} | "
-                             f"{st.get('readv')} ({st.get('readv_chunks')}) | {st.get('other')} ({other}) | "
-                             f"{'-' if own is None else own} | {st.get('bytes_down', 0) / 1e6:.1f} |")
-            lines.append("")
-    return "\n".join(lines)
-
-
-def s3_write_tables(b: Bench, datasets: dict) -> str:
-    recs = [r for r in b.records if r["target"] == "s3-write"]
-    if not recs:
-        return ""
-    loads = [r["load"][0] for r in recs]
-    lines = [f"load average (1 min) {min(loads):.2f}-{max(loads):.2f}", "",
-             "| dataset | skim | method | seconds (median) | n | runs | skim s | upload s | output MB | MB/s | "
-             "read back = local skim |", "|---|---|---|---:|---:|---|---:|---:|---:|---:|---|"]
-    for r in recs:
-        if "seconds" not in r:
-            why = r.get("skipped") or ("error: " + r.get("error", "?"))
-            lines.append(f"| {r['dataset']} | {r.get('skim', '')} | {r['reader']} | - | 0 | {why[:150]} | | | | | |")
-            continue
-        mb = (r.get("file_bytes") or 0) / 1e6
-        eq = r.get("readback_equal")
-        lines.append(f"| {r['dataset']} | {r.get('skim', '')} | {r['reader']} | {fmt_s(r['seconds'])} | {r['n']} | "
-                     f"{', '.join(fmt_s(x) for x in r['seconds_all'])} | "
-                     f"{fmt_s(r.get('skim_seconds') if r.get('upload_seconds') is not None else None)} | "
-                     f"{fmt_s(r.get('upload_seconds'))} | {mb:.1f} | {mb / r['seconds']:.0f} | "
-                     f"{'yes' if eq else ('-' if eq is None else 'NO')} (entries {(r.get('readback') or {}).get('entries')}) |")
-    return "\n".join(lines) + "\n"
-
-
-def markdown_tables(b: Bench, datasets: dict) -> str:
-    lines = []
-    for ds, info in datasets.items():
-        for fs in ("all", "few"):
-            fl = "all columns" if fs == "all" else "fields " + ", ".join(FEW[ds])
-            recs = [r for r in b.records if r["dataset"] == ds and r["fieldset"] == fs and r["target"] != "xrootd"]
-            if not recs:
-                continue
-            loads = [r["load"][0] for r in recs]
-            lines.append(f"**{ds}** ({info['entries']:,} entries, {info['clusters']} clusters, "
-                         f"{info['bytes'] / 1e6:.0f} MB), {fl}; load average (1 min) during these runs "
-                         f"{min(loads):.2f}-{max(loads):.2f}")
-            lines.append("")
-            lines.append("| target | reader | seconds (median) | n | runs | entries/s | stored MB/s | requests | MB transferred |")
-            lines.append("|---|---|---:|---:|---|---:|---:|---:|---:|")
-            stored = None
-            for r in recs:
-                if r["reader"] == "ours CLI" and r.get("stored_bytes"):
-                    stored = r["stored_bytes"]
-                    break
-            for r in recs:
-                if "seconds" not in r:
-                    why = r.get("skipped") or ("error: " + r.get("error", "?"))
-                    lines.append(f"| {target_label(r)} | {r['reader']} | - | 0 | {why[:120]} | | | | |")
-                    continue
-                s = r["seconds"]
-                req = r.get("requests", r.get("own_requests"))
-                byt = r.get("bytes", r.get("own_bytes"))
-                runs = ", ".join(fmt_s(x) for x in r["seconds_all"])
-                lines.append(f"| {target_label(r)} | {r['reader']} | {fmt_s(s)} | {r['n']} | {runs} | "
-                             f"{info['entries'] / s / 1e6:.2f} M | {(stored / s / 1e6) if stored else 0:.1f} | "
-                             f"{'-' if req is None else req} | {'-' if byt is None else f'{byt / 1e6:.1f}'} |")
-            lines.append("")
-    return "\n".join(lines)
-
-
-def pivot_table(b: Bench, datasets: dict, lats: list[int], xlats: list[int] = ()) -> str:
-    cols = (["local-warm", "local-cold"] + [f"http+{m}ms" for m in lats] + [f"root+{m}ms" for m in xlats] + ["s3"])
-    lines = ["| dataset | fields | reader | " + " | ".join(cols) + " |", "|---|---|---|" + "---:|" * len(cols)]
-    for ds in datasets:
-        for fs in ("all", "few"):
-            for reader in READERS_ORDER:
-                cells = []
-                for c in cols:
-                    r = next((r for r in b.records if r["dataset"] == ds and r["fieldset"] == fs and r["reader"] == reader
-                              and target_label(r) == c), None)
-                    cells.append("" if r is None else (fmt_s(r["seconds"]) if "seconds" in r else
-                                                       ("skip" if "skipped" in r else "err")))
-                if any(cells):
-                    lines.append(f"| {ds} | {fs} | {reader} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def plot(b: Bench, datasets: dict, lats: list[int], out: Path) -> str:
-    try:
-        plt = H.pyplot(install=False)
-    except RuntimeError as exc:
-        return f"no plot: {exc}"
-    fig, axes = plt.subplots(len(datasets), 2, figsize=(11, 4.2 * len(datasets)), squeeze=False)
-    for i, ds in enumerate(datasets):
-        for j, fs in enumerate(("all", "few")):
-            ax = axes[i][j]
-            for k, reader in enumerate(READERS_ORDER):
-                pts = [(r["latency_ms"], r["seconds"]) for r in b.records if r["dataset"] == ds and r["fieldset"] == fs
-                       and r["reader"] == reader and r["target"] == "http" and "seconds" in r]
-                if pts:
-                    pts.sort()
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=reader, color=f"C{k}")
-                pts = [(r["latency_ms"], r["seconds"]) for r in b.records if r["dataset"] == ds and r["fieldset"] == fs
-                       and r["reader"] == reader and r["target"] == "xrootd" and "seconds" in r]
-                if pts:
-                    pts.sort()
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="s", ls="--", label=f"{reader} root://",
-                            color=f"C{k}")
-                lw = b.find(dataset=ds, fieldset=fs, target="local-warm", reader=reader)
-                if lw and reader in ("ours CLI", "uproot"):
-                    ax.axhline(lw["seconds"], color=f"C{k}", ls=":", lw=1)
-            ax.set_yscale("log")
-            ax.set_xticks(sorted({r["latency_ms"] for r in b.records if r["target"] in ("http", "xrootd")
-                                  and "seconds" in r}) or lats)
-            ax.set_xlabel("added latency per request (ms)")
-            ax.set_ylabel("seconds (median)")
-            fl = "all columns" if fs == "all" else ", ".join(FEW[ds])
-            ax.set_title(f"{ds}: {fl}", fontsize=10)
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=7)
-    fig.suptitle("Reading over HTTP (nginx + latency proxy, solid) and root:// (xrootd + latency proxy, dashed); "
-                 "dotted: local warm (ours CLI, uproot)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return str(out)
 
 
 def machine() -> dict:
@@ -1117,6 +621,13 @@ def main() -> None:
                 run_xrootd(b, ds, path, fields[ds], srv, xlats)
     finally:
         srv.close()
+    if "streams" in parts and "nanoaod" in paths:
+        import _io_streams  # the stream-count sweep of cold local reads (issue 33, point 4)
+
+        log("== nanoaod: cold local reads on several streams")
+        recs, md, stream_checks = _io_streams.stream_sweep(paths["nanoaod"], reps=9 if not args.quick else 3,
+                                                           binary=BINARY, log=log)
+        notes["streams"] = {"records": recs, "markdown": md, "checks": [list(c) for c in stream_checks]}
     if parts & {"s3", "s3-write"}:
         sys.path.insert(0, str(REPO / "tests" / "remote"))
         import servers
@@ -1165,6 +676,9 @@ def report(args, b: Bench, datasets: dict, lats: list[int], mach: dict, notes: d
         checks = acceptance(b, gate_ms, datasets["synthetic"]["clusters"]) + checks
     if partial:  # the checks of the parts not run are left out
         checks = [c for c in checks if not (c[1] is None and c[2] == "not measured")]
+    streams = notes.get("streams")
+    if streams:
+        checks += [(f"cold local reads on several streams: {name}", ok, detail) for name, ok, detail in streams["checks"]]
 
     tables = markdown_tables(b, datasets)
     pivot = pivot_table(b, datasets, lats, xlats)
@@ -1196,6 +710,10 @@ def report(args, b: Bench, datasets: dict, lats: list[int], mach: dict, notes: d
     if pivot.count("\n") > 1:
         sections += ["Summary, seconds (median):\n", pivot, ""]
     sections += ["Acceptance checks (issues #16, #33):\n", "\n".join(check_lines), ""]
+    if streams:
+        sections += ["Cold local reads on several streams (NanoAOD-like file; `bench/_io_streams.py`: `rntuple bench read "
+                     "--streams N`, `--read-ahead 0` page by page, `--mmap`; cold = `posix_fadvise(DONTNEED)` before each "
+                     "run; 9 alternated runs, medians):\n", streams["markdown"], ""]
     if xtables:
         sections += ["root:// through the XRootD latency proxy:\n", xtables]
     if s3w:
@@ -1222,6 +740,12 @@ def report(args, b: Bench, datasets: dict, lats: list[int], mach: dict, notes: d
             f.write("\n\n" + md.rstrip() + "\n")
         log("appended to bench/RESULTS.md")
 
+
+# The parts in their own files import this module by name, also when it runs as a script.
+sys.modules.setdefault("io_bench", sys.modules[__name__])
+from _io_report import acceptance, check_sums, fmt_s, markdown_tables, pivot_table, plot, target_label  # noqa: E402, F401
+from _io_s3write import run_s3_write, s3_write_tables  # noqa: E402
+from _io_xrootd import child_read, run_xrootd, worker_read, xrootd_tables  # noqa: E402, F401
 
 if __name__ == "__main__":
     main()

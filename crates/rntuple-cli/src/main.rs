@@ -23,7 +23,7 @@ struct Cli {
     /// Never show progress bars (they are shown on stderr only when it is a terminal).
     #[arg(long, global = true)]
     no_progress: bool,
-    /// Writing commands (import-json, skim, merge, bench write): store every page, even one equal
+    /// Writing commands (import-json, skim, merge, convert, bench write): store every page, even one equal
     /// to an earlier page of its cluster (same-page merging, ROOT 6.40's default, is on otherwise).
     #[arg(long, global = true)]
     no_same_page_merging: bool,
@@ -92,8 +92,8 @@ enum Cmd {
     },
     /// Writes an RNTuple from entries in the JSON form of `dump` (a JSON array of objects).
     ImportJson {
-        /// The ROOT file to create: a path, or an s3://bucket/key or root://host//path URL (staged in
-        /// TMPDIR, uploaded atomically at the end).
+        /// The ROOT file to create: a path, or an s3://bucket/key, root://host//path or (WebDAV)
+        /// https://host/path URL (staged in TMPDIR, uploaded atomically at the end).
         file: String,
         /// The RNTuple name.
         #[arg(long)]
@@ -126,9 +126,9 @@ enum Cmd {
     /// pages (recompressing them with --compression, re-clustering with --cluster-size); attribute
     /// sets come along; prints one JSON object with what was done.
     Merge {
-        /// The ROOT file to create: a path, or an s3://bucket/key or root://host//path URL (written
-        /// locally in TMPDIR and uploaded at the end, atomically: the object appears complete or not at
-        /// all; an interrupt (Ctrl-C, SIGTERM) aborts the upload).
+        /// The ROOT file to create: a path, or an s3://bucket/key, root://host//path or (WebDAV)
+        /// https://host/path URL (written locally in TMPDIR and uploaded at the end, atomically: the
+        /// object appears complete or not at all; an interrupt (Ctrl-C, SIGTERM) aborts the upload).
         output: String,
         /// The input files, merged in this order.
         #[arg(required = true)]
@@ -169,7 +169,8 @@ enum Cmd {
     /// one JSON object with what was done.
     Skim {
         /// The input ROOT files (paths, globs or URLs), then the ROOT file to create (a path, or an
-        /// s3://bucket/key or root://host//path URL: staged in TMPDIR, uploaded atomically at the end).
+        /// s3://bucket/key, root://host//path or (WebDAV) https://host/path URL: staged in TMPDIR,
+        /// uploaded atomically at the end).
         #[arg(required = true, num_args = 2.., value_name = "INPUT... OUTPUT")]
         paths: Vec<String>,
         #[command(flatten)]
@@ -218,8 +219,8 @@ enum Cmd {
     Convert {
         /// The input file (.parquet, .arrow/.feather, or .root with an RNTuple or a TTree).
         input: String,
-        /// The file to create (a .root output may be an s3://bucket/key or root://host//path URL:
-        /// staged in TMPDIR, uploaded atomically at the end).
+        /// The file to create (a .root output may be an s3://bucket/key, root://host//path or (WebDAV)
+        /// https://host/path URL: staged in TMPDIR, uploaded atomically at the end).
         output: String,
         /// The RNTuple to read (from a .root input) or to write (default `Events`; from a TTree, its name).
         #[arg(long)]
@@ -320,6 +321,13 @@ enum BenchCmd {
         /// Most bytes held for clusters loaded ahead of the current batch (default 256 MiB).
         #[arg(long, value_name = "BYTES")]
         read_ahead_bytes: Option<u64>,
+        /// Concurrent pread streams loading a cold local file's pages ahead of decoding
+        /// (default 4; 1: one loading thread, as before).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
+        streams: Option<u64>,
+        /// Read the local file through a memory map instead of pread.
+        #[arg(long, conflicts_with_all = ["read_ahead", "read_ahead_bytes", "streams"])]
+        mmap: bool,
         /// Read in batches of this many entries, keeping only their checksums (bounded memory);
         /// 0: all entries in one batch.
         #[arg(long, default_value_t = 0, value_name = "ENTRIES")]
@@ -436,8 +444,9 @@ fn main() -> ExitCode {
             let names: Option<Vec<&str>> = fields.as_deref().map(cmd::select::field_list);
             cmd::bench_bulk::bench_bulk(&file, ntuple.as_deref(), names.as_deref())
         }
-        Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields, read_ahead, read_ahead_bytes, step, bulk: false } } => {
-            cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref(), (read_ahead, read_ahead_bytes), step)
+        Cmd::Bench { what: BenchCmd::Read { file, ntuple, fields, read_ahead, read_ahead_bytes, streams, mmap, step, bulk: false } } => {
+            let ra = cmd::bench_read::ReadAheadArgs { clusters: read_ahead, bytes: read_ahead_bytes, streams: streams.map(|n| n as usize), mmap };
+            cmd::bench_read::bench_read(&file, ntuple.as_deref(), fields.as_deref(), ra, step)
         }
         Cmd::Bench { what: BenchCmd::WriteMpi(cfg) } => cmd::bench_write_mpi::bench_write_mpi(&cfg),
         Cmd::Bench {

@@ -10,17 +10,32 @@ use rntuple::read::ReadAhead;
 use rntuple::RNTupleFile;
 use std::time::Instant;
 
-/// `read_ahead`: clusters loaded ahead (0: off) and the bytes they may hold, when not the defaults.
-pub(crate) fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>, read_ahead: (Option<usize>, Option<u64>), step: u64) -> Res {
-    let f = RNTupleFile::open(path)?;
+/// The read-ahead options of `rntuple bench read`, each `None` for the default.
+pub(crate) struct ReadAheadArgs {
+    /// Clusters loaded ahead (0: off).
+    pub(crate) clusters: Option<usize>,
+    /// The bytes they may hold.
+    pub(crate) bytes: Option<u64>,
+    /// Concurrent pread streams for a cold local file.
+    pub(crate) streams: Option<usize>,
+    /// Read the file through a memory map.
+    pub(crate) mmap: bool,
+}
+
+/// Reads `fields` (all when `None`) of every entry, `step` entries at a time (0: all at once).
+pub(crate) fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>, read_ahead: ReadAheadArgs, step: u64) -> Res {
+    let f = if read_ahead.mmap { RNTupleFile::open_mapped(path)? } else { RNTupleFile::open(path)? };
     let name = pick_ntuple(&f, ntuple)?;
     let mut r = f.reader(&name)?;
     let mut ra = r.read_ahead();
-    if let Some(n) = read_ahead.0 {
+    if let Some(n) = read_ahead.clusters {
         ra = if n == 0 { ReadAhead::off() } else { ReadAhead { clusters: n, local: true, ..ra } };
     }
-    if let Some(b) = read_ahead.1 {
+    if let Some(b) = read_ahead.bytes {
         ra.bytes = b;
+    }
+    if let Some(n) = read_ahead.streams {
+        ra.streams = n;
     }
     r.set_read_ahead(ra);
     let names: Option<Vec<&str>> = fields.map(field_list);
@@ -51,6 +66,7 @@ pub(crate) fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>,
     obj.insert("bytes_read".into(), (bytes1 - bytes0).into());
     obj.insert("read_ahead_clusters".into(), (if r.read_ahead().enabled { r.read_ahead().clusters } else { 0 } as u64).into());
     obj.insert("read_ahead_peak_bytes".into(), r.read_ahead_peak_bytes().into());
+    obj.insert("read_ahead_streams".into(), (r.read_ahead().streams as u64).into());
     // The physical limit (pages read and decompressed without decoding) reads every page again
     // one request at a time: measured for local files only.
     if !RNTupleFile::is_url(path) {

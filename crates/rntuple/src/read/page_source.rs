@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::format::descriptor::{Descriptor, PageDescriptor};
 use crate::storage::coalesce::coalesce;
 use crate::storage::source::ReadAt;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -110,7 +111,18 @@ impl PageSource {
         // the read's clusters in fresh memory (warm, io_bench run 5: 0.134 s through the pool
         // against 0.113 s page by page). A read is cold when the first wanted bytes of one of
         // (up to 16 of) its clusters are not in the page cache.
-        plan.pooled = !local || (!self.shared_reads && ids.len() <= threads.max(1) && self.cold(desc, &plan.clusters, &plan.columns));
+        //
+        // With several streams (`ReadAhead::streams`) every cold local read goes through the
+        // pool: its requests are column groups (the columns of as many consecutive fields as
+        // decoding threads, in pieces of at most `GROUP_BYTES`), loaded on that many concurrent
+        // preads, the groups decoded first first, so that field-by-field decoding finds its
+        // pages loaded (bench/_io_streams.py, bench/RESULTS.md, issue 33). The pool holds a local
+        // read's clusters until the read ends: on several streams only reads whose stored bytes
+        // fit in the budget (`ReadAhead::bytes`) take their pages from it.
+        let streams = ra.streams.max(1);
+        let at_once = ids.len() <= threads.max(1);
+        let fits = || streams == 1 || self.stored_bytes(desc, &plan.clusters, &plan.columns) <= ra.bytes;
+        plan.pooled = !local || (!self.shared_reads && (at_once || streams > 1) && fits() && self.cold(desc, &plan.clusters, &plan.columns));
         if !plan.pooled {
             self.pool.clear();
             if !ra.local {
@@ -127,7 +139,14 @@ impl PageSource {
         // after this read (a Dask partition, one cluster of `iterate`) would otherwise have read
         // the next clusters for nothing, and the kernel reads ahead in the file anyway.
         let ahead: &[usize] = if local { &[] } else { &ahead };
-        self.pool.want(&plan.columns, &plan.clusters, ahead, ra.bytes, |c, cols| self.plan_cluster(desc, c, cols))?;
+        if !local || streams == 1 {
+            self.pool
+                .want(&plan.columns, &plan.clusters, ahead, ra.bytes, 1, |c, cols| self.plan_cluster(desc, c, cols).into_iter().map(|r| (r, 0)).collect())?;
+            return Ok(plan);
+        }
+        let ranks = column_ranks(desc, ids, if at_once { ids.len().max(1) } else { threads.max(1) });
+        let max_request = if self.max_key_size > 0 { self.max_key_size.min(GROUP_BYTES) } else { GROUP_BYTES };
+        self.pool.want(&plan.columns, &plan.clusters, ahead, ra.bytes, streams, |c, cols| self.plan_groups(desc, c, cols, &ranks, max_request))?;
         Ok(plan)
     }
 
@@ -159,6 +178,30 @@ impl PageSource {
         coalesce(ranges, self.read_ahead.overhead, self.max_key_size)
     }
 
+    /// The bytes the pool would load for the pages of `columns` in the clusters `needed`.
+    fn stored_bytes(&self, desc: &Descriptor, needed: &[usize], columns: &[u32]) -> u64 {
+        let pages = needed
+            .iter()
+            .filter_map(|&c| desc.clusters.get(c))
+            .flat_map(|cl| columns.iter().filter_map(|&col| cl.columns.get(col as usize).and_then(Option::as_ref)).flat_map(|r| &r.pages));
+        pages.filter_map(|p| self.pooled_range(p)).map(|r| r.end - r.start).fold(0u64, u64::saturating_add)
+    }
+
+    /// The requests for the pages of `columns` in cluster `c` with their ranks: the columns of
+    /// each rank (`ranks`, 0 when missing) coalesced apart, in requests of at most
+    /// `max_request` bytes.
+    fn plan_groups(&self, desc: &Descriptor, c: usize, columns: &[u32], ranks: &HashMap<u32, u32>, max_request: u64) -> Vec<(Range<u64>, u32)> {
+        let Some(cluster) = desc.clusters.get(c) else { return Vec::new() };
+        let mut groups: BTreeMap<u32, Vec<Range<u64>>> = BTreeMap::new();
+        for &col in columns {
+            let Some(Some(range)) = cluster.columns.get(col as usize) else { continue };
+            let group = groups.entry(ranks.get(&col).copied().unwrap_or(0)).or_default();
+            group.extend(range.pages.iter().filter_map(|p| self.pooled_range(p)));
+        }
+        let overhead = self.read_ahead.overhead;
+        groups.into_iter().flat_map(|(rank, ranges)| coalesce(ranges, overhead, max_request).into_iter().map(move |r| (r, rank))).collect()
+    }
+
     /// The byte range of a page as the pool holds it (its stored bytes and checksum), or `None`
     /// for pages the pool does not load.
     fn pooled_range(&self, p: &PageDescriptor) -> Option<Range<u64>> {
@@ -181,4 +224,28 @@ impl PageSource {
             None => Ok(None),
         }
     }
+}
+
+/// Largest request of a cold local read on several streams: a wide cluster is loaded in column
+/// groups of at most this size, so that the streams share it.
+const GROUP_BYTES: u64 = 1 << 20;
+
+/// The rank of each physical column of the top-level fields `ids` (and their subfields): the
+/// position of its field in `ids` divided by `group` (the fields decoded at once), the order in
+/// which field-by-field decoding takes them.
+fn column_ranks(desc: &Descriptor, ids: &[u32], group: usize) -> HashMap<u32, u32> {
+    let mut ranks = HashMap::new();
+    for (i, &id) in ids.iter().enumerate() {
+        let rank = u32::try_from(i / group.max(1)).unwrap_or(u32::MAX);
+        let mut stack = vec![id];
+        while let Some(f) = stack.pop() {
+            let Some(fd) = desc.fields.get(f as usize) else { continue };
+            for &c in &fd.columns {
+                let r = ranks.entry(c).or_insert(rank);
+                *r = (*r).min(rank);
+            }
+            stack.extend_from_slice(&fd.children);
+        }
+    }
+    ranks
 }

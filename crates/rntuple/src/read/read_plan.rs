@@ -101,14 +101,15 @@ mod tests {
         }
     }
 
-    /// The reader under test (one decoding thread, so that a read of both fields goes page by page
-    /// and a read of one goes through the pool), its source, and a reference reader without
-    /// read-ahead.
+    /// The reader under test (one decoding thread and one loading stream, so that a read of both
+    /// fields goes page by page and a read of one goes through the pool), its source, and a
+    /// reference reader without read-ahead.
     fn readers() -> (Reader, Arc<Cold>, Reader) {
         let bytes = file(30_000);
         let cold = Arc::new(Cold { mem: MemSource(Arc::new(bytes.clone())), ranges_calls: AtomicU64::new(0) });
         let mut r = RNTupleFile::from_source(cold.clone()).unwrap().reader("Events").unwrap();
         r.set_threads(1);
+        r.set_read_ahead(ReadAhead { streams: 1, ..ReadAhead::default() });
         let mut reference = RNTupleFile::from_bytes(bytes).unwrap().reader("Events").unwrap();
         reference.set_read_ahead(ReadAhead::off());
         reference.set_threads(1);
@@ -132,6 +133,10 @@ mod tests {
         assert!(!both.pooled, "a read of more fields than decoding threads goes page by page");
         assert!(both.columns.len() > one.columns.len());
         assert!(one.columns.iter().all(|c| both.columns.contains(c)));
+        // On several streams every cold read goes through the pool, in column groups.
+        let mut r = r;
+        r.set_read_ahead(ReadAhead { streams: 4, ..ReadAhead::default() });
+        assert!(r.prefetch(&[id, v], &spans).unwrap().pooled, "several streams: through the pool");
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod page_buffer_budget;
 mod parallel_stress;
 mod processor;
 mod read_ahead;
+mod read_streams;
 mod same_page_merging;
 mod shared_reader;
 mod skim;
