@@ -1,10 +1,12 @@
 //! Fuzz target: the two parsers of streamer fields, on untrusted bytes: the StreamerInfo record
 //! (`parse_streamer_infos`) and the deserializer of streamed objects (`deserialize`), by fixed
-//! records covering every element kind and by records parsed from the input itself. Must never
-//! panic, nor allocate beyond what the bytes back (the smoke run's memory limits).
+//! records covering every element kind and by records parsed from the input itself, and the
+//! objects' Arrow types and arrays (`object_type`, `object_array`). Must never panic, nor
+//! allocate beyond what the bytes back (the smoke run's memory limits).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use rntuple::read::streamed_arrow::{object_array, object_type};
 use rntuple::read::streamed_object::deserialize;
 use rntuple::storage::streamer_info_read::{parse_streamer_infos, ClassInfo, ElementClass as C, ElementInfo, Range};
 
@@ -52,17 +54,25 @@ fn fixed() -> Vec<ClassInfo> {
     ]
 }
 
+/// Deserializes `bytes` as `class`, then builds its Arrow array when the class has an Arrow type.
+fn objects(bytes: &[u8], infos: &[ClassInfo], class: &str) {
+    let Ok(v) = deserialize(bytes, infos, class) else { return };
+    if let Ok(t) = object_type(infos, class) {
+        let _ = object_array(&[&v, &v], &t);
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, rest)) = data.split_first() else { return };
     let _ = parse_streamer_infos(rest, u32::from(sel));
     let infos = fixed();
     for class in ["All", "Leaf"] {
-        let _ = deserialize(rest, &infos, class);
+        objects(rest, &infos, class);
     }
     let (records, object) = rest.split_at((usize::from(sel) * 8).min(rest.len()));
     if let Ok(parsed) = parse_streamer_infos(records, 0) {
         for c in parsed.iter().take(4) {
-            let _ = deserialize(object, &parsed, &c.name);
+            objects(object, &parsed, &c.name);
         }
     }
 });

@@ -113,9 +113,12 @@ KeyInFileError = NotFoundError
 class NameConflictWarning(Warning):
     """An alias named like a field: the field is used (as uproot's warning)."""
 
-def open(path: Union[_Path, bytes, bytearray, memoryview, BinaryIO]) -> File:
+def open(path: Union[_Path, bytes, bytearray, memoryview, BinaryIO], *, streamer_objects: bool = True,
+         read_ahead: int | None = None, read_ahead_bytes: int | None = None, streams: int | None = None) -> File:
     """Opens a ROOT file holding RNTuples (a context manager): a path, the file's bytes, or a binary
-    file object (read range by range when it can seek, whole when it cannot)."""
+    file object (read range by range when it can seek, whole when it cannot). Streamer fields are read as
+    records of their class's members (``streamer_objects=False``: raw bytes per entry). ``read_ahead`` clusters
+    (0: page by page), their ``read_ahead_bytes`` budget and the ``streams`` loading a cold local file."""
 
 _Sources = Union[_Path, Sequence[_Path], Mapping[_Path, str]]
 
@@ -218,7 +221,8 @@ def root_type_of_arrow(arr: pa.Array, path: str, named: bool = True) -> _FieldTy
 class File:
     """An open ROOT file: RNTuple names -> :class:`RNTuple` readers."""
 
-    def __init__(self, path: _Path) -> None: ...
+    def __init__(self, path: _Path, *, streamer_objects: bool = True, read_ahead: int | None = None,
+                 read_ahead_bytes: int | None = None, streams: int | None = None) -> None: ...
     @property
     def file_path(self) -> str:
         """The path the file was opened with."""
@@ -623,7 +627,7 @@ def to_rntuple(array: Any, path: _Path, ntuple: str = "Events", schema: _Schema 
     entries, partitions, clusters, method, file_bytes."""
 
 def convert(input: _Path, output: _Path, ntuple: str | None = None, tree: str | None = None, compression: int = 505,
-            progress: bool | None = None) -> dict[str, Any]:
+            progress: bool | None = None, same_page_merging: bool = True) -> dict[str, Any]:
     """Converts between RNTuple and Parquet or Arrow IPC (format by extension: .parquet, .arrow/.feather, .root),
     or a TTree into an RNTuple (.root -> .root, through uproot, laid out as ROOT's RNTupleImporter). Returns a dict
     with entries and clusters (or, for a TTree: tree, ntuple, entries, fields, collections)."""

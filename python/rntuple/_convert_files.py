@@ -30,7 +30,7 @@ def _rntuples(path: str) -> list[str]:
 
 
 def convert(input, output, ntuple: str | None = None, tree: str | None = None, compression: int = 505,
-            progress: bool | None = None) -> dict:
+            progress: bool | None = None, same_page_merging: bool = True) -> dict:
     """Converts ``input`` into ``output``, formats by extension:
 
     * ``.parquet`` or ``.arrow``/``.feather`` -> ``.root``: an RNTuple ``ntuple`` (default ``Events``), one cluster
@@ -45,7 +45,8 @@ def convert(input, output, ntuple: str | None = None, tree: str | None = None, c
 
     Streams batch by batch in bounded memory. ``compression`` is ROOT's setting (505: zstd level 5); Parquet and
     Arrow outputs use the nearest codec they have. ``progress``: a tqdm bar on stderr (None: when it is a terminal).
-    Returns a dict: entries, clusters (Parquet/Arrow), or for a TTree: tree, ntuple, entries, fields, collections.
+    ``same_page_merging`` (a ``.root`` output): a page equal to an earlier page of its cluster is stored once, as ROOT
+    6.40 does by default. Returns a dict: entries, clusters (Parquet/Arrow), or for a TTree: tree, ntuple, entries, fields, collections.
 
     >>> rntuple.convert("events.parquet", "events.root")  # doctest: +SKIP
     {'entries': 1000000, 'clusters': 1}
@@ -64,7 +65,8 @@ def convert(input, output, ntuple: str | None = None, tree: str | None = None, c
                                  "rntuple.merge; convert a TTree of the file with tree=")
         from ._convert_tree import convert_tree
 
-        return convert_tree(src, dst, tree=tree, ntuple=ntuple, compression=compression, progress=progress)
+        return convert_tree(src, dst, tree=tree, ntuple=ntuple, compression=compression, progress=progress,
+                            same_page_merging=same_page_merging)
     from ._convert_tree import progress_bar
     from ._rntuple import convert_files
 
@@ -77,7 +79,7 @@ def convert(input, output, ntuple: str | None = None, tree: str | None = None, c
         bar.update(done - getattr(bar, "n", done))
 
     try:
-        return dict(convert_files(src, dst, ntuple, compression, update if progress is not False else None))
+        return dict(convert_files(src, dst, ntuple, compression, update if progress is not False else None, same_page_merging))
     finally:
         if bar is not None:
             bar.close()

@@ -100,10 +100,11 @@ def progress_bar(total: int, progress: bool | None):
 
 
 def convert_tree(input, output, tree: str | None = None, ntuple: str | None = None, compression: int = 505,
-                 step_size: int | str = "100 MB", progress: bool | None = None) -> dict:
+                 step_size: int | str = "100 MB", progress: bool | None = None, same_page_merging: bool = True) -> dict:
     """Converts the TTree ``tree`` of ``input`` (the only one when None) into the RNTuple ``ntuple`` (default: the
     tree's name) of the new file ``output``, as ROOT's RNTupleImporter lays it out (see the module's documentation),
-    in steps of ``step_size`` read by uproot. ``progress``: a tqdm bar (None: when stderr is a terminal). Returns a
+    in steps of ``step_size`` read by uproot. ``progress``: a tqdm bar (None: when stderr is a terminal);
+    ``same_page_merging``: store a page equal to an earlier one of its cluster once (ROOT 6.40's default). Returns a
     dict: input, output, tree, ntuple, entries, fields, collections ({count leaf: collection field})."""
     import awkward as ak
     import uproot
@@ -127,7 +128,7 @@ def convert_tree(input, output, tree: str | None = None, ntuple: str | None = No
                 projections.update({_field_name(n): f"{field}.{_field_name(n)}" for n in members})
                 projections[_field_name(leaf)] = field
             with Writer(os.fspath(output), ntuple, dict(schema), compression=compression,
-                        projections=projections) as w:
+                        projections=projections, same_page_merging=same_page_merging) as w:
                 for chunk in t.iterate(branches, step_size=step_size, library="ak"):
                     data = {_field_name(n): chunk[n] for n in plain}
                     for field, members in collections.values():
@@ -149,9 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ntuple")
     p.add_argument("--compression", type=int, default=505)
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-same-page-merging", action="store_true")
     a = p.parse_args(argv)
     try:
-        out = convert_tree(a.input, a.output, a.tree, a.ntuple, a.compression, progress=False if a.no_progress else None)
+        out = convert_tree(a.input, a.output, a.tree, a.ntuple, a.compression, progress=False if a.no_progress else None,
+                           same_page_merging=not a.no_same_page_merging)
     except Exception as e:  # one line for the command line, as the Rust commands do
         print(f"rntuple: error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1

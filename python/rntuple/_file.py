@@ -15,7 +15,8 @@ from ._ntuple import RNTuple
 from ._rntuple import NotFoundError
 
 
-def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
+def open(path, *, streamer_objects: bool = True, read_ahead: int | None = None, read_ahead_bytes: int | None = None,  # noqa: A001 - the name is the API (DESIGN.md)
+         streams: int | None = None) -> "File":
     """Opens a ROOT file holding RNTuples.
 
     ``path`` is a path (``str`` or ``os.PathLike``); the file's content (``bytes``, ``bytearray`` or
@@ -41,14 +42,24 @@ def open(path) -> "File":  # noqa: A001 - the name is the API (DESIGN.md)
 
     As ``uproot.open``, ``"file.root:Events"`` (a path that does not exist as written, with the object after
     its last colon) opens the file and returns that RNTuple.
+
+    Streamer fields (``ROOT::RStreamerField``: classes ROOT streams with ``TBufferFile``) are read as objects,
+    records of their members, where the file's StreamerInfo records describe the class; with
+    ``streamer_objects=False`` (or for a class with a custom ``Streamer``) each entry is its raw bytes.
+
+    Read-ahead (``None`` keeps the default): ``read_ahead`` clusters loaded ahead of decoding (default 2; 0: every
+    page read when it is decoded), ``read_ahead_bytes`` the most bytes held for them (default 256 MiB),
+    ``streams`` the concurrent reads loading a cold local file (default 4).
     """
     if isinstance(path, str) and ":" in path and not os.path.exists(path):
         file_path, _, name = path.rpartition(":")
         # A URL's port ("http://host:8080/f.root") is no object path: a URL is split only after its path.
         url_file = _is_url(file_path) and "/" in file_path.split("://", 1)[-1] and not name[:1].isdigit()
         if file_path and name and not name.startswith("//") and (os.path.exists(file_path) or url_file):
-            return File(file_path)[name]
-    return File(path)
+            return File(file_path, streamer_objects=streamer_objects, read_ahead=read_ahead,
+                        read_ahead_bytes=read_ahead_bytes, streams=streams)[name]
+    return File(path, streamer_objects=streamer_objects, read_ahead=read_ahead, read_ahead_bytes=read_ahead_bytes,
+                streams=streams)
 
 
 def _is_url(path: str) -> bool:
@@ -85,8 +96,14 @@ def _contents(source):
 class File:
     """An open ROOT file: a mapping from RNTuple names to :class:`RNTuple` readers; a context manager."""
 
-    def __init__(self, path):
+    def __init__(self, path, *, streamer_objects: bool = True, read_ahead: int | None = None,
+                 read_ahead_bytes: int | None = None, streams: int | None = None):
         self._opened: dict[str, RNTuple] = {}
+        self._streamer_objects = bool(streamer_objects)
+        for what, v in (("read_ahead", read_ahead), ("read_ahead_bytes", read_ahead_bytes), ("streams", streams)):
+            if v is not None and (not isinstance(v, int) or v < 0):
+                raise ValueError(f"rntuple.open: {what} must be a non-negative int or None, got {v!r}")
+        self._read_ahead = (read_ahead, read_ahead_bytes, streams)
         self._location = None  # the path or URL, for reopen(); None for bytes and file objects
         if _is_file_object(path) and _seekable(path):
             name = getattr(path, "name", None)
@@ -243,9 +260,11 @@ class File:
     def _ntuple(self, name: str) -> RNTuple:
         got = self._opened.get(name)
         if got is None:
-            got = self._opened[name] = RNTuple(self._native.reader(name), self._path)
+            got = self._opened[name] = RNTuple(self._native.reader(name, self._streamer_objects, self._read_ahead), self._path)
             if self._location is not None:
-                got._reopener = lambda location=self._location, name=name: File(location)[name]
+                ra, rab, st = self._read_ahead
+                got._reopener = lambda location=self._location, name=name, so=self._streamer_objects: File(
+                    location, streamer_objects=so, read_ahead=ra, read_ahead_bytes=rab, streams=st)[name]
         return got
 
     def close(self) -> None:

@@ -106,6 +106,10 @@ def _convert(arr: pa.Array, node: FieldNode, tree: FieldTree, doc):
             ak.contents.NumpyArray(chars, parameters={"__array__": "char"}),
             parameters={"__array__": "string"},
         )
+    if kind == "Streamer" and not pa.types.is_large_binary(arr.type):
+        # An object read by the file's StreamerInfo records: a struct of its class's members (awkward's own
+        # conversion of the Arrow types: records, lists, maps as lists of {first, second}).
+        return ak.from_arrow(arr, highlevel=False)
     if kind == "Streamer":
         data = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if arr.buffers()[2] is not None else np.zeros(0, np.uint8)
         return ak.contents.ListOffsetArray(

@@ -12,7 +12,7 @@ use crate::errors::{unblocked, OrRaise};
 /// called with (entries done, entries in total) after every batch. Returns a dict: entries,
 /// clusters (clusters, row groups or record batches written).
 #[pyfunction]
-#[pyo3(signature = (input, output, ntuple = None, compression = 505, progress = None))]
+#[pyo3(signature = (input, output, ntuple = None, compression = 505, progress = None, same_page_merging = true))]
 fn convert_files<'py>(
     py: Python<'py>,
     input: PathBuf,
@@ -20,9 +20,10 @@ fn convert_files<'py>(
     ntuple: Option<String>,
     compression: u32,
     progress: Option<Py<PyAny>>,
+    same_page_merging: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let compression = rntuple::write::Compression::from_settings(compression).or_raise(py)?;
-    let opts = rntuple::convert::ConvertOptions { ntuple, compression };
+    let opts = rntuple::convert::ConvertOptions { ntuple, compression, same_page_merging };
     let s = unblocked(py, || {
         rntuple::convert::convert_with_progress(&input, &output, &opts, &mut |done, total| {
             if let Some(cb) = &progress {

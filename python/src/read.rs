@@ -74,10 +74,28 @@ impl NativeFile {
         self.file.root_file().source().len()
     }
 
-    /// Opens the RNTuple `name`.
-    fn reader(&self, py: Python<'_>, name: &str) -> PyResult<NativeReader> {
+    /// Opens the RNTuple `name` (streamer fields as objects or as raw bytes; read-ahead: clusters
+    /// loaded ahead, their byte budget, concurrent streams of a cold local file; `None` keeps the
+    /// default, clusters 0 turns the pool off).
+    #[pyo3(signature = (name, streamer_objects=true, read_ahead=(None, None, None)))]
+    fn reader(&self, py: Python<'_>, name: &str, streamer_objects: bool, read_ahead: (Option<usize>, Option<u64>, Option<usize>)) -> PyResult<NativeReader> {
         let f = self.file.clone();
-        let r = unblocked(py, || f.reader(name)).or_raise(py)?;
+        let mut r = unblocked(py, || f.reader(name)).or_raise(py)?;
+        r.set_streamer_objects(streamer_objects);
+        let (clusters, bytes, streams) = read_ahead;
+        if clusters.is_some() || bytes.is_some() || streams.is_some() {
+            let mut ra = r.read_ahead();
+            if let Some(n) = clusters {
+                ra = if n == 0 { rntuple::read::ReadAhead::off() } else { rntuple::read::ReadAhead { clusters: n, ..ra } };
+            }
+            if let Some(b) = bytes {
+                ra.bytes = b;
+            }
+            if let Some(s) = streams {
+                ra.streams = s.max(1);
+            }
+            r.set_read_ahead(ra);
+        }
         Ok(NativeReader { reader: Arc::new(r) })
     }
 }

@@ -13,6 +13,7 @@ DECL = r'''
 #include <ROOT/RNTupleWriter.hxx>
 #include <ROOT/RNTupleReader.hxx>
 #include <ROOT/RField.hxx>
+#include <TBuffer.h>
 #include <TBufferJSON.h>
 #include <TNamed.h>
 #include <TString.h>
@@ -48,9 +49,18 @@ struct SCollections { std::set<int> si; std::list<double> ld; std::pair<int, flo
 class SVersioned { public: int a = 0; std::string s; virtual ~SVersioned() {} ClassDef(SVersioned, 5) };
 class SObj : public TObject { public: int a = 0; TString t; ClassDef(SObj, 2) };
 struct SWithNamed { int before = 0; TNamed named; int after; };
+// A custom Streamer (the `-` of the link pragma): ROOT records the class, but its bytes are the
+// Streamer's own (one big-endian int), which no record describes.
+class SCustom { public: int x = 0; double y = 0; virtual ~SCustom() {} ClassDef(SCustom, 1) };
+void SCustom::Streamer(TBuffer &b) { if (b.IsReading()) { b >> x; } else { b << x; } }
+#ifdef __ROOTCLING__
+#pragma link C++ class SCustom-;
+#endif
 '''
 
 SHAPES = ["SScalars", "SStrings", "SArrays", "SVectors", "SNested", "SDeep", "SReduced", "SPointers", "SVarArray", "SCollections", "SVersioned", "SObj", "SWithNamed"]
+# Written, not printed: read back as raw bytes.
+RAW = ["SCustom"]
 
 FILL = r'''
 void xfill(int k, SScalars &o) { o.d = 1.5 + k; o.fl = k % 2; o.c = 'a' + k; o.uc = 200 + k; o.s = -3 - k; o.us = 60000 + k;
@@ -66,6 +76,7 @@ void xfill(int k, SVarArray &o) { static double buf[8]; o.n = k; for (int j = 0;
 void xfill(int k, SCollections &o) { o.si.clear(); o.ld.clear(); o.m.clear(); o.mv.clear(); for (int j = 0; j < k; ++j) { o.si.insert(3 * j - 2); o.ld.push_back(j / 4.0); o.m[j] = std::string(j, 'm'); o.mv[std::string(1, 'a' + j)] = std::vector<float>(j, 0.5f); } o.pr = {k, -0.5f * k}; }
 void xfill(int k, SVersioned &o) { o.a = 100 + k; o.s = "v" + std::to_string(k); }
 void xfill(int k, SObj &o) { o.a = k * k; o.t = TString::Format("obj%d", k); o.SetUniqueID(k); }
+void xfill(int k, SCustom &o) { o.x = 0x01020304 + k; o.y = k; }
 void xfill(int k, SWithNamed &o) { o.named.SetName(TString::Format("n%d", k)); o.named.SetTitle(k ? "title" : ""); o.before = k; o.after = -k; }
 
 template <typename T> void xset(ROOT::REntry &e, const char *f, int k) { xfill(k, *static_cast<T *>(e.GetPtr<void>(f).get())); }
@@ -73,12 +84,12 @@ template <typename T> void xset(ROOT::REntry &e, const char *f, int k) { xfill(k
 
 def main(out, entries, build):
     code = [DECL, FILL, "void xwrite(const char *path, int n) {", "auto model = ROOT::RNTupleModel::Create();"]
-    for s in SHAPES:
+    for s in SHAPES + RAW:
         code.append(f'model->AddField(std::make_unique<ROOT::RStreamerField>("{s}", "{s}"));')
     code.append('auto w = ROOT::RNTupleWriter::Recreate(std::move(model), "T", path);')
     code.append("auto e = w->CreateEntry();")
     code.append("for (int k = 0; k < n; ++k) {")
-    for s in SHAPES:
+    for s in SHAPES + RAW:
         code.append(f'xset<{s}>(*e, "{s}", k);')
     code.append("w->Fill(*e); } }")
     code.append("std::string xread(const char *path, int k) { auto r = ROOT::RNTupleReader::Open(\"T\", path); auto &e = r->GetModel().GetDefaultEntry(); r->LoadEntry(k); std::string s = \"{\";")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 
@@ -201,3 +202,52 @@ def test_the_parallel_writer_merges_too(files, tmp_path):
     assert sorted(map(key, _uproot_rows(paths[True]))) == sorted(map(key, entries)), "uproot's values"
     on, off = _sharing(d_on), _sharing(d_off)
     assert on[1] < on[0] and off[1] == off[0], f"parallel writer: on {on}, off {off}"
+
+
+def _shared_pages(cli, path) -> int:
+    """`rntuple info`'s count of pages stored once for several locators (0 when it prints none)."""
+    p = cli.run("info", path)
+    assert p.returncode == 0, p.stderr.decode()
+    m = re.search(r"shared pages\s*:\s*(\d+) pages", p.stdout.decode())
+    return int(m.group(1)) if m else 0
+
+
+def test_convert_merges_and_can_be_told_not_to(cli, files, tmp_path):
+    """`convert` of Parquet into RNTuple merges identical pages (the Muon_* lists' equal offsets) by default; the CLI's
+    `--no-same-page-merging` and Python's `convert(..., same_page_merging=False)` store every page; values equal."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import rntuple
+
+    entries = files["entries"]
+    table = pa.table({"nMuon": pa.array([e["nMuon"] for e in entries], pa.uint32()),
+                      **{f: pa.array([e[f] for e in entries], pa.list_(pa.float32())) for f in FIELDS}})
+    src = tmp_path / "muons.parquet"
+    pq.write_table(table, src)
+    made = {}
+    for name, flags in (("on", []), ("off", ["--no-same-page-merging"])):
+        made[name] = tmp_path / f"convert_{name}.root"
+        p = cli.run(*flags, "convert", src, made[name], "--no-progress")
+        assert p.returncode == 0, p.stderr.decode()
+    made["py_off"] = tmp_path / "convert_py_off.root"
+    rntuple.convert(src, made["py_off"], same_page_merging=False, progress=False)
+    shared = {k: _shared_pages(cli, v) for k, v in made.items()}
+    assert shared["on"] > 0 and shared["off"] == 0 and shared["py_off"] == 0, shared
+    for path in made.values():
+        assert _uproot_rows(path) == entries, path
+
+
+def test_skims_merge_the_pages_they_copy(cli, files, tmp_path):
+    """A skim copying whole clusters (pages as stored) of a file written without merging stores equal pages once,
+    with one thread and with several (the parallel writer's copied clusters); values equal."""
+    assert _shared_pages(cli, files["off"]) == 0
+    key = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731  (parts may come in any order with threads)
+    for threads, inputs in (("1", [files["off"]]), ("2", [files["off"], files["off"]])):
+        out = tmp_path / f"skim_{threads}.root"
+        p = cli.run("skim", *inputs, out, "--ntuple", "Events", "--threads", threads)
+        assert p.returncode == 0, p.stderr.decode()
+        said = json.loads(p.stdout.decode().strip().splitlines()[-1])
+        assert said["method"] == "copied pages" and said.get("threads", 1) == int(threads), said
+        assert _shared_pages(cli, out) > 0, f"threads {threads}: {said}"
+        assert sorted(map(key, _uproot_rows(out))) == sorted(map(key, files["entries"] * len(inputs)))

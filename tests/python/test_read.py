@@ -458,3 +458,29 @@ def test_small_steps_read_ahead_and_give_the_same_chunks(tmp_path):
     assert requests <= 2 * per_read, (requests, per_read)
     files = list(rntuple.iterate(f"{path}:nt", step_size=7, filter_name=["a", "v"]))
     assert ak.concatenate(files).tolist() == whole[["a", "v"]].tolist()
+
+
+def test_read_ahead_options(testdata):
+    """`rntuple.open(..., read_ahead=, read_ahead_bytes=, streams=)`: the values never change; from a file object
+    (a source with a cost per request) the default coalesces a read's pages into few requests, `read_ahead=0` reads
+    each page on its own; a local file reads the same on 1 or 16 streams; bad values are refused."""
+    path = testdata / "rntuple" / "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root"
+    if not path.exists():
+        skip_or_fail(f"{path} missing")
+    data = path.read_bytes()
+    ref = rntuple.open(path)["Events"].arrays()
+    reads = {}
+    for name, kw in (("default", {}), ("off", {"read_ahead": 0}),
+                     ("small", {"read_ahead": 1, "read_ahead_bytes": 1 << 16, "streams": 2})):
+        src = _CountingFile(data)
+        t = rntuple.open(src, **kw)["Events"]
+        before = src.reads
+        assert ak.array_equal(t.arrays(), ref), name
+        reads[name] = src.reads - before
+    assert reads["off"] > 2 * reads["default"] > 0, reads
+    for kw in ({"streams": 1}, {"streams": 16}, {"read_ahead_bytes": 0}, {"read_ahead": 8}):
+        assert ak.array_equal(rntuple.open(path, **kw)["Events"].arrays(), ref), kw
+    with pytest.raises(ValueError, match="streams"):
+        rntuple.open(path, streams=-1)
+    with pytest.raises(ValueError, match="read_ahead_bytes"):
+        rntuple.open(path, read_ahead_bytes="1 MB")

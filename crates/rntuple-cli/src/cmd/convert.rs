@@ -34,7 +34,7 @@ pub(crate) fn convert(input: &str, output: &str, ntuple: Option<&str>, tree: Opt
         }
         return convert_tree(input, output, ntuple, tree, compression, progress);
     }
-    let opts = ConvertOptions { ntuple: ntuple.map(String::from), compression };
+    let opts = ConvertOptions { ntuple: ntuple.map(String::from), compression, same_page_merging: super::write_defaults().same_page_merging };
     let t = Instant::now();
     let pb = progress_bar(0, "entries", progress);
     let s = convert_with_progress(Path::new(input), Path::new(output), &opts, &mut |done, total| {
@@ -74,6 +74,9 @@ fn convert_tree(input: &str, output: &str, ntuple: Option<&str>, tree: Option<&s
     }
     if !progress {
         cmd.arg("--no-progress");
+    }
+    if !super::write_defaults().same_page_merging {
+        cmd.arg("--no-same-page-merging");
     }
     let status = cmd.status().map_err(|e| format!("running {py} -m rntuple._convert_tree: {e}"))?;
     if status.success() {

@@ -181,7 +181,9 @@ fn print_info(name: &str, r: &Reader) {
         }
         match r.streamer_objects(id) {
             Some(true) => extra.push_str(" [streamer field: read as objects, described by the file's StreamerInfo]"),
-            Some(false) => extra.push_str(" [streamer field: read as raw bytes per entry (no StreamerInfo record of the class)]"),
+            Some(false) => {
+                extra.push_str(" [streamer field: read as raw bytes per entry (no StreamerInfo record describes the class or its entries: a custom Streamer?)]")
+            }
             None => {}
         }
         if !r.is_readable(id) && f.parent.is_none() {

@@ -28,7 +28,7 @@ pub(crate) fn ipc_to_rntuple(
     input: &Path,
     output: &Path,
     name: &str,
-    compression: RootCompression,
+    (compression, same_page_merging): (RootCompression, bool),
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ConvertSummary> {
     let schema = open_reader(input, None)?.schema();
@@ -50,7 +50,7 @@ pub(crate) fn ipc_to_rntuple(
         }
     }
     let rschema = rntuple_schema(&schema, &nulls)?;
-    let opts = WriteOptions { compression, ..WriteOptions::default() };
+    let opts = WriteOptions { compression, same_page_merging, ..WriteOptions::default() };
     let mut w = Writer::create_with_types(output, name, &rschema, opts)?;
     let (mut done, mut batches) = (0u64, 0u64);
     let r = (|| -> Result<()> {

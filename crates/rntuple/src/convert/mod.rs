@@ -79,7 +79,7 @@ pub fn schema_from_arrow(schema: &arrow_schema::Schema) -> Result<Vec<(String, c
 /// # w.commit()?;
 /// # let (arrow, back) = (root.with_extension("arrow"), dir.join(format!("rntuple-doc-ConvertOptions-back-{}.root", std::process::id())));
 /// convert(&root, &arrow, &ConvertOptions::default())?;
-/// let opts = ConvertOptions { ntuple: Some("Copy".into()), compression: Compression::lz4(4) };
+/// let opts = ConvertOptions { ntuple: Some("Copy".into()), compression: Compression::lz4(4), ..ConvertOptions::default() };
 /// convert(&arrow, &back, &opts)?;
 /// let r = rntuple::RNTupleFile::open(&back)?.reader("Copy")?;
 /// assert_eq!(r.num_entries(), 3);
@@ -87,7 +87,7 @@ pub fn schema_from_arrow(schema: &arrow_schema::Schema) -> Result<Vec<(String, c
 /// # for p in [&root, &arrow, &back] { std::fs::remove_file(p)?; }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ConvertOptions {
     /// The RNTuple: which one to read from a `.root` input (may be omitted when it holds only
     /// one), the name to give it in a `.root` output (default `Events`).
@@ -96,6 +96,15 @@ pub struct ConvertOptions {
     /// level 5, ROOT's default). For a Parquet or Arrow IPC output the same algorithm is used where the format
     /// has it (zlib → gzip, lz4 → LZ4, zstd and lzma → zstd; Arrow IPC: lz4 or zstd), 0 for none.
     pub compression: crate::format::compression::Compression,
+    /// For a `.root` output: store a page equal to an earlier page of its cluster once (ROOT
+    /// 6.40's default, on here too; see [`crate::write::WriteOptions::same_page_merging`]).
+    pub same_page_merging: bool,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions { ntuple: None, compression: Default::default(), same_page_merging: true }
+    }
 }
 
 /// What a conversion wrote.
@@ -207,13 +216,13 @@ pub fn convert_with_progress(input: &Path, output: &Path, opts: &ConvertOptions,
     let name = opts.ntuple.as_deref().unwrap_or("Events");
     if to != Format::Root && crate::storage::remote_output::remote_destination(output)?.is_some() {
         return Err(Error::Unsupported(format!(
-            "{}: a .parquet or .arrow output is written locally (only .root outputs go to s3:// and root:// URLs)",
+            "{}: a .parquet or .arrow output is written locally (only .root outputs go to s3://, root:// and http(s):// URLs)",
             output.display()
         )));
     }
     let r = match (from, to) {
-        (Format::Parquet, Format::Root) => parquet::parquet_to_rntuple(input, output, name, opts.compression, progress),
-        (Format::ArrowIpc, Format::Root) => ipc::ipc_to_rntuple(input, output, name, opts.compression, progress),
+        (Format::Parquet, Format::Root) => parquet::parquet_to_rntuple(input, output, name, (opts.compression, opts.same_page_merging), progress),
+        (Format::ArrowIpc, Format::Root) => ipc::ipc_to_rntuple(input, output, name, (opts.compression, opts.same_page_merging), progress),
         (Format::Root, Format::Parquet) => parquet::rntuple_to_parquet(input, output, opts.ntuple.as_deref(), opts.compression, progress),
         (Format::Root, Format::ArrowIpc) => ipc::rntuple_to_ipc(input, output, opts.ntuple.as_deref(), opts.compression, progress),
         (Format::Root, Format::Root) => Err(Error::Invalid(

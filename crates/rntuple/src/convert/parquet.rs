@@ -23,7 +23,7 @@ pub(crate) fn parquet_to_rntuple(
     input: &Path,
     output: &Path,
     name: &str,
-    compression: RootCompression,
+    (compression, same_page_merging): (RootCompression, bool),
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ConvertSummary> {
     let file = File::open(input).map_err(|e| io_err("opening", input, e))?;
@@ -76,7 +76,7 @@ pub(crate) fn parquet_to_rntuple(
         }
     }
     let rschema = rntuple_schema(&schema, &nulls)?;
-    let opts = WriteOptions { compression, ..WriteOptions::default() };
+    let opts = WriteOptions { compression, same_page_merging, ..WriteOptions::default() };
     let mut w = Writer::create_with_types(output, name, &rschema, opts)?;
     let mut done = 0u64;
     let mut groups = 0u64;

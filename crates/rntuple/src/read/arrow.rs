@@ -19,13 +19,20 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 impl Reader {
+    #[cfg(test)]
     pub(super) fn read_fields_parallel(&self, plan: &ReadPlan, ids: &[u32], spans: &[Span]) -> Result<Vec<ArrayRef>> {
+        self.read_fields_as(plan, ids, spans, self.streamer_objects_on())
+    }
+
+    /// [`Reader::read_fields_parallel`], streamer fields as objects (`objects`, where their class
+    /// is described) or as the raw bytes of each entry.
+    pub(super) fn read_fields_as(&self, plan: &ReadPlan, ids: &[u32], spans: &[Span], objects: bool) -> Result<Vec<ArrayRef>> {
         if ids.len() <= 1 {
-            return ids.iter().map(|&id| self.read_node(plan, id, spans, Some(1))).collect();
+            return ids.iter().map(|&id| self.read_node(plan, id, spans, Some(1), objects)).collect();
         }
         let threads = self.threads.min(ids.len());
         if threads <= 1 {
-            return ids.iter().map(|&id| self.read_node(plan, id, spans, Some(1))).collect();
+            return ids.iter().map(|&id| self.read_node(plan, id, spans, Some(1), objects)).collect();
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let mut results: Vec<Option<Result<ArrayRef>>> = (0..ids.len()).map(|_| None).collect();
@@ -37,7 +44,7 @@ impl Reader {
                     if i >= ids.len() {
                         break;
                     }
-                    let r = self.read_node(plan, ids[i], spans, Some(1));
+                    let r = self.read_node(plan, ids[i], spans, Some(1), objects);
                     if let Ok(mut g) = slots[i].lock() {
                         *g = Some(r);
                     }
@@ -54,45 +61,56 @@ impl Reader {
         matches!(self.kinds[id as usize], Ok(Kind::Optional))
     }
 
-    /// Arrow data type of a field.
+    /// Arrow data type of a field (a streamer field's class as a struct of its members where
+    /// the file's StreamerInfo records describe it, see [`Reader::streamer_objects`]).
     pub fn arrow_type(&self, id: u32) -> Result<DataType> {
+        self.arrow_type_as(id, self.streamer_objects_on())
+    }
+
+    /// [`Reader::arrow_type`], streamer fields as objects (`objects`) or raw bytes.
+    pub(super) fn arrow_type_as(&self, id: u32, objects: bool) -> Result<DataType> {
         let f = &self.desc.fields[id as usize];
         let kind = self.kinds[id as usize].as_ref().map_err(|e| Error::Unsupported(e.clone()))?;
         let child = |i: usize| -> Result<Field> {
             let c = f.children[i];
-            Ok(Field::new(self.desc.fields[c as usize].name.clone(), self.arrow_type(c)?, self.nullable(c) || self.arrow_type(c)? == DataType::Null))
+            let t = self.arrow_type_as(c, objects)?;
+            let nullable = self.nullable(c) || t == DataType::Null;
+            Ok(Field::new(self.desc.fields[c as usize].name.clone(), t, nullable))
         };
         Ok(match kind {
             Kind::Scalar(s) => scalar_type(*s),
             Kind::String => DataType::LargeUtf8,
-            Kind::Streamer => DataType::LargeBinary,
+            Kind::Streamer => match objects.then(|| self.streamer_arrow_type(id)).flatten() {
+                Some(t) => t,
+                None => DataType::LargeBinary,
+            },
             Kind::List => DataType::LargeList(Arc::new(child(0)?)),
             Kind::RecordList => {
                 let st = DataType::Struct((0..f.children.len()).map(child).collect::<Result<Vec<_>>>()?.into());
                 DataType::LargeList(Arc::new(Field::new("_0", st, false)))
             }
             Kind::Map => {
-                let DataType::Struct(kv) = self.arrow_type(f.children[0])? else {
+                let DataType::Struct(kv) = self.arrow_type_as(f.children[0], objects)? else {
                     return Err(Error::Unsupported(format!("map field '{}' whose item is not a pair", f.name)));
                 };
                 DataType::Map(Arc::new(Field::new("entries", DataType::Struct(kv), false)), false)
             }
-            Kind::Optional => self.arrow_type(f.children[0])?,
+            Kind::Optional => self.arrow_type_as(f.children[0], objects)?,
             Kind::Array(n) => DataType::FixedSizeList(Arc::new(child(0)?), *n as i32),
             Kind::Bitset(n) => DataType::FixedSizeList(Arc::new(Field::new("item", DataType::Boolean, false)), *n as i32),
             Kind::Record | Kind::Tuple => DataType::Struct((0..f.children.len()).map(child).collect::<Result<Vec<_>>>()?.into()),
-            Kind::Variant => DataType::Union(self.union_fields(id)?, arrow_schema::UnionMode::Dense),
-            Kind::Wrapper => self.arrow_type(f.children[0])?,
+            Kind::Variant => DataType::Union(self.union_fields(id, objects)?, arrow_schema::UnionMode::Dense),
+            Kind::Wrapper => self.arrow_type_as(f.children[0], objects)?,
             Kind::Cardinality(true) => DataType::UInt64,
             Kind::Cardinality(false) => DataType::UInt32,
         })
     }
 
-    fn union_fields(&self, id: u32) -> Result<UnionFields> {
+    fn union_fields(&self, id: u32, objects: bool) -> Result<UnionFields> {
         let f = &self.desc.fields[id as usize];
         let mut fs = Vec::new();
         for &c in &f.children {
-            fs.push(Field::new(self.desc.fields[c as usize].name.clone(), self.arrow_type(c)?, true));
+            fs.push(Field::new(self.desc.fields[c as usize].name.clone(), self.arrow_type_as(c, objects)?, true));
         }
         fs.push(Field::new("_valueless", DataType::Null, true));
         let n = fs.len();
@@ -102,7 +120,7 @@ impl Reader {
         Ok(UnionFields::new(0..n as i8, fs))
     }
 
-    fn read_node(&self, plan: &ReadPlan, id: u32, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef> {
+    fn read_node(&self, plan: &ReadPlan, id: u32, spans: &[Span], mult: Option<u64>, objects: bool) -> Result<ArrayRef> {
         let f = &self.desc.fields[id as usize];
         let kind = self.kinds[id as usize].as_ref().map_err(|e| Error::Unsupported(e.clone()))?;
         let len: u64 = spans.iter().map(|s| s.end - s.start).sum();
@@ -121,13 +139,17 @@ impl Reader {
                             .map_err(|e| Error::corrupt(format!("string field '{}' holds invalid UTF-8: {e}", f.name), 0))?,
                     )
                 } else {
-                    Arc::new(LargeBinaryArray::try_new(offsets, data.into(), None)?)
+                    let bytes = LargeBinaryArray::try_new(offsets, data.into(), None)?;
+                    match objects.then(|| self.streamer_arrow_type(id)).flatten() {
+                        Some(t) => self.streamer_objects_array(id, &bytes, &t)?,
+                        None => Arc::new(bytes),
+                    }
                 }
             }
             Kind::List => {
                 let (offs, cs) = self.offsets(plan, f, spans, mult)?;
                 let c = f.children[0];
-                let child = self.read_node(plan, c, &cs, None)?;
+                let child = self.read_node(plan, c, &cs, None, objects)?;
                 let field = Arc::new(Field::new(self.desc.fields[c as usize].name.clone(), child.data_type().clone(), self.child_nullable(c, &child)));
                 Arc::new(LargeListArray::try_new(field, OffsetBuffer::new(ScalarBuffer::from(offs)), child, None)?)
             }
@@ -140,7 +162,7 @@ impl Reader {
                     let mut fields = Vec::new();
                     let mut arrays = Vec::new();
                     for &c in &f.children {
-                        let a = self.read_node(plan, c, &cs, None)?;
+                        let a = self.read_node(plan, c, &cs, None, objects)?;
                         fields.push(Field::new(self.desc.fields[c as usize].name.clone(), a.data_type().clone(), self.child_nullable(c, &a)));
                         arrays.push(a);
                     }
@@ -151,7 +173,7 @@ impl Reader {
             }
             Kind::Map => {
                 let (offs, cs) = self.offsets(plan, f, spans, mult)?;
-                let child = self.read_node(plan, f.children[0], &cs, None)?;
+                let child = self.read_node(plan, f.children[0], &cs, None, objects)?;
                 let Some(entries) = child.as_any().downcast_ref::<StructArray>() else {
                     return Err(Error::Unsupported(format!("map field '{}' whose item is not a pair", f.name)));
                 };
@@ -164,7 +186,7 @@ impl Reader {
             }
             Kind::Optional => {
                 let (offs, cs) = self.offsets(plan, f, spans, mult)?;
-                let child = self.read_node(plan, f.children[0], &cs, None)?;
+                let child = self.read_node(plan, f.children[0], &cs, None, objects)?;
                 let mut idx: Vec<Option<u64>> = Vec::with_capacity(offs.len().saturating_sub(1));
                 for w in offs.windows(2) {
                     match w[1] - w[0] {
@@ -185,7 +207,7 @@ impl Reader {
                 let n = *n;
                 let cs: Vec<Span> = spans.iter().map(|s| mul_span(s, n)).collect::<Result<_>>()?;
                 let c = f.children[0];
-                let child = self.read_node(plan, c, &cs, mult.and_then(|m| m.checked_mul(n)))?;
+                let child = self.read_node(plan, c, &cs, mult.and_then(|m| m.checked_mul(n)), objects)?;
                 let field = Arc::new(Field::new(self.desc.fields[c as usize].name.clone(), child.data_type().clone(), self.child_nullable(c, &child)));
                 Arc::new(FixedSizeListArray::try_new(field, i32::try_from(n).map_err(|_| Error::Unsupported("array too long".into()))?, child, None)?)
             }
@@ -208,14 +230,14 @@ impl Reader {
                     let mut fields = Vec::new();
                     let mut arrays = Vec::new();
                     for &c in &f.children {
-                        let a = self.read_node(plan, c, spans, mult)?;
+                        let a = self.read_node(plan, c, spans, mult, objects)?;
                         fields.push(Field::new(self.desc.fields[c as usize].name.clone(), a.data_type().clone(), self.child_nullable(c, &a)));
                         arrays.push(a);
                     }
                     Arc::new(StructArray::try_new(Fields::from(fields), arrays, None)?)
                 }
             }
-            Kind::Wrapper => self.read_node(plan, f.children[0], spans, mult)?,
+            Kind::Wrapper => self.read_node(plan, f.children[0], spans, mult, objects)?,
             Kind::Cardinality(is64) => {
                 let (offs, _) = self.offsets(plan, f, spans, mult)?;
                 let sizes = offs.windows(2).map(|w| (w[1] - w[0]) as u64);
@@ -228,7 +250,7 @@ impl Reader {
                     Arc::new(UInt32Array::from(v))
                 }
             }
-            Kind::Variant => self.read_variant(plan, id, f, spans, mult)?,
+            Kind::Variant => self.read_variant(plan, id, f, spans, mult, objects)?,
         })
     }
 
@@ -268,7 +290,7 @@ impl Reader {
         }
     }
 
-    fn read_variant(&self, plan: &ReadPlan, id: u32, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<ArrayRef> {
+    fn read_variant(&self, plan: &ReadPlan, id: u32, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>, objects: bool) -> Result<ArrayRef> {
         let n_alt = f.children.len();
         let mut type_ids: Vec<i8> = Vec::new();
         let mut offsets: Vec<i32> = Vec::new();
@@ -313,10 +335,10 @@ impl Reader {
         }
         let mut children: Vec<ArrayRef> = Vec::new();
         for (k, &c) in f.children.iter().enumerate() {
-            children.push(self.read_node(plan, c, &child_spans[k], None)?);
+            children.push(self.read_node(plan, c, &child_spans[k], None, objects)?);
         }
         children.push(Arc::new(NullArray::new(n_null as usize)));
-        let fields = self.union_fields(id)?;
+        let fields = self.union_fields(id, objects)?;
         Ok(Arc::new(UnionArray::try_new(fields, ScalarBuffer::from(type_ids), Some(ScalarBuffer::from(offsets)), children)?))
     }
 }

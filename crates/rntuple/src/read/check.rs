@@ -155,7 +155,7 @@ impl Reader {
                 let mut at = c.first_entry;
                 while at < end {
                     let stop = at.saturating_add(step).min(end);
-                    if let Err(e) = self.read_batch(Some(&[name.as_str()]), at, stop) {
+                    if let Err(e) = self.read_batch_as(Some(&[name.as_str()]), at, stop, false) {
                         report.problems.push(Problem { field: name.clone(), cluster: c.id, entries: (c.first_entry, end), error: e.to_string() });
                         break;
                     }

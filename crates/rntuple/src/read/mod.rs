@@ -61,6 +61,10 @@ crate::unstable_mod! {
     /// The collections of streamed objects (internal).
     streamed_stl
 }
+crate::unstable_mod! {
+    /// Streamed objects as Arrow structs (internal).
+    streamed_arrow
+}
 pub(crate) mod typed;
 mod values;
 pub use attributes::{AttributeEntry, AttributeSetReader};

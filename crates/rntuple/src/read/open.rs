@@ -74,6 +74,9 @@ pub(super) struct StreamerState {
     pub(super) records: std::sync::OnceLock<Vec<crate::storage::streamer_info_read::ClassInfo>>,
     /// Whether streamer fields are read as raw bytes.
     pub(super) raw: bool,
+    /// Per top-level streamer field: whether its first entry deserializes by the records (a class
+    /// with a custom `Streamer` has a record its bytes do not follow).
+    pub(super) probed: std::sync::Mutex<std::collections::HashMap<u32, bool>>,
 }
 
 impl Reader {

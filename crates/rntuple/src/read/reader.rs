@@ -201,12 +201,19 @@ impl Reader {
 
     /// Reads the chosen top-level fields (all readable fields when `None`) of entries
     /// `start..stop` into an Arrow record batch, one column per field.
+    /// Streamer fields come as structs of their class's members where the file's StreamerInfo
+    /// records describe the class ([`Reader::streamer_objects`]), else as the bytes of each entry.
     pub fn read_batch(&self, fields: Option<&[&str]>, start: u64, stop: u64) -> Result<RecordBatch> {
+        self.read_batch_as(fields, start, stop, self.streamer_objects_on())
+    }
+
+    /// [`Reader::read_batch`], streamer fields as objects (`objects`) or as raw bytes.
+    pub(crate) fn read_batch_as(&self, fields: Option<&[&str]>, start: u64, stop: u64, objects: bool) -> Result<RecordBatch> {
         let ids = self.resolve_fields(fields)?;
         let spans = self.spans(start, stop)?;
         self.check_zero_fill(&ids, start, stop)?;
         let plan = self.prefetch(&ids, &spans)?;
-        let arrays: Vec<ArrayRef> = self.read_fields_parallel(&plan, &ids, &spans)?;
+        let arrays: Vec<ArrayRef> = self.read_fields_as(&plan, &ids, &spans, objects)?;
         let schema_fields: Vec<Field> = ids
             .iter()
             .zip(&arrays)

@@ -179,32 +179,17 @@ impl<'a> Deserializer<'a> {
 
     /// A fundamental value of basic type code `ty` (1 to 19).
     pub(crate) fn basic(&mut self, ty: i32, range: Option<Range>) -> Result<Value> {
-        let b = match ty {
-            1 => Basic::I8,
-            2 => Basic::I16,
-            3 | 6 => Basic::I32,
-            4 | 16 => Basic::I64,
-            5 => Basic::F32,
-            7 => {
-                // char*: a length, then the characters.
-                let at = self.r.pos();
-                let n = self.r.i32()?;
-                if n <= 0 {
-                    return Ok(Value::String(String::new()));
-                }
-                self.r.check_count(i64::from(n), 1, "char* length", at)?;
-                return Ok(Value::String(String::from_utf8_lossy(self.r.take(n as usize)?).into_owned()));
+        if ty == CHAR_STAR {
+            // char*: a length, then the characters.
+            let at = self.r.pos();
+            let n = self.r.i32()?;
+            if n <= 0 {
+                return Ok(Value::String(String::new()));
             }
-            8 => Basic::F64,
-            9 => Basic::Double32,
-            11 => Basic::U8,
-            12 => Basic::U16,
-            13 | 15 => Basic::U32,
-            14 | 17 => Basic::U64,
-            18 => Basic::Bool,
-            19 => Basic::Float16,
-            _ => return Err(self.r.err(format!("basic type code {ty} is not supported"))),
-        };
+            self.r.check_count(i64::from(n), 1, "char* length", at)?;
+            return Ok(Value::String(String::from_utf8_lossy(self.r.take(n as usize)?).into_owned()));
+        }
+        let b = basic_of_code(ty).ok_or_else(|| self.r.err(format!("basic type code {ty} is not supported")))?;
         self.read_basic(b, range)
     }
 
@@ -310,6 +295,29 @@ impl<'a> Deserializer<'a> {
             _ => self.class(&t.full),
         }
     }
+}
+
+/// The type code of `char*` (a string: its length, then its characters).
+pub(crate) const CHAR_STAR: i32 = 7;
+
+/// The fundamental type of `TStreamerInfo` type code `ty` (1 to 19, `char*` aside).
+pub(crate) fn basic_of_code(ty: i32) -> Option<Basic> {
+    Some(match ty {
+        1 => Basic::I8,
+        2 => Basic::I16,
+        3 | 6 => Basic::I32,
+        4 | 16 => Basic::I64,
+        5 => Basic::F32,
+        8 => Basic::F64,
+        9 => Basic::Double32,
+        11 => Basic::U8,
+        12 => Basic::U16,
+        13 | 15 => Basic::U32,
+        14 | 17 => Basic::U64,
+        18 => Basic::Bool,
+        19 => Basic::Float16,
+        _ => return None,
+    })
 }
 
 /// ROOT's `ReadWithFactor` / `ReadWithNbits` / a float of a `Double32_t` (`half`: `Float16_t`).

@@ -97,7 +97,9 @@ impl Reader {
     /// Reads entries `start..stop` of the chosen top-level fields as dynamic values: one
     /// record per entry, keyed by field name in schema order.
     pub fn read_values(&self, fields: Option<&[&str]>, start: u64, stop: u64) -> Result<Vec<Value>> {
-        let batch = self.read_batch(fields, start, stop)?;
+        // Streamer fields as bytes: each entry becomes its object below (`streamer_value`), with
+        // its base classes and the actual class of each pointed-to object.
+        let batch = self.read_batch_as(fields, start, stop, false)?;
         let ids: Vec<u32> =
             batch.schema().fields().iter().map(|fl| self.top_field_id(fl.name()).ok_or_else(|| Error::NotFound(fl.name().clone()))).collect::<Result<_>>()?;
         let mut out = Vec::with_capacity(batch.num_rows());

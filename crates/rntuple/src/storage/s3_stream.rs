@@ -4,9 +4,9 @@
 //!
 //! A thread of the output waits on its [`UploadWindow`]: once the prefix passes the end of part
 //! `k + 1` (parts of [`MIN_PART`], part 1 being bytes `0..8 MiB`), parts 2.. up to it are read from
-//! the staging file, [`IN_FLIGHT`] at once, uploaded with their part numbers (the multipart upload
-//! is created with the first of them), and their bytes punched out of the staging file
-//! (`fallocate(PUNCH_HOLE)`), which stays sparse. Part 1, the TFile header and the first records
+//! the staging file, `s3_upload::IN_FLIGHT` at once (each read as a slot frees), uploaded with their part
+//! numbers (the multipart upload is created with the first of them), and their bytes punched out
+//! of the staging file (`fallocate(PUNCH_HOLE)`), which stays sparse. Part 1, the TFile header and the first records
 //! that the commit rewrites, and the parts after the last one streamed are uploaded at the commit
 //! ([`S3Stream::finish`]), then the upload is completed: the object appears complete or not at
 //! all, as with the staged upload of `storage::s3_upload`. Disk (or tmpfs memory) use is thus
@@ -17,7 +17,7 @@
 //! already uploaded fails the commit too (writers only append beyond part 1, so this is a guard).
 
 use super::interrupt;
-use super::s3_upload::{upload_file, S3Upload, IN_FLIGHT, MIN_PART};
+use super::s3_upload::{upload_file, S3Upload, MIN_PART};
 use super::upload_window::{punch_hole, UploadWindow};
 use crate::error::{Error, Result};
 use std::fs::File;
@@ -61,7 +61,9 @@ fn stream(file: File, url: String, window: Arc<UploadWindow>) -> Result<Streamed
             break;
         }
         let last = ((prefix / MIN_PART) as usize).min(MAX_STREAMED_PARTS);
-        let batch = out.next..last.min(out.next + IN_FLIGHT);
+        // Every part the prefix covers, `s3_upload::IN_FLIGHT` at once, each read when a slot frees (a
+        // sliding window, not batches that wait for their slowest part).
+        let batch = out.next..last;
         let end = batch.end as u64 * MIN_PART;
         window.claim(end);
         if out.upload.is_none() {

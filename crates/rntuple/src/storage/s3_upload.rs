@@ -27,8 +27,9 @@ use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Parts uploaded at once.
-pub(crate) const IN_FLIGHT: usize = 4;
+/// Parts uploaded at once (boto3's `upload_file` keeps 10 in flight; 8 parts of 8 MiB bound the
+/// memory of an upload to 64 MiB).
+pub(crate) const IN_FLIGHT: usize = 8;
 /// The smallest part this writer sends (S3's minimum is 5 MiB for every part but the last).
 pub(crate) const MIN_PART: u64 = 8 << 20;
 /// S3's most parts in one upload.

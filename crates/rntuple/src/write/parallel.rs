@@ -539,9 +539,13 @@ impl<O: FillDestination> FillContext<O> {
 
     /// Hands on a cluster sealed elsewhere (pages copied as stored from another file, as a skim
     /// does) after the entries filled so far, which are flushed first so that the context's entries
-    /// keep their order.
+    /// keep their order. Its equal pages are stored once with same-page merging on (the input's
+    /// own writer may not have merged them).
     pub(crate) fn append_sealed_cluster(&mut self, c: &mut SealedCluster) -> Result<()> {
         self.b.flush_cluster()?;
+        if self.b.opts.same_page_merging {
+            c.merge_same_pages();
+        }
         self.b.out.cluster(c)
     }
 

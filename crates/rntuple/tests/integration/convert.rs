@@ -177,7 +177,8 @@ fn parquet_round_trip_nested() {
 
     let back = tmp("back.parquet");
     let s =
-        convert(&root, &back, &ConvertOptions { ntuple: Some("Events".into()), compression: rntuple::write::Compression::lz4(4) }).expect("rntuple -> parquet");
+        convert(&root, &back, &ConvertOptions { ntuple: Some("Events".into()), compression: rntuple::write::Compression::lz4(4), ..ConvertOptions::default() })
+            .expect("rntuple -> parquet");
     assert_eq!(s, ConvertSummary { entries: 387, clusters: 3 });
     let b = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&back).expect("output")).expect("parquet reader");
     let groups: Vec<i64> = b.metadata().row_groups().iter().map(|g| g.num_rows()).collect();
