@@ -108,10 +108,10 @@ fn header(r: &HttpResponse, name: http::header::HeaderName) -> Option<&str> {
     r.headers().get(name).map(|v| v.to_str().unwrap_or("(not text)"))
 }
 
-/// `e` and the causes it chains, on one line.
-fn chain(e: &HttpError) -> String {
+/// `e` and the causes it chains, on one line (every HTTP client of the crate words its errors so).
+pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();
-    let mut src = std::error::Error::source(e);
+    let mut src = e.source();
     while let Some(s) = src {
         let s_text = s.to_string();
         if !text.contains(&s_text) {

@@ -9,6 +9,7 @@
 //! followed: a streamed body cannot be sent again by the client, and a credential must not follow
 //! a redirect to another host.
 
+use super::http_checks::chain;
 use super::http_credentials::HttpCredentials;
 use super::interrupt;
 use super::remote_options::RemoteOptions;
@@ -44,21 +45,6 @@ pub(crate) fn request_error(url: &str, what: &str, detail: String) -> Error {
 /// The error of an output whose upload was cancelled by an interrupt's clean-up.
 pub(crate) fn cancelled(url: &str) -> Error {
     Error::Invalid(format!("{url}: the upload was cancelled (the process is interrupted)"))
-}
-
-/// `e` and the causes it chains, on one line.
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut src = e.source();
-    while let Some(s) = src {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        src = s.source();
-    }
-    text
 }
 
 impl DavClient {
