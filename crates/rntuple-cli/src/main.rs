@@ -322,7 +322,8 @@ enum BenchCmd {
         #[arg(long, value_name = "BYTES")]
         read_ahead_bytes: Option<u64>,
         /// Concurrent pread streams loading a cold local file's pages ahead of decoding
-        /// (default 4; 1: one loading thread, as before).
+        /// (default 4; 1: one loading thread, as before). Given, the streams load also the
+        /// dense reads the default leaves to the kernel's read-ahead.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
         streams: Option<u64>,
         /// Read the local file through a memory map instead of pread.

@@ -35,7 +35,9 @@ pub(crate) fn bench_read(path: &str, ntuple: Option<&str>, fields: Option<&str>,
         ra.bytes = b;
     }
     if let Some(n) = read_ahead.streams {
+        // The streams themselves, also where the kernel's read-ahead would serve the read.
         ra.streams = n;
+        ra.kernel_dense = false;
     }
     r.set_read_ahead(ra);
     let names: Option<Vec<&str>> = fields.map(field_list);

@@ -49,11 +49,26 @@ pub struct ReadAhead {
     /// fields at once; with several, every cold local read does, in column groups loaded in the
     /// order decoding takes them. Remote sources keep their own requests in flight instead.
     pub streams: usize,
+    /// Leave a dense cold read of a local file to the kernel's read-ahead (default on): a read
+    /// that wants at least half the stored bytes of its clusters goes page by page when the
+    /// kernel reads ahead at least a stream's request (1 MiB) at a time, since that read-ahead
+    /// then loads its clusters in large requests in order, and the streams would add a copy of
+    /// every byte. Off, several streams load every cold local read (`rntuple bench read
+    /// --streams N` turns it off to measure the streams themselves).
+    pub kernel_dense: bool,
 }
 
 impl Default for ReadAhead {
     fn default() -> Self {
-        ReadAhead { enabled: true, clusters: 2, bytes: 256 << 20, overhead: crate::storage::coalesce::DEFAULT_OVERHEAD, local: false, streams: DEFAULT_STREAMS }
+        ReadAhead {
+            enabled: true,
+            clusters: 2,
+            bytes: 256 << 20,
+            overhead: crate::storage::coalesce::DEFAULT_OVERHEAD,
+            local: false,
+            streams: DEFAULT_STREAMS,
+            kernel_dense: true,
+        }
     }
 }
 

@@ -179,4 +179,61 @@ mod tests {
         assert!(cold.ranges_calls.load(Ordering::Relaxed) > 0, "the one-field reads went through the pool");
         assert!(r.read_ahead_peak_bytes() > 0);
     }
+
+    /// A cold local file whose kernel reads ahead `window` bytes at a time.
+    struct Windowed {
+        mem: MemSource,
+        window: Option<u64>,
+    }
+
+    impl ReadAt for Windowed {
+        fn len(&self) -> u64 {
+            self.mem.len()
+        }
+        fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+            self.mem.read_exact_at(offset, buf)
+        }
+        fn is_cached(&self, _offset: u64) -> Option<bool> {
+            Some(false)
+        }
+        fn kernel_read_ahead(&self) -> Option<u64> {
+            self.window
+        }
+    }
+
+    #[test]
+    fn dense_cold_reads_are_left_to_a_large_kernel_read_ahead() {
+        // `big` holds most of the bytes: a read of `id` and `v` is sparse, one with `big` dense.
+        let path = std::env::temp_dir().join(format!("rntuple-read-plan-dense-{}.root", std::process::id()));
+        let opts = WriteOptions { approx_zipped_cluster_size: 50_000, ..Default::default() };
+        let schema = [("id", "std::uint64_t"), ("v", "std::vector<float>"), ("big", "std::vector<double>")];
+        let mut w = Writer::create(&path, "Events", &schema, opts).unwrap();
+        for i in 0..20_000u64 {
+            let v = Value::List((0..i % 3).map(|k| Value::F32(k as f32)).collect());
+            let big = Value::List((0..40).map(|k| Value::F64(((i * 7919 + k * 104_729) % 1_000_003) as f64)).collect());
+            w.fill(&Value::Record(vec![("id".into(), Value::UInt(i)), ("v".into(), v), ("big".into(), big)])).unwrap();
+        }
+        w.commit().unwrap();
+        let bytes = Arc::new(std::fs::read(&path).unwrap());
+        std::fs::remove_file(&path).unwrap();
+        let reference = RNTupleFile::from_bytes(bytes.to_vec()).unwrap().reader("Events").unwrap();
+        let expected = reference.read_batch(None, 0, reference.num_entries()).unwrap();
+        // (window, ReadAhead::kernel_dense, whether the dense read goes through the streams)
+        for (window, kernel_dense, dense_pooled) in
+            [(Some(8 << 20), true, false), (Some(1 << 20), true, false), (Some(128 << 10), true, true), (None, true, true), (Some(8 << 20), false, true)]
+        {
+            let src = Arc::new(Windowed { mem: MemSource(bytes.clone()), window });
+            let mut r = RNTupleFile::from_source(src).unwrap().reader("Events").unwrap();
+            r.set_threads(1);
+            r.set_read_ahead(ReadAhead { streams: 4, kernel_dense, ..ReadAhead::default() });
+            assert!(r.descriptor().clusters.len() > 2, "the file should have several clusters");
+            let ids: Vec<u32> = schema.iter().map(|(n, _)| r.top_field_id(n).unwrap()).collect();
+            let spans = all_spans(&r);
+            let case = format!("window {window:?}, kernel_dense {kernel_dense}");
+            assert_eq!(r.prefetch(&ids, &spans).unwrap().pooled, dense_pooled, "all fields: {case}");
+            assert!(r.prefetch(&ids[..2], &spans).unwrap().pooled, "a sparse read goes through the streams: {case}");
+            // The values do not depend on the way.
+            assert_eq!(r.read_batch(None, 0, r.num_entries()).unwrap(), expected, "{case}");
+        }
+    }
 }

@@ -32,6 +32,7 @@ pub(crate) mod http_checks;
 #[cfg(feature = "remote")]
 pub(crate) mod http_credentials;
 pub(crate) mod interrupt;
+pub(crate) mod kernel_read_ahead;
 pub(crate) mod remote_output;
 #[cfg(feature = "remote")]
 pub(crate) mod s3_stream;

@@ -169,6 +169,13 @@ pub trait ReadAt: Send + Sync {
         None
     }
 
+    /// The bytes the kernel reads ahead in one go when a read of this source misses the page
+    /// cache (a local file's block device `read_ahead_kb`); `None` when there is no such
+    /// read-ahead or it is unknown.
+    fn kernel_read_ahead(&self) -> Option<u64> {
+        None
+    }
+
     /// The requests served so far, when the source counts them.
     fn counters(&self) -> Option<&SourceCounters> {
         None
@@ -200,6 +207,8 @@ pub struct FileSource {
     len: u64,
     path: String,
     counters: SourceCounters,
+    /// The kernel's read-ahead window, looked up on first use.
+    read_ahead_window: std::sync::OnceLock<Option<u64>>,
 }
 
 impl FileSource {
@@ -234,7 +243,7 @@ impl FileSource {
     pub fn from_file(file: File, path: impl AsRef<Path>) -> Result<Self> {
         let p = path.as_ref();
         let len = file.metadata().map_err(|e| Error::io(format!("stat of {}", p.display()), e))?.len();
-        Ok(FileSource { file, len, path: p.display().to_string(), counters: SourceCounters::default() })
+        Ok(FileSource { file, len, path: p.display().to_string(), counters: SourceCounters::default(), read_ahead_window: std::sync::OnceLock::new() })
     }
 }
 
@@ -265,6 +274,9 @@ impl ReadAt for FileSource {
     }
     fn advise(&self, ranges: &[Range<u64>]) {
         advise_file(&self.file, ranges);
+    }
+    fn kernel_read_ahead(&self) -> Option<u64> {
+        *self.read_ahead_window.get_or_init(|| super::kernel_read_ahead::window(&self.file))
     }
 }
 
