@@ -7,8 +7,9 @@ cache (``posix_fadvise(DONTNEED)`` after an fsync before each run, as io_bench.p
 
 * ``page by page``: ``--read-ahead 0`` (each page read with ``pread`` when it is decoded);
 * ``streams N`` for N in 1, 2, 4, 8, 16: ``--streams N`` (the cluster pool loads the read's clusters, or column
-  groups of a wide cluster, on N concurrent ``pread`` streams);
-* ``default``: no option (the reader as shipped: its default stream count, and page by page when warm);
+  groups of a wide cluster, on N concurrent ``pread`` streams, dense reads too);
+* ``default``: no option (the reader as shipped: its default stream count; page by page when warm, and for a dense
+  cold read, such as all fields, when the disk's kernel read-ahead window is >= 1 MiB: ``ReadAhead::kernel_dense``);
 * ``mmap``: ``--mmap`` (the file memory-mapped; pages decompressed straight out of the page cache).
 
 Runs alternate between the configurations (A/B/A/B...), medians of ``--reps`` (default 5, ``--quick`` 3 on a
