@@ -171,8 +171,10 @@ class Join(Chain):
 
 _Input = Union[_Path, "RNTuple", Sequence[Union[_Path, "RNTuple"]]]
 
-def chain(sources: _Input, ntuple: str | None = None, *, threads: int | None = None) -> Chain:
-    """RNTuples with the same fields and types (paths, globs, URLs, "file.root:NTUPLE", opened RNTuples) as one dataset."""
+def chain(sources: _Input, ntuple: str | None = None, *, threads: int | None = None,
+          missing: Literal["error", "none"] = "error") -> Chain:
+    """RNTuples with the same fields and types (paths, globs, URLs, "file.root:NTUPLE", opened RNTuples) as one dataset;
+    ``missing="none"``: a field some inputs lack is ``None`` in their entries."""
 
 def join(primary: _Input, *friends: Union[_Input, tuple[str, _Input]], on: Union[str, Sequence[str], None] = None,
          how: Literal["left", "inner"] = "left", ntuple: str | None = None, threads: int | None = None) -> Join:
@@ -400,7 +402,7 @@ class RNTuple:
                filter_field: Callable[[Field], bool] | None = None, aliases: Mapping[str, str] | None = None,
                entry_start: int | None = None, entry_stop: int | None = None, library: _Library = "ak", how: Any = None,
                fields: _Fields = None, ak_add_doc: bool | dict[str, str] = False, virtual: bool = False,
-               access_log: Any = None, **uproot_only: Any) -> Any:
+               access_log: Any = None, types: Mapping[str, Any] | None = None, **uproot_only: Any) -> Any:
         """Reads into an awkward array laid out as uproot 5 does (``library="ak"``), a dict of numpy arrays
         (``"np"``), a pandas DataFrame (``"pd"``) or a pyarrow table (``"pa"``); uproot 5's signature, with
         expressions and ``aliases`` evaluated on awkward arrays of the fields they name, and ``cut`` a selection

@@ -47,6 +47,16 @@ def _inputs(sources, ntuple: str | None) -> tuple[list[tuple[str, str | None]], 
     return pairs, first
 
 
+def _first_with(native: NativeProcessor, name: str) -> RNTuple:
+    """The first input of a chain (``missing="none"``) that has the top-level field ``name``: its field tree lays
+    the field out."""
+    for location, ntuple, _ in native.primary_inputs():
+        t = File(location)[ntuple]
+        if name in t.schema:
+            return t
+    raise KeyError(f"no input of the chain has a field {name!r}")
+
+
 def _names(fields) -> list[str] | None:
     if fields is None:
         return None
@@ -63,10 +73,13 @@ class Chain:
         self._protos = protos
 
     @classmethod
-    def _open(cls, sources, ntuple=None, threads=None) -> "Chain":
+    def _open(cls, sources, ntuple=None, threads=None, missing="error") -> "Chain":
         pairs, first = _inputs(sources, ntuple)
-        native = NativeProcessor(pairs, [], [], "left", threads)
-        return cls(native, {name: (first, name) for name, _ in native.fields()})
+        native = NativeProcessor(pairs, [], [], "left", threads, missing)
+        protos = {}
+        for name, _ in native.fields():
+            protos[name] = (first if name in first.schema else _first_with(native, name), name)
+        return cls(native, protos)
 
     @property
     def num_entries(self) -> int:
@@ -199,12 +212,14 @@ class Chain:
         return f"<{type(self).__name__} of {len(self.inputs)} input(s), {self.num_entries} entries>"
 
 
-def chain(sources, ntuple: str | None = None, *, threads: int | None = None) -> Chain:
+def chain(sources, ntuple: str | None = None, *, threads: int | None = None, missing: str = "error") -> Chain:
     """RNTuples with the same fields as one dataset: ``sources`` are paths, globs (``"data/*.root"``), URLs,
     ``"file.root:NTUPLE"``, opened :class:`RNTuple` objects, or a list of those; ``ntuple`` names the RNTuple
-    where a file has several. ``threads``: decoding threads per input (default: one per core).
+    where a file has several. ``threads``: decoding threads per input (default: one per core). ``missing``:
+    ``"error"`` refuses inputs whose fields differ; ``"none"`` makes the chain's fields those of all inputs, a
+    field an input lacks being ``None`` in its entries (types must still agree where a field is present).
 
     >>> events = rntuple.chain(["a.root", "b.root"], ntuple="Events")
     >>> events.num_entries, events.arrays(["x"], entry_start=10, entry_stop=20)
     """
-    return Chain._open(sources, ntuple, threads)
+    return Chain._open(sources, ntuple, threads, missing)

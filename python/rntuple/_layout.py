@@ -23,6 +23,7 @@ import awkward as ak
 import numpy as np
 import pyarrow as pa
 
+from . import _evolution
 from ._fields import _BASE, _COLUMN_DTYPE, _TUPLE_MEMBER, FieldNode, FieldTree
 
 # ----- buffers ---------------------------------------------------------------------------------------------
@@ -208,8 +209,12 @@ def _variant(arr: pa.UnionArray, node: FieldNode, tree: FieldTree, doc=None):
 def batch_to_layout(batch: pa.RecordBatch, tree: FieldTree, top_ids: list[int], doc=None):
     """The top-level RecordArray of a batch read by the native reader (``doc`` as in :func:`convert`)."""
     contents, names = [], []
+    evolved = _evolution.evolved_names(batch)
     for i, fid in enumerate(top_ids):
         node = tree[fid]
-        contents.append(convert(batch.column(i), node, tree, doc))
+        if node.name in evolved:
+            contents.append(_evolution.layout(batch.column(i)))
+        else:
+            contents.append(convert(batch.column(i), node, tree, doc))
         names.append(node.name)
     return ak.contents.RecordArray(contents, names, length=batch.num_rows)

@@ -7,7 +7,7 @@ from typing import Iterator, Sequence
 
 import pyarrow as pa
 
-from . import _docs, _query, _virtual
+from . import _docs, _evolution, _query, _virtual
 from . import _uproot_compat as _compat
 from ._attributes_read import AttributeSet
 from ._chunks import _legacy_step, _progress_bar, parse_size
@@ -344,6 +344,7 @@ class RNTuple(UprootModel):
         ak_add_doc=False,
         virtual: bool = False,
         access_log=None,
+        types=None,
         **uproot_only,
     ):
         """Reads entries ``entry_start:entry_stop`` into an awkward array of records (``library="ak"``), with the
@@ -370,6 +371,12 @@ class RNTuple(UprootModel):
         each top-level field read when one of its buffers is first touched; ``access_log`` (a list) then gets one
         entry per buffer read (not with ``how``, ``expressions``, ``cut``, ``aliases`` or another library, as
         uproot). uproot's other options (``decompression_executor``, ``array_cache``...) are accepted and ignored.
+        ``types``: ``{top-level field: type}`` reads those fields into the requested types as ROOT 6.40 does
+        (schema evolution): integers, ``bool`` and ``char`` as one another (a value out of range is an error),
+        ``float``/``double`` as one another, ``std::vector<T>``/``ROOT::RVec<T>`` as one another, a class as
+        another version of it (``rntuple.Class("C", {...}, version=2)``: members matched by name, those missing
+        on disk default-constructed, those the class lacks skipped); what ROOT refuses (an integer as ``double``)
+        raises, naming the field and both types.
 
         >>> t.arrays(["Muon_pt", "nMuon"], cut="nMuon >= 2", entry_stop=1000)
         >>> t.arrays(filter_name="Muon_*", library="pd")
@@ -381,11 +388,15 @@ class RNTuple(UprootModel):
             entry_start, entry_stop, cut = cut, (legacy[0] if legacy else None), None
         library = _compat.regularize_library(library)
         _virtual.check(virtual, access_log, how, library, expressions, cut, aliases)
+        typed = _evolution.pairs(self, types)
+        if typed and virtual:
+            raise ValueError("arrays(types=...) reads eagerly: not with virtual=True")
         plan = self._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields, ak_add_doc)
         start, stop = self._range(entry_start, entry_stop)
         if virtual:
             return _virtual.arrays(self, plan, start, stop, access_log)
-        return self._compute(plan, start, stop, library, how)
+        read = _evolution.reader(self._native.read, typed) if typed else None
+        return self._compute(plan, start, stop, library, how, read=read)
 
     def to_akform(self, *, filter_name=None, filter_typename=None, filter_field=None, ak_add_doc=False, **uproot_only):
         """The awkward form :meth:`arrays` gives with these filters, without reading any entry, and ``None`` (the

@@ -21,13 +21,28 @@ struct NativeProcessor {
 #[pymethods]
 impl NativeProcessor {
     /// `primary`: the primary chain's inputs; `friends`: `(name or None, inputs)`, a friend without a
-    /// name called by its RNTuple's name; `on`: index fields (empty: aligned); `how`: "left"/"inner".
+    /// name called by its RNTuple's name; `on`: index fields (empty: aligned); `how`: "left"/"inner";
+    /// `missing`: "error" (inputs of the primary chain must have the same fields) or "none" (a field
+    /// some of them lack is null in their entries: `Chain::open_pairs_allowing_missing`).
     #[new]
-    #[pyo3(signature = (primary, friends=Vec::new(), on=Vec::new(), how="left", threads=None))]
-    fn new(py: Python<'_>, primary: Inputs, friends: Vec<(Option<String>, Inputs)>, on: Vec<String>, how: &str, threads: Option<usize>) -> PyResult<Self> {
+    #[pyo3(signature = (primary, friends=Vec::new(), on=Vec::new(), how="left", threads=None, missing="error"))]
+    fn new(
+        py: Python<'_>,
+        primary: Inputs,
+        friends: Vec<(Option<String>, Inputs)>,
+        on: Vec<String>,
+        how: &str,
+        threads: Option<usize>,
+        missing: &str,
+    ) -> PyResult<Self> {
         let how: How = how.parse().or_raise(py)?;
+        let allow_missing = match missing {
+            "error" => false,
+            "none" => true,
+            other => return Err(pyo3::exceptions::PyValueError::new_err(format!("missing must be \"error\" or \"none\", got {other:?}"))),
+        };
         let join = unblocked(py, move || {
-            let mut p = Chain::open_pairs(&primary)?;
+            let mut p = if allow_missing { Chain::open_pairs_allowing_missing(&primary)? } else { Chain::open_pairs(&primary)? };
             if let Some(t) = threads {
                 p.set_threads(t);
             }

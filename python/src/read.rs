@@ -360,13 +360,20 @@ impl NativeReader {
     }
 
     /// Reads the chosen top-level fields (all readable fields when None) of entries
-    /// `start..stop` into a `pyarrow.RecordBatch`; the GIL is released while reading.
-    #[pyo3(signature = (fields, start, stop))]
-    fn read(&self, py: Python<'_>, fields: Option<Vec<String>>, start: u64, stop: u64) -> PyResult<PyObject> {
+    /// `start..stop` into a `pyarrow.RecordBatch`; the GIL is released while reading. `types`:
+    /// (field name, type) pairs, those fields read into the requested types (schema evolution,
+    /// `Reader::read_batch_with_types`).
+    #[pyo3(signature = (fields, start, stop, types=None))]
+    fn read(&self, py: Python<'_>, fields: Option<Vec<String>>, start: u64, stop: u64, types: Option<&Bound<'_, PyAny>>) -> PyResult<PyObject> {
         let r = self.reader.clone();
+        let types = match types {
+            Some(t) => crate::convert::py_schema(t)?,
+            None => Vec::new(),
+        };
         let batch = unblocked(py, move || {
             let names: Option<Vec<&str>> = fields.as_ref().map(|v| v.iter().map(|s| s.as_str()).collect());
-            r.read_batch(names.as_deref(), start, stop)
+            let types: Vec<(&str, rntuple::logical::typename::TypeExpr)> = types.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+            r.read_batch_with_types(names.as_deref(), &types, start, stop)
         })
         .or_raise(py)?;
         batch_to_pyarrow(py, batch)

@@ -12,7 +12,10 @@
 //!   class field with that type name and class version, default 1, and ROOT's type checksum)
 //!   instead of an untyped record. A member marked `#[rntuple(base)]` (itself a derived class) is
 //!   a base class: it becomes the subfield `:_0`, `:_1`, … before the other members, whatever its
-//!   place in the struct; in values it is the member `:_0`, … .
+//!   place in the struct; in values it is the member `:_0`, … . Reading a class is schema
+//!   evolution as ROOT does it: members are matched by name, a member the class's on-disk version
+//!   lacks is default-constructed (`FromValue::absent`), an on-disk member the struct lacks is
+//!   skipped, and numbers convert by ROOT's rules (`rntuple::read::evolution`).
 //! * `#[rntuple(enum = "Color")]` on a fieldless enum with `#[repr(i8|u8|i16|u16|i32|u32|i64|u64)]`
 //!   (default `i32`): a field of the C++ enum type `Color` over its integer, as ROOT stores enums.
 //!   Reading an integer that is no variant's discriminant is an error naming the field.
@@ -177,14 +180,29 @@ fn expand(input: TokenStream) -> Result<String, String> {
         .map(|(f, k)| {
             let (n, t) = (&f.name, &f.ty);
             let key = format!("{k:?}");
-            format!(
-                "{n}: <{t} as ::rntuple::read::FromValue>::from_value(::rntuple::__private::member(v, {key}, path)?, &::rntuple::__private::member_path(path, {key}))?, "
-            )
+            let mp = format!("&::rntuple::__private::member_path(path, {key})");
+            if attrs.class.is_some() {
+                // A class member missing on disk (another class version) is default-constructed, as ROOT does.
+                format!(
+                    "{n}: match ::rntuple::__private::member_opt(v, {key}, path)? {{ \
+                     Some(x) => <{t} as ::rntuple::read::FromValue>::from_value(x, {mp})?, \
+                     None => <{t} as ::rntuple::read::FromValue>::absent({mp})? }}, "
+                )
+            } else {
+                format!("{n}: <{t} as ::rntuple::read::FromValue>::from_value(::rntuple::__private::member(v, {key}, path)?, {mp})?, ")
+            }
         })
         .collect();
+    // A class missing on disk as a whole (a member of another class's version) is a class of defaults.
+    let absent = if attrs.class.is_some() {
+        "fn absent(path: &str) -> ::rntuple::Result<Self> { <Self as ::rntuple::read::FromValue>::from_value(&::rntuple::Value::Record(::std::vec::Vec::new()), path) }"
+    } else {
+        ""
+    };
     let reading = format!(
         "impl ::rntuple::read::FromValue for {name} {{
             fn from_value(v: &::rntuple::Value, path: &str) -> ::rntuple::Result<Self> {{ Ok({name} {{ {from} }}) }}
+            {absent}
         }}
         impl ::rntuple::read::FromEntry for {name} {{
             fn field_names() -> ::std::vec::Vec<&'static str> {{ vec![{names}] }}

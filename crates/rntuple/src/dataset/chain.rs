@@ -46,6 +46,8 @@ pub(crate) struct Part {
 pub struct Chain {
     parts: Vec<Part>,
     num_entries: u64,
+    /// Fields some inputs lack read as nulls there ([`Chain::from_readers_allowing_missing`]).
+    missing_as_null: bool,
 }
 
 /// Splits `"file.root:NTUPLE"` into the file and the RNTuple name; a colon that is part of the path
@@ -99,20 +101,64 @@ impl Chain {
 
     /// Chains open readers, `(location for messages, reader)`; their schemas must agree.
     pub fn from_readers(readers: Vec<(String, Arc<Reader>)>) -> Result<Chain> {
+        Chain::build(readers, false)
+    }
+
+    /// [`Chain::open_pairs`], a field that some inputs lack (where the others have it with one type)
+    /// read as null in those inputs' entries instead of refusing the inputs (see
+    /// [`Chain::from_readers_allowing_missing`]).
+    pub fn open_pairs_allowing_missing(inputs: &[(String, Option<String>)]) -> Result<Chain> {
+        let readers = inputs.iter().map(|(loc, name)| Ok((loc.clone(), Arc::new(open_one(loc, name.as_deref())?)))).collect::<Result<Vec<_>>>()?;
+        Chain::build(readers, true)
+    }
+
+    /// [`Chain::from_readers`] over inputs whose fields may differ: the chain's fields are those of
+    /// all inputs (the first input's, then each new one in input order), a field an input lacks is
+    /// null in its entries (`None` in Python, [`Value::Null`] in values); a field with different
+    /// types in two inputs is still refused.
+    ///
+    /// ```
+    /// # use rntuple::write::{Writer, WriteOptions};
+    /// # use rntuple::Value;
+    /// use rntuple::dataset::Chain;
+    /// # let dir = std::env::temp_dir();
+    /// # let paths: Vec<String> = (0..2).map(|k| dir.join(format!("rntuple-doc-chain-missing-{k}-{}.root", std::process::id())).display().to_string()).collect();
+    /// # let mut w = Writer::create(&paths[0], "Events", &[("x", "float")], WriteOptions::default())?;
+    /// # w.fill(&Value::Record(vec![("x".into(), Value::F32(1.0))]))?;
+    /// # w.commit()?;
+    /// # let mut w = Writer::create(&paths[1], "Events", &[("x", "float"), ("y", "std::int32_t")], WriteOptions::default())?;
+    /// # w.fill(&Value::Record(vec![("x".into(), Value::F32(2.0)), ("y".into(), Value::Int(7))]))?;
+    /// # w.commit()?;
+    /// let readers = paths.iter().map(|p| Ok((p.clone(), std::sync::Arc::new(rntuple::RNTupleFile::open(p)?.reader("Events")?)))).collect::<rntuple::Result<Vec<_>>>()?;
+    /// assert!(Chain::from_readers(readers.clone()).is_err()); // `y` is missing from the first file
+    /// let chain = Chain::from_readers_allowing_missing(readers)?;
+    /// let v = chain.read_values(Some(&["y"]), 0, 2)?;
+    /// assert_eq!(v[0].to_json().to_string(), r#"{"y":null}"#);
+    /// assert_eq!(v[1].to_json().to_string(), r#"{"y":7}"#);
+    /// # for p in &paths { std::fs::remove_file(p)?; }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_readers_allowing_missing(readers: Vec<(String, Arc<Reader>)>) -> Result<Chain> {
+        Chain::build(readers, true)
+    }
+
+    fn build(readers: Vec<(String, Arc<Reader>)>, missing_as_null: bool) -> Result<Chain> {
         if readers.is_empty() {
             return Err(Error::Invalid("a chain needs at least one input".into()));
         }
         let mut parts = Vec::with_capacity(readers.len());
         let mut first = 0u64;
         for (location, reader) in readers {
-            if let Some(p0) = parts.first() {
+            if missing_as_null {
+                super::chain_missing::check_types(parts.iter().map(|p: &Part| (p.location.as_str(), &*p.reader)), &location, &reader)?;
+            } else if let Some(p0) = parts.first() {
                 check_compatible(p0, &location, &reader)?;
             }
             let n = reader.num_entries();
             parts.push(Part { location, reader, first });
             first = first.checked_add(n).ok_or_else(|| Error::Invalid("a chain of more than 2^64 entries".into()))?;
         }
-        Ok(Chain { parts, num_entries: first })
+        Ok(Chain { parts, num_entries: first, missing_as_null })
     }
 
     /// Sets the decoding threads of every input (see [`Reader::set_threads`]; inputs whose reader
@@ -147,7 +193,22 @@ impl Chain {
 
     /// The readable top-level fields of the first input: `(name, ROOT type name)` in schema order.
     pub fn fields(&self) -> Vec<(String, String)> {
-        fields_of(&self.parts[0].reader)
+        let mut out = fields_of(&self.parts[0].reader);
+        if self.missing_as_null {
+            for p in &self.parts[1..] {
+                for f in fields_of(&p.reader) {
+                    if !out.iter().any(|(n, _)| *n == f.0) {
+                        out.push(f);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The inputs' readers, in order.
+    fn readers(&self) -> Vec<&Reader> {
+        self.parts.iter().map(|p| &*p.reader).collect()
     }
 
     pub(crate) fn parts_inner(&self) -> &[Part] {
@@ -201,13 +262,23 @@ impl Chain {
         };
         if start == stop {
             let p = &self.parts[0];
-            return p.reader.read_batch(Some(&fields), 0, 0).map_err(|e| e.context(p.location.clone()));
+            let b = if self.missing_as_null {
+                super::chain_missing::read_with_nulls(&self.readers(), &p.reader, &fields, 0, 0)
+            } else {
+                p.reader.read_batch(Some(&fields), 0, 0)
+            };
+            return b.map_err(|e| e.context(p.location.clone()));
         }
         let mut batches = Vec::new();
         for p in &self.parts {
             let (s, e) = (start.max(p.first), stop.min(p.first + p.reader.num_entries()));
             if s < e {
-                batches.push(p.reader.read_batch(Some(&fields), s - p.first, e - p.first).map_err(|e| e.context(p.location.clone()))?);
+                let b = if self.missing_as_null {
+                    super::chain_missing::read_with_nulls(&self.readers(), &p.reader, &fields, s - p.first, e - p.first)
+                } else {
+                    p.reader.read_batch(Some(&fields), s - p.first, e - p.first)
+                };
+                batches.push(b.map_err(|e| e.context(p.location.clone()))?);
             }
         }
         concat(&batches, stop - start)
@@ -241,7 +312,14 @@ impl Chain {
         for p in &self.parts {
             let (s, e) = (start.max(p.first), stop.min(p.first + p.reader.num_entries()));
             if s < e {
-                out.extend(p.reader.read_values(fields, s - p.first, e - p.first).map_err(|e| e.context(p.location.clone()))?);
+                let v = if self.missing_as_null {
+                    let all: Vec<String> = self.fields().into_iter().map(|(n, _)| n).collect();
+                    let want: Vec<&str> = fields.map(<[&str]>::to_vec).unwrap_or_else(|| all.iter().map(String::as_str).collect());
+                    super::chain_missing::values_with_nulls(&p.reader, &want, s - p.first, e - p.first)
+                } else {
+                    p.reader.read_values(fields, s - p.first, e - p.first)
+                };
+                out.extend(v.map_err(|e| e.context(p.location.clone()))?);
             }
         }
         Ok(out)

@@ -30,6 +30,7 @@
 //! ```
 
 mod chain;
+mod chain_missing;
 mod gather;
 mod join;
 mod join_index;

@@ -65,6 +65,8 @@ crate::unstable_mod! {
     /// Streamed objects as Arrow structs (internal).
     streamed_arrow
 }
+/// Schema evolution on read: fields read into requested types, by ROOT 6.40's rules.
+pub mod evolution;
 pub(crate) mod typed;
 mod values;
 pub use attributes::{AttributeEntry, AttributeSetReader};

@@ -36,6 +36,7 @@
 //! speed, read columns with [`Reader::read_batch`].
 
 use crate::error::{Error, Result};
+use crate::logical::kind::Scalar;
 use crate::read::reader::Reader;
 use crate::value::Value;
 
@@ -54,6 +55,28 @@ use crate::value::Value;
 pub trait FromValue: Sized {
     /// Converts the value of the field at `path` (used in error messages).
     fn from_value(v: &Value, path: &str) -> Result<Self>;
+
+    /// The value of a member of a class (`#[rntuple(class = ...)]`) that the class's version on
+    /// disk lacks: default-constructed, as ROOT does (zero, `false`, empty, `None`, a class of
+    /// defaults); by default, what a null reads as (`None` for an `Option`, else an error).
+    ///
+    /// ```
+    /// use rntuple::read::FromValue;
+    /// assert_eq!((f64::absent("x")?, Vec::<i32>::absent("v")?, String::absent("s")?), (0.0, vec![], String::new()));
+    /// # Ok::<(), rntuple::Error>(())
+    /// ```
+    fn absent(path: &str) -> Result<Self> {
+        Self::from_value(&Value::Null, path)
+    }
+}
+
+/// Default-constructed when absent (see [`FromValue::absent`]).
+macro_rules! absent_default {
+    () => {
+        fn absent(_path: &str) -> Result<Self> {
+            Ok(Self::default())
+        }
+    };
 }
 
 /// A Rust type whose values are entries: its members are top-level fields, matched by name.
@@ -115,6 +138,22 @@ pub fn member<'a>(v: &'a Value, name: &str, path: &str) -> Result<&'a Value> {
     }
 }
 
+/// The member `name` of a record value, `None` when the record lacks it (for class members
+/// missing on disk, see [`FromValue::absent`]).
+///
+/// ```
+/// use rntuple::{Value, __private::member_opt};
+/// let v = Value::Record(vec![("x".into(), Value::F32(1.0))]);
+/// assert!(member_opt(&v, "x", "")?.is_some() && member_opt(&v, "y", "")?.is_none());
+/// # Ok::<(), rntuple::Error>(())
+/// ```
+pub fn member_opt<'a>(v: &'a Value, name: &str, path: &str) -> Result<Option<&'a Value>> {
+    match v {
+        Value::Record(m) => Ok(m.iter().find(|(k, _)| k == name).map(|(_, x)| x)),
+        other => Err(mismatch(path, "struct", other)),
+    }
+}
+
 /// The path of member `name` under `path`.
 pub fn member_path(path: &str, name: &str) -> String {
     if path.is_empty() {
@@ -124,52 +163,68 @@ pub fn member_path(path: &str, name: &str) -> String {
     }
 }
 
+/// A scalar read by ROOT 6.40's conversion rules ([`crate::read::evolution`]): integers and bools
+/// into any integral type (range-checked), `float` and `double` into each other.
+fn convert(v: &Value, path: &str, to: Scalar, want: &str) -> Result<Value> {
+    crate::read::evolution::scalar_value(path, v, to).unwrap_or_else(|| Err(mismatch(path, want, v)))
+}
+
 macro_rules! integer {
-    ($($t:ty),+) => {$(
+    ($($t:ty => $s:ident),+) => {$(
         impl FromValue for $t {
+            /// Any integer or bool that fits (as ROOT reads integral fields from each other).
             fn from_value(v: &Value, path: &str) -> Result<Self> {
-                let r = match v {
-                    Value::Int(i) => <$t>::try_from(*i).ok(),
-                    Value::UInt(u) => <$t>::try_from(*u).ok(),
-                    _ => return Err(mismatch(path, stringify!($t), v)),
+                let r = match convert(v, path, Scalar::$s, stringify!($t)).map_err(|e| match e {
+                    Error::Invalid(m) if m.contains("out of range") => Error::Invalid(format!("field '{path}': {} does not fit a Rust {}", kind(v), stringify!($t))),
+                    e => e,
+                })? {
+                    Value::Int(i) => <$t>::try_from(i).ok(),
+                    Value::UInt(u) => <$t>::try_from(u).ok(),
+                    _ => None,
                 };
                 r.ok_or_else(|| Error::Invalid(format!("field '{path}': {} does not fit a Rust {}", kind(v), stringify!($t))))
             }
+            absent_default!();
         }
     )+};
 }
-integer!(i8, u8, i16, u16, i32, u32, i64, u64);
+integer!(i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32, i64 => I64, u64 => U64);
 
 impl FromValue for bool {
+    absent_default!();
+    /// A bool, or an integer (non-zero is `true`, as ROOT reads an integer field as `bool`).
     fn from_value(v: &Value, path: &str) -> Result<Self> {
-        match v {
-            Value::Bool(b) => Ok(*b),
+        match convert(v, path, Scalar::Bool, "bool")? {
+            Value::Bool(b) => Ok(b),
             _ => Err(mismatch(path, "bool", v)),
         }
     }
 }
 
 impl FromValue for f32 {
+    absent_default!();
+    /// A float, or a double narrowed (ROOT reads a double field as `float`).
     fn from_value(v: &Value, path: &str) -> Result<Self> {
-        match v {
-            Value::F32(x) => Ok(*x),
+        match convert(v, path, Scalar::F32, "f32")? {
+            Value::F32(x) => Ok(x),
             _ => Err(mismatch(path, "f32", v)),
         }
     }
 }
 
 impl FromValue for f64 {
+    absent_default!();
     /// A double, or a float widened exactly (so an `f64` member reads float and Double32_t fields).
     fn from_value(v: &Value, path: &str) -> Result<Self> {
-        match v {
-            Value::F64(x) => Ok(*x),
-            Value::F32(x) => Ok(f64::from(*x)),
+        match convert(v, path, Scalar::F64, "f64")? {
+            Value::F64(x) => Ok(x),
             _ => Err(mismatch(path, "f64", v)),
         }
     }
 }
 
 impl FromValue for String {
+    absent_default!();
     fn from_value(v: &Value, path: &str) -> Result<Self> {
         match v {
             Value::String(s) => Ok(s.clone()),
@@ -179,6 +234,7 @@ impl FromValue for String {
 }
 
 impl<T: FromValue> FromValue for Vec<T> {
+    absent_default!();
     fn from_value(v: &Value, path: &str) -> Result<Self> {
         match v {
             Value::List(items) => items.iter().map(|x| T::from_value(x, path)).collect(),
@@ -208,6 +264,10 @@ impl<T: FromValue> FromValue for Option<T> {
 }
 
 impl<T: FromValue, const N: usize> FromValue for [T; N] {
+    fn absent(path: &str) -> Result<Self> {
+        let got: Vec<T> = (0..N).map(|_| T::absent(path)).collect::<Result<_>>()?;
+        got.try_into().map_err(|_| Error::Internal(format!("field '{path}': array of {N}")))
+    }
     fn from_value(v: &Value, path: &str) -> Result<Self> {
         let Value::List(items) = v else { return Err(mismatch(path, &format!("array of {N}"), v)) };
         let got: Vec<T> = items.iter().map(|x| T::from_value(x, path)).collect::<Result<_>>()?;

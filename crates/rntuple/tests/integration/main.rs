@@ -17,6 +17,7 @@ mod convert;
 mod corruption_sweep;
 mod distributed_write;
 mod envelope_checksums;
+mod evolution;
 mod expected_values;
 mod isolated;
 mod key_split;
