@@ -13,6 +13,18 @@
 //!   instead of an untyped record. A member marked `#[rntuple(base)]` (itself a derived class) is
 //!   a base class: it becomes the subfield `:_0`, `:_1`, … before the other members, whatever its
 //!   place in the struct; in values it is the member `:_0`, … .
+//! * `#[rntuple(streamer)]` on a member of an entry struct whose type is a derived class: the
+//!   field is written as ROOT's `RStreamerField` (each entry's object streamed whole by
+//!   `TBufferFile`, the class's StreamerInfo records in the file), not split into subfields:
+//!
+//!   ```text
+//!   #[derive(rntuple::Record)]
+//!   #[rntuple(class = "Hit")]
+//!   struct Hit { x: f32, tags: Vec<i32> }
+//!   #[derive(rntuple::Record)]
+//!   struct Event { #[rntuple(streamer)] hit: Hit, run: u32 }
+//!   // Writer::create_typed::<Event>(...) writes `hit` as an RStreamerField of class Hit.
+//!   ```
 //! * `#[rntuple(enum = "Color")]` on a fieldless enum with `#[repr(i8|u8|i16|u16|i32|u32|i64|u64)]`
 //!   (default `i32`): a field of the C++ enum type `Color` over its integer, as ROOT stores enums.
 //!   Reading an integer that is no variant's discriminant is an error naming the field.
@@ -144,6 +156,11 @@ fn expand(input: TokenStream) -> Result<String, String> {
     if attrs.class.is_none() && fields.iter().any(|f| f.base) {
         return Err(format!("#[derive(Record)] on {name}: #[rntuple(base)] members need #[rntuple(class = \"Name\")] on the struct"));
     }
+    if let Some(f) = fields.iter().find(|f| f.streamer && f.base) {
+        return Err(format!("#[derive(Record)] on {name}: member `{}` cannot be both #[rntuple(base)] and #[rntuple(streamer)]", f.name));
+    }
+    let streamed: Vec<String> = fields.iter().filter(|f| f.streamer).map(|f| format!("{:?}.to_string()", f.name.trim_start_matches("r#"))).collect();
+    let streamed = streamed.join(", ");
     // Base classes first (subfields `:_0`, `:_1`, ...), then the members, each group in order.
     fields.sort_by_key(|f| !f.base);
     let key_of = |f: &Field, i: usize| if f.base { format!(":_{i}") } else { f.name.trim_start_matches("r#").to_string() };
@@ -204,6 +221,7 @@ fn expand(input: TokenStream) -> Result<String, String> {
             fn put_fields(&self, r: &mut ::rntuple::write::RecordWriter<'_>) -> ::rntuple::Result<()> {{
                 {members} Ok(())
             }}
+            fn streamer_fields() -> ::std::vec::Vec<::std::string::String> {{ vec![{streamed}] }}
         }}"
         ))
 }
@@ -260,11 +278,13 @@ fn expand_enum(name: &str, body: &proc_macro::Group, attrs: &ItemAttrs) -> Resul
     ))
 }
 
-/// A struct member: name, type, whether it is a base class (`#[rntuple(base)]`).
+/// A struct member: name, type, whether it is a base class (`#[rntuple(base)]`), whether it is
+/// a streamer field (`#[rntuple(streamer)]`).
 struct Field {
     name: String,
     ty: String,
     base: bool,
+    streamer: bool,
 }
 
 /// Splits `name: Type, ...` (with attributes and visibility) into members.
@@ -273,7 +293,7 @@ fn parse_fields(toks: Vec<TokenTree>) -> Result<Vec<Field>, String> {
     let mut i = 0;
     while i < toks.len() {
         // Attributes (`#[rntuple(base)]` marks a base class).
-        let mut base = false;
+        let (mut base, mut streamer) = (false, false);
         while let Some(TokenTree::Punct(p)) = toks.get(i) {
             if p.as_char() != '#' {
                 break;
@@ -281,10 +301,10 @@ fn parse_fields(toks: Vec<TokenTree>) -> Result<Vec<Field>, String> {
             if let Some(TokenTree::Group(g)) = toks.get(i + 1) {
                 let a: Vec<String> = g.stream().into_iter().map(|t| t.to_string()).collect();
                 if a.first().map(String::as_str) == Some("rntuple") {
-                    if a.get(1).map(|s| s.replace(' ', "")).as_deref() == Some("(base)") {
-                        base = true;
-                    } else {
-                        return Err(format!("#[derive(Record)]: unknown member attribute #[{}] (only #[rntuple(base)])", a.join("")));
+                    match a.get(1).map(|s| s.replace(' ', "")).as_deref() {
+                        Some("(base)") => base = true,
+                        Some("(streamer)") => streamer = true,
+                        _ => return Err(format!("#[derive(Record)]: unknown member attribute #[{}] (#[rntuple(base)] or #[rntuple(streamer)])", a.join(""))),
                     }
                 }
             }
@@ -327,7 +347,7 @@ fn parse_fields(toks: Vec<TokenTree>) -> Result<Vec<Field>, String> {
         }
         i += 1; // the comma
         let ty: TokenStream = ty.into_iter().collect();
-        out.push(Field { name, ty: ty.to_string(), base });
+        out.push(Field { name, ty: ty.to_string(), base, streamer });
     }
     Ok(out)
 }
