@@ -71,23 +71,3 @@ fn class_of(o: &serde_json::Map<String, serde_json::Value>, depth: usize) -> Res
     }
     Ok(c)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn classes_vectors_and_streamer_marks() {
-        let (fields, streamed) = parse_schema(
-            r#"{"x": "float", "hit": {"class": "Hit", "streamer": true, "bases": [{"class": "B", "members": {"d": "double"}}],
-                "members": {"n": "int", "all": {"vector": {"class": "I", "members": {"a": "float"}}}}}}"#,
-        )
-        .unwrap();
-        assert_eq!(streamed, vec!["hit".to_string()]);
-        assert_eq!(fields[0].1.name(), "float");
-        let TypeExpr::Class(c) = &fields[1].1 else { panic!("a class") };
-        assert_eq!((c.name.as_str(), c.version, c.bases.len(), c.members.len()), ("Hit", 1, 1, 2));
-        assert_eq!(c.members[1].1.name(), "std::vector<I>");
-        assert!(parse_schema(r#"{"h": {"class": "H", "member": {}}}"#).unwrap_err().contains("unknown key 'member'"));
-    }
-}
