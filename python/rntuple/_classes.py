@@ -26,7 +26,12 @@ class Class:
         rntuple.write("out.root", "Events", [{"u": {":_0": {"fInt": 1}, "fString": "a", "fNested": {"fInt": 2}}}],
                       schema={"u": user})
 
-    A list ``[user]`` in a schema is a ``std::vector<User>``.
+    A list ``[user]`` in a schema is a ``std::vector<User>``. ``(user, {"streamer": True})`` writes the field as ROOT's
+    ``RStreamerField`` (each entry's object streamed whole by ``TBufferFile``, the classes' StreamerInfo records in the
+    file) instead of splitting it into subfields::
+
+        rntuple.write("out.root", "Events", [{"u": {":_0": {"fInt": 1}, "fString": "a", "fNested": {"fInt": 2}}}],
+                      schema={"u": (user, {"streamer": True})})
     """
 
     __slots__ = ("name", "members", "version", "bases", "checksum")

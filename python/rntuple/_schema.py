@@ -232,7 +232,7 @@ def _is_type(t) -> bool:
     return False
 
 
-_COLUMN_OPTION_KEYS = ("half", "truncate", "quantize")
+_COLUMN_OPTION_KEYS = ("half", "truncate", "quantize", "streamer")
 
 
 def _is_column_options(t) -> bool:
@@ -247,7 +247,7 @@ def _strip_column_options(t, path: str, out: list) -> Any:
         unknown = [k for k in t[1] if k not in _COLUMN_OPTION_KEYS]
         if unknown or len(t[1]) != 1:
             raise TypeError(
-                f"field '{path}': column options must be one of {{'half': True}}, {{'truncate': bits}} or {{'quantize': (min, max, bits)}}; got {dict(t[1])!r}"
+                f"field '{path}': column options must be one of {{'half': True}}, {{'truncate': bits}}, {{'quantize': (min, max, bits)}} or {{'streamer': True}}; got {dict(t[1])!r}"
             )
         out.append((path, dict(t[1])))
         return _strip_column_options(t[0], path, out)
@@ -265,7 +265,9 @@ def split_column_options(schema) -> tuple[Any, list[tuple[str, dict]]]:
     ``{"truncate": bits}`` (the float's top 10..31 bits, rounding towards zero) or ``{"quantize": (min, max,
     bits)}`` (1..32 bits over [min, max]; values outside are an error), as ROOT's ``SetHalfPrecision``,
     ``SetTruncated`` and ``SetQuantized``, for float and double fields, also inside untyped collections and
-    records: ``[("float", {"truncate": 12})]``, ``{"pt": ("float", {"half": True})}``."""
+    records: ``[("float", {"truncate": 12})]``, ``{"pt": ("float", {"half": True})}``. A class field may be
+    ``(rntuple.Class(...), {"streamer": True})``: written as ROOT's ``RStreamerField`` (each entry's object streamed
+    whole by ``TBufferFile``, the class's StreamerInfo records in the file), not split into subfields."""
     if schema is None:
         return None, []
     schema = _dtypes_to_root(schema)

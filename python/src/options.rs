@@ -63,7 +63,7 @@ pub(crate) fn write_options(opts: Option<&Bound<'_, PyDict>>) -> PyResult<WriteO
 }
 
 /// Column options from `[(field path, {"half": True} | {"truncate": bits} | {"quantize": (min, max,
-/// bits)}), ...]` (what the Python layer makes of `(type, options)` schema entries); a malformed
+/// bits)} | {"streamer": True}), ...]` (what the Python layer makes of `(type, options)` schema entries); a malformed
 /// entry is a `TypeError` naming the field.
 fn column_options(v: &Bound<'_, PyAny>) -> PyResult<ColumnOptions> {
     let mut out = ColumnOptions::new();
@@ -73,7 +73,7 @@ fn column_options(v: &Bound<'_, PyAny>) -> PyResult<ColumnOptions> {
             item.extract().map_err(|_| PyTypeError::new_err(format!("column options must be (field path, dict) pairs, got {item:.100}")))?;
         let bad = |what: &str| {
             PyTypeError::new_err(format!(
-                "field '{path}': {what}; column options are {{'half': True}}, {{'truncate': bits}} or {{'quantize': (min, max, bits)}}"
+                "field '{path}': {what}; column options are {{'half': True}}, {{'truncate': bits}}, {{'quantize': (min, max, bits)}} or {{'streamer': True}}"
             ))
         };
         if d.len() != 1 {
@@ -83,6 +83,12 @@ fn column_options(v: &Bound<'_, PyAny>) -> PyResult<ColumnOptions> {
             let k: String = k.extract().map_err(|_| bad("option names are strings"))?;
             let bits = |b: i64| u8::try_from(b).unwrap_or(u8::MAX);
             let repr = match k.as_str() {
+                "streamer" => {
+                    if val.extract::<bool>().map_err(|_| bad("'streamer' takes True"))? {
+                        out.set_streamer(&path);
+                    }
+                    continue;
+                }
                 "half" if val.extract::<bool>().map_err(|_| bad("'half' takes True"))? => FloatRepr::Half,
                 "half" => continue,
                 "truncate" => FloatRepr::Truncated { bits: bits(val.extract().map_err(|_| bad("'truncate' takes a number of bits"))?) },

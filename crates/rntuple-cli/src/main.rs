@@ -98,7 +98,9 @@ enum Cmd {
         /// The RNTuple name.
         #[arg(long)]
         ntuple: String,
-        /// The schema as a JSON object: field name -> ROOT type name, in field order.
+        /// The schema as a JSON object: field name -> ROOT type name, in field order; a class as
+        /// {"class": NAME, "version": N, "bases": [class...], "members": {name: type}, "streamer":
+        /// true}, a vector of any type as {"vector": type}.
         #[arg(long)]
         schema: String,
         /// The entries (a JSON array); `-` for standard input.

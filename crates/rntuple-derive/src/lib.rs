@@ -16,6 +16,18 @@
 //!   evolution as ROOT does it: members are matched by name, a member the class's on-disk version
 //!   lacks is default-constructed (`FromValue::absent`), an on-disk member the struct lacks is
 //!   skipped, and numbers convert by ROOT's rules (`rntuple::read::evolution`).
+//! * `#[rntuple(streamer)]` on a member of an entry struct whose type is a derived class: the
+//!   field is written as ROOT's `RStreamerField` (each entry's object streamed whole by
+//!   `TBufferFile`, the class's StreamerInfo records in the file), not split into subfields:
+//!
+//!   ```text
+//!   #[derive(rntuple::Record)]
+//!   #[rntuple(class = "Hit")]
+//!   struct Hit { x: f32, tags: Vec<i32> }
+//!   #[derive(rntuple::Record)]
+//!   struct Event { #[rntuple(streamer)] hit: Hit, run: u32 }
+//!   // Writer::create_typed::<Event>(...) writes `hit` as an RStreamerField of class Hit.
+//!   ```
 //! * `#[rntuple(enum = "Color")]` on a fieldless enum with `#[repr(i8|u8|i16|u16|i32|u32|i64|u64)]`
 //!   (default `i32`): a field of the C++ enum type `Color` over its integer, as ROOT stores enums.
 //!   Reading an integer that is no variant's discriminant is an error naming the field.
@@ -147,6 +159,11 @@ fn expand(input: TokenStream) -> Result<String, String> {
     if attrs.class.is_none() && fields.iter().any(|f| f.base) {
         return Err(format!("#[derive(Record)] on {name}: #[rntuple(base)] members need #[rntuple(class = \"Name\")] on the struct"));
     }
+    if let Some(f) = fields.iter().find(|f| f.streamer && f.base) {
+        return Err(format!("#[derive(Record)] on {name}: member `{}` cannot be both #[rntuple(base)] and #[rntuple(streamer)]", f.name));
+    }
+    let streamed: Vec<String> = fields.iter().filter(|f| f.streamer).map(|f| format!("{:?}.to_string()", f.name.trim_start_matches("r#"))).collect();
+    let streamed = streamed.join(", ");
     // Base classes first (subfields `:_0`, `:_1`, ...), then the members, each group in order.
     fields.sort_by_key(|f| !f.base);
     let key_of = |f: &Field, i: usize| if f.base { format!(":_{i}") } else { f.name.trim_start_matches("r#").to_string() };
@@ -222,6 +239,7 @@ fn expand(input: TokenStream) -> Result<String, String> {
             fn put_fields(&self, r: &mut ::rntuple::write::RecordWriter<'_>) -> ::rntuple::Result<()> {{
                 {members} Ok(())
             }}
+            fn streamer_fields() -> ::std::vec::Vec<::std::string::String> {{ vec![{streamed}] }}
         }}"
         ))
 }
@@ -278,11 +296,13 @@ fn expand_enum(name: &str, body: &proc_macro::Group, attrs: &ItemAttrs) -> Resul
     ))
 }
 
-/// A struct member: name, type, whether it is a base class (`#[rntuple(base)]`).
+/// A struct member: name, type, whether it is a base class (`#[rntuple(base)]`), whether it is
+/// a streamer field (`#[rntuple(streamer)]`).
 struct Field {
     name: String,
     ty: String,
     base: bool,
+    streamer: bool,
 }
 
 /// Splits `name: Type, ...` (with attributes and visibility) into members.
@@ -291,7 +311,7 @@ fn parse_fields(toks: Vec<TokenTree>) -> Result<Vec<Field>, String> {
     let mut i = 0;
     while i < toks.len() {
         // Attributes (`#[rntuple(base)]` marks a base class).
-        let mut base = false;
+        let (mut base, mut streamer) = (false, false);
         while let Some(TokenTree::Punct(p)) = toks.get(i) {
             if p.as_char() != '#' {
                 break;
@@ -299,10 +319,10 @@ fn parse_fields(toks: Vec<TokenTree>) -> Result<Vec<Field>, String> {
             if let Some(TokenTree::Group(g)) = toks.get(i + 1) {
                 let a: Vec<String> = g.stream().into_iter().map(|t| t.to_string()).collect();
                 if a.first().map(String::as_str) == Some("rntuple") {
-                    if a.get(1).map(|s| s.replace(' ', "")).as_deref() == Some("(base)") {
-                        base = true;
-                    } else {
-                        return Err(format!("#[derive(Record)]: unknown member attribute #[{}] (only #[rntuple(base)])", a.join("")));
+                    match a.get(1).map(|s| s.replace(' ', "")).as_deref() {
+                        Some("(base)") => base = true,
+                        Some("(streamer)") => streamer = true,
+                        _ => return Err(format!("#[derive(Record)]: unknown member attribute #[{}] (#[rntuple(base)] or #[rntuple(streamer)])", a.join(""))),
                     }
                 }
             }
@@ -345,7 +365,7 @@ fn parse_fields(toks: Vec<TokenTree>) -> Result<Vec<Field>, String> {
         }
         i += 1; // the comma
         let ty: TokenStream = ty.into_iter().collect();
-        out.push(Field { name, ty: ty.to_string(), base });
+        out.push(Field { name, ty: ty.to_string(), base, streamer });
     }
     Ok(out)
 }

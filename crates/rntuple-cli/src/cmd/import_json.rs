@@ -16,12 +16,13 @@ pub(crate) fn import_json(
     columns: rntuple::write::ColumnOptions,
 ) -> Res {
     use rntuple::write::{WriteOptions, Writer};
-    let schema: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(schema).map_err(|e| format!("--schema must be a JSON object of field name -> type name: {e}"))?;
-    let fields: Vec<(String, String)> = schema
-        .iter()
-        .map(|(k, v)| v.as_str().map(|t| (k.clone(), t.to_string())).ok_or_else(|| format!("--schema: the type of '{k}' must be a string")))
-        .collect::<Result<_, _>>()?;
+    let (types, streamed) = super::json_schema::parse_schema(schema)?;
+    let mut columns = columns;
+    for f in &streamed {
+        columns.set_streamer(f);
+    }
+    // Late fields are added by type name.
+    let fields: Vec<(String, String)> = types.iter().map(|(n, t)| (n.clone(), t.name())).collect();
     let text = if input == "-" {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
@@ -36,8 +37,13 @@ pub(crate) fn import_json(
             return Err(format!("--late-fields: '{l}' is not in the schema").into());
         }
     }
-    let pairs: Vec<(&str, &str)> = fields.iter().filter(|(n, _)| !late.contains(&n.as_str())).map(|(a, b)| (a.as_str(), b.as_str())).collect();
-    let mut w = Writer::create(file, ntuple, &pairs, WriteOptions { compression, checkpoint_clusters, columns, ..super::write_defaults() })?;
+    for (n, t) in &types {
+        if late.contains(&n.as_str()) && matches!(t, rntuple::logical::typename::TypeExpr::Class(_)) {
+            return Err(format!("--late-fields: '{n}' is a class given as a JSON object; late fields are given by type name").into());
+        }
+    }
+    let early: Vec<(String, rntuple::logical::typename::TypeExpr)> = types.into_iter().filter(|(n, _)| !late.contains(&n.as_str())).collect();
+    let mut w = Writer::create_with_types(file, ntuple, &early, WriteOptions { compression, checkpoint_clusters, columns, ..super::write_defaults() })?;
     // A bad entry leaves no output (the writer is aborted: a dropped writer would commit).
     if let Err(e) = fill_entries(&mut w, &entries, &fields, &late, late_at) {
         w.abort();

@@ -12,6 +12,7 @@ pub(crate) mod dump;
 pub(crate) mod follow;
 pub(crate) mod import_json;
 pub(crate) mod info;
+pub(crate) mod json_schema;
 pub(crate) mod merge;
 pub(crate) mod precision;
 pub(crate) mod select;

@@ -1,5 +1,6 @@
 //! `--half`, `--truncate` and `--quantize`: reduced-precision float fields for the commands that
-//! write (`import-json`, `skim`), as ROOT's `SetHalfPrecision`, `SetTruncated`, `SetQuantized`.
+//! write (`import-json`, `skim`), as ROOT's `SetHalfPrecision`, `SetTruncated`, `SetQuantized`;
+//! `--streamer`: class fields written as ROOT's `RStreamerField`.
 
 use rntuple::write::{ColumnOptions, FloatRepr};
 
@@ -18,6 +19,10 @@ pub(crate) struct Precision {
     /// are an error; repeatable.
     #[arg(long = "quantize", value_name = "FIELD:MIN:MAX:BITS", allow_hyphen_values = true)]
     quantize: Vec<String>,
+    /// Write a class field as ROOT's `RStreamerField` (each entry's object streamed whole, the
+    /// class's StreamerInfo records in the file); repeatable.
+    #[arg(long = "streamer", value_name = "FIELD")]
+    streamer: Vec<String>,
 }
 
 impl Precision {
@@ -47,6 +52,12 @@ impl Precision {
             let [b, max, min, field] = parts[..] else { return Err(format!("--quantize {a}: expected FIELD:MIN:MAX:BITS").into()) };
             let num = |s: &str| s.trim().parse::<f64>().map_err(|_| format!("--quantize {a}: '{s}' is not a number"));
             add(field, FloatRepr::Quantized { min: num(min)?, max: num(max)?, bits: bits(b, "--quantize", a)? }, "--quantize")?;
+        }
+        for f in &self.streamer {
+            if f.is_empty() {
+                return Err("--streamer: the field name is empty".into());
+            }
+            out.set_streamer(f);
         }
         Ok(out)
     }

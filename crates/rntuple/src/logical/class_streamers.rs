@@ -145,7 +145,7 @@ fn content_code(t: &TypeExpr) -> u32 {
 
 /// Whether the class is taken to have a `ClassDef`: a version other than 1 (and than -1, which
 /// old writers recorded for classes without one).
-fn has_class_def(c: &ClassDef) -> bool {
+pub(crate) fn has_class_def(c: &ClassDef) -> bool {
     c.version != 1 && c.version != u32::MAX
 }
 

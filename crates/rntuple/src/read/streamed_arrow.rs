@@ -128,7 +128,7 @@ impl Types<'_> {
             _ => {}
         }
         let n = usize::try_from(e.array_length).unwrap_or(0);
-        let ty = e.ty;
+        let ty = crate::read::streamed_object::streamed_type(e);
         Ok(match ty {
             1..=19 => basic_code(ty)?,
             21..=39 => fixed(basic_code(ty - 20)?, n, &e.dims)?,

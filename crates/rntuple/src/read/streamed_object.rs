@@ -132,7 +132,7 @@ impl<'a> Deserializer<'a> {
 
     /// One element of one object; `before` holds the members read before it (for counters).
     pub(crate) fn element(&mut self, e: &ElementInfo, before: &[(String, Value)]) -> Result<Value> {
-        let ty = e.ty;
+        let ty = streamed_type(e);
         match e.class {
             ElementClass::Base => return self.class(&e.name),
             ElementClass::Stl | ElementClass::StlString => return self.stl_members(e, 1)?.pop().ok_or_else(|| Error::internal("one collection read")),
@@ -294,6 +294,17 @@ impl<'a> Deserializer<'a> {
             }
             _ => self.class(&t.full),
         }
+    }
+}
+
+/// The type code an element is streamed by: ROOT records a `std::array` (and some fixed arrays)
+/// of a fundamental type with the type's own code and an array length, and streams it as the
+/// array (`kOffsetL` + code).
+pub(crate) fn streamed_type(e: &ElementInfo) -> i32 {
+    if (1..=19).contains(&e.ty) && e.array_length > 0 {
+        e.ty + 20
+    } else {
+        e.ty
     }
 }
 

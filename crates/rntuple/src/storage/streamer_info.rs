@@ -8,8 +8,11 @@
 //! [`streamer_info_list`] adds, as ROOT does for an RNTuple with class fields, one
 //! `TStreamerInfo` per class the RNTuple's fields use (their bases and nested classes included),
 //! given as [`StreamerInfo`] records: the logical layer makes them from the classes
-//! (`logical::class_streamers`), so that this file knows bytes, not types.
+//! (`logical::class_streamers`), so that this file knows bytes, not types. The same records,
+//! without `ROOT::RNTuple`'s, are an RNTuple's extra type information for its streamer fields
+//! ([`streamer_info_object`]); [`from_read`] turns records read back into ones to write again.
 
+use crate::storage::streamer_info_read::{ClassInfo, ElementClass};
 
 /// Big-endian buffer with ROOT byte counts.
 struct Buf {
@@ -104,6 +107,27 @@ pub fn rntuple_streamer_info(key_len: usize) -> Vec<u8> {
 /// The (uncompressed) payload of the StreamerInfo key for a key header of `key_len` bytes:
 /// `ROOT::RNTuple`'s streamer info, then `infos`, each (name, version) once, in their order.
 pub fn streamer_info_list(key_len: usize, infos: &[StreamerInfo]) -> Vec<u8> {
+    let mut w = Buf { b: Vec::with_capacity(1300), displacement: key_len };
+    let mut seen = Vec::new();
+    write_list(&mut w, &mut seen, true, infos);
+    w.b
+}
+
+/// The extra type information of an RNTuple with streamer fields (content id 0): `infos` in a
+/// `TList` written as `TBufferFile::WriteObject` writes it (a byte count, the class tag `TList`,
+/// the list), without `ROOT::RNTuple`'s record; offsets count from the buffer's start.
+pub fn streamer_info_object(infos: &[StreamerInfo]) -> Vec<u8> {
+    let mut w = Buf { b: Vec::with_capacity(256 * (infos.len() + 1)), displacement: 0 };
+    let mut seen = Vec::new();
+    let obj = w.open();
+    w.class_tag("TList", &mut seen);
+    write_list(&mut w, &mut seen, false, infos);
+    w.close(obj);
+    w.b
+}
+
+/// A `TList` of `ROOT::RNTuple`'s record (when `rntuple`) and `infos`, each (name, version) once.
+fn write_list(w: &mut Buf, seen: &mut Vec<(String, usize)>, rntuple: bool, infos: &[StreamerInfo]) {
     let mut unique: Vec<&StreamerInfo> = Vec::with_capacity(infos.len());
     for i in infos {
         if !unique.iter().any(|u| u.name == i.name && u.version == i.version) {
@@ -111,24 +135,35 @@ pub fn streamer_info_list(key_len: usize, infos: &[StreamerInfo]) -> Vec<u8> {
         }
     }
     let infos = unique;
-    let mut w = Buf { b: Vec::with_capacity(1300), displacement: key_len };
-    let mut seen = Vec::new();
     // TList
     let list = w.open();
     w.u16(5);
     w.tobject(0);
     w.tstring("");
-    w.u32(1 + infos.len() as u32);
+    w.u32(u32::from(rntuple) + infos.len() as u32);
+    if rntuple {
+        rntuple_info(w, seen);
+        w.tstring(""); // the list's option string for the object
+    }
+    for c in infos {
+        write_info(w, seen, c);
+        w.tstring("");
+    }
+    w.close(list);
+}
+
+/// The `TStreamerInfo` of `ROOT::RNTuple` (as an object of a list: class tag and body).
+fn rntuple_info(w: &mut Buf, seen: &mut Vec<(String, usize)>) {
     // the TStreamerInfo, as an object pointer
     let obj = w.open();
-    w.class_tag("TStreamerInfo", &mut seen);
+    w.class_tag("TStreamerInfo", seen);
     let si = w.open();
     w.u16(10);
     w.tnamed("ROOT::RNTuple", "", 0x0001_0000);
     w.u32(0x28E6_32EC); // class checksum of ROOT::RNTuple v2 ("unsigned long" members)
     w.u32(2); // class version
     let arr_obj = w.open();
-    w.class_tag("TObjArray", &mut seen);
+    w.class_tag("TObjArray", seen);
     let arr = w.open();
     w.u16(3);
     w.tobject(0);
@@ -150,7 +185,7 @@ pub fn streamer_info_list(key_len: usize, infos: &[StreamerInfo]) -> Vec<u8> {
     w.u32(0); // lower bound
     for (name, ty, size, type_name) in members {
         let el = w.open();
-        w.class_tag("TStreamerBasicType", &mut seen);
+        w.class_tag("TStreamerBasicType", seen);
         let bt = w.open();
         w.u16(2);
         let se = w.open();
@@ -172,13 +207,6 @@ pub fn streamer_info_list(key_len: usize, infos: &[StreamerInfo]) -> Vec<u8> {
     w.close(arr_obj);
     w.close(si);
     w.close(obj);
-    w.tstring(""); // the list's option string for the object
-    for c in infos {
-        write_info(&mut w, &mut seen, c);
-        w.tstring("");
-    }
-    w.close(list);
-    w.b
 }
 
 /// Writes the `TStreamerInfo` `c` (as an object of a list: class tag and body).
@@ -206,6 +234,44 @@ fn write_info(w: &mut Buf, seen: &mut Vec<(String, usize)>, c: &StreamerInfo) {
     w.close(arr_obj);
     w.close(si);
     w.close(obj);
+}
+
+/// The records of `classes` as read from a file (`storage::streamer_info_read`), to be written
+/// again (the classes of streamer fields whose records an RNTuple's extra type information
+/// carries). A class with an element kind this file does not write (pointers to arrays,
+/// `TObject`s, `TString`s, loops, ...) is left out; a base's checksum is its class's checksum in
+/// `classes` (0 when absent); titles (`Double32_t` ranges) are not kept.
+pub fn from_read(classes: &[ClassInfo]) -> Vec<StreamerInfo> {
+    let convert = |c: &ClassInfo| -> Option<StreamerInfo> {
+        let mut elements = Vec::with_capacity(c.elements.len());
+        for e in &c.elements {
+            let kind = match e.class {
+                ElementClass::Base => ElementKind::Base { version: e.base_version },
+                ElementClass::BasicType => ElementKind::Basic,
+                ElementClass::Stl => ElementKind::Stl { stl: e.stl_type as u32, ctype: e.ctype as u32 },
+                ElementClass::StlString => ElementKind::StlString,
+                ElementClass::ObjectAny => ElementKind::Any,
+                ElementClass::ObjectAnyPointer => ElementKind::AnyPointer,
+                _ => return None,
+            };
+            let base_checksum = match e.class {
+                ElementClass::Base => classes.iter().find(|b| b.name == e.name).map_or(0, |b| b.checksum),
+                _ => 0,
+            };
+            let dims = e.dims.iter().map(|&d| u32::try_from(d).unwrap_or(0)).collect();
+            elements.push(StreamerElement {
+                kind,
+                name: e.name.clone(),
+                ty: e.ty as u32,
+                size: e.size as u32,
+                dims,
+                base_checksum,
+                type_name: e.type_name.clone(),
+            });
+        }
+        Some(StreamerInfo { name: c.name.clone(), checksum: c.checksum, version: c.version as u32, elements })
+    };
+    classes.iter().filter_map(convert).collect()
 }
 
 /// Which `TStreamerElement` subclass an element is, with what that subclass adds.

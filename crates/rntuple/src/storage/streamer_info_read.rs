@@ -127,6 +127,20 @@ pub fn parse_streamer_infos(b: &[u8], key_len: u32) -> Result<Vec<ClassInfo>> {
     Ok(out)
 }
 
+/// Parses the extra type information of an RNTuple (content id 0): a `TList` of `TStreamerInfo`s
+/// written as an object (a byte count and the class tag `TList` first), offsets counted from the
+/// start of `b`.
+pub fn parse_streamer_info_object(b: &[u8]) -> Result<Vec<ClassInfo>> {
+    let mut r = TBuf::new(b, 0, "extra type information");
+    let mut out = Vec::new();
+    match r.object_tag()? {
+        Tag::New { class, .. } if class == "TList" => list(&mut r, &mut out, 0)?,
+        Tag::Null => {}
+        t => return Err(r.err(format!("the streamer infos are not a TList ({t:?})"))),
+    }
+    Ok(out)
+}
+
 /// A `TList` (its version header, `TObject`, name, objects each followed by an option string).
 fn list(r: &mut TBuf, out: &mut Vec<ClassInfo>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
@@ -231,7 +245,8 @@ fn element(r: &mut TBuf) -> Result<ElementInfo> {
     let dims = max_index[..n_dims].to_vec();
     let range = matches!(ty % 20, 9 | 19).then(|| range(&title)).flatten();
     let ty = if ty == 11 && (type_name == "Bool_t" || type_name == "bool") { 18 } else { ty };
-    let mut e = ElementInfo { class, name, title, ty, size, array_length, dims, type_name, base_version: 0, stl_type: 0, ctype: 0, count_name: String::new(), range };
+    let mut e =
+        ElementInfo { class, name, title, ty, size, array_length, dims, type_name, base_version: 0, stl_type: 0, ctype: 0, count_name: String::new(), range };
     match class {
         ElementClass::Base if outer.version > 2 => e.base_version = r.i32()?,
         ElementClass::BasicPointer | ElementClass::Loop => {

@@ -46,7 +46,9 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         // Records where ROOT needs a type name become classes; typed entries are checked against the
         // schema as given.
         let named: Vec<(String, TypeExpr)> = schema.iter().map(|(n, t)| (n.clone(), crate::logical::record_classes::name_records(t, n))).collect();
-        let (plans, mut cols, n_counters) = plan_schema(desc, &named, compressed)?;
+        let (plans, mut cols, n_counters) = plan_schema(desc, &named, compressed, opts.columns.streamer_fields())?;
+        crate::write::streamed_fields::check_marked(desc, first_field, opts.columns.streamer_fields())?;
+        crate::write::streamed_fields::record_classes(desc, &plans)?;
         crate::write::reduced::apply_column_options(desc, &mut cols, first_field, first_column, &opts.columns)?;
         crate::write::projections::add_projections(desc, &opts.projections)?;
         Ok(Self::assemble(opts, plans, cols, n_counters, schema.to_vec(), out))
@@ -110,10 +112,16 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         let mut n_counters = self.counts.len();
         // Elements already in the current cluster are implicit too: the new columns' pages in this
         // cluster start after them.
-        let origin = Origin { ext: Some(entries_before + self.entries), mult: Some(1) };
+        let streamed = self.opts.columns.streamer_fields().to_vec();
+        let origin = Origin { ext: Some(entries_before + self.entries), mult: Some(1), streamed: &streamed };
+        let first_field = desc.fields.len();
         let plan = plan_field(desc, &mut self.cols.cols, &mut n_counters, None, name, &te, compressed, origin)?;
+        if streamed.contains(&name.to_string()) {
+            crate::write::streamed_fields::check_marked(desc, first_field, &[name.to_string()])?;
+        }
         self.counts.resize(n_counters, 0);
         self.plans.push((name.to_string(), plan));
+        crate::write::streamed_fields::record_classes(desc, &self.plans)?;
         self.exprs.push((name.to_string(), te));
         self.top_plans = self.plans.iter().map(|(_, p)| p.clone()).collect();
         self.typed_ok = None;

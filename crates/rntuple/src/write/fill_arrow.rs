@@ -266,6 +266,13 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 self.cols.extend(*sw, &switch, &mut self.out)?;
             }
             Plan::Wrapper { child, .. } => self.put_array(child, a)?,
+            Plan::Streamed { idx, bytes, class, .. } => {
+                let (idx, bytes) = (*idx, *bytes);
+                let base = self.cols.cols[bytes].in_cluster;
+                let (blob, offsets) = crate::write::streamed_fields::arrow_blobs(class, a.as_ref(), &class.name)?;
+                self.cols.extend(bytes, &blob, &mut self.out)?;
+                self.cols.extend_index(idx, base, &offsets, &mut self.out)?;
+            }
         }
         self.counts[plan.counter()] += n;
         Ok(())
@@ -389,6 +396,8 @@ fn check_array(plan: &Plan, a: &dyn Array, path: &str) -> Result<()> {
             _ => bad(&format!("union of {} alternatives", children.len())),
         },
         Plan::Wrapper { child, .. } => check_array(child, a, path),
+        // Every object is streamed once to check it (binary arrays: objects streamed already).
+        Plan::Streamed { class, .. } => crate::write::streamed_fields::arrow_blobs(class, a, path).map(|_| ()),
     }
 }
 

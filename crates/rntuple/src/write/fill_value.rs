@@ -127,6 +127,12 @@ impl<O: ClusterOut> ClusterBuilder<O> {
                 )
             }
             Plan::Wrapper { child, .. } => self.put(child, v),
+            Plan::Streamed { idx, bytes, class, .. } => {
+                let blob = crate::write::streamed_fields::encode(class, v, &class.name)?;
+                self.cols.extend(*bytes, &blob, &mut self.out)?;
+                let end = self.cols.cols[*bytes].in_cluster;
+                self.cols.push_index(*idx, end, &mut self.out)
+            }
         }
     }
 }
@@ -203,6 +209,7 @@ fn check(plan: &Plan, v: &Value, path: &str) -> Result<()> {
             _ => bad("a value of one of the variant's alternatives"),
         },
         Plan::Wrapper { child, .. } => check(child, v, path),
+        Plan::Streamed { class, .. } => crate::write::streamed_fields::encode(class, v, path).map(|_| ()),
     }
 }
 

@@ -32,6 +32,8 @@ mod parallel;
 pub(crate) mod plan;
 mod projections;
 mod reduced;
+pub(crate) mod streamed_encode;
+mod streamed_fields;
 pub(crate) mod same_pages;
 pub(crate) mod sealed;
 pub(crate) mod sink;

@@ -18,6 +18,11 @@ use crate::storage::file_sink::FileOptions;
 /// (`"Muon_pt"` for a `std::vector<float>`) applies to its items. Every path must name a float
 /// or double field of the schema, else creating the writer fails naming it.
 ///
+/// A path may also be marked streamed ([`ColumnOptions::streamer`]): a field of a class type is
+/// then written as ROOT's `RStreamerField` writes it (each entry's object as `TBufferFile` streams
+/// it, with the class's StreamerInfo records in the footer and in the file), not split into
+/// subfields. Every such path must name a class field.
+///
 /// ```
 /// use rntuple::write::{ColumnOptions, FloatRepr};
 /// use rntuple::write::WriteOptions;
@@ -31,6 +36,7 @@ use crate::storage::file_sink::FileOptions;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ColumnOptions {
     fields: Vec<(String, FloatRepr)>,
+    streamed: Vec<String>,
 }
 
 impl ColumnOptions {
@@ -65,7 +71,49 @@ impl ColumnOptions {
 
     /// Whether no field has options.
     pub fn is_empty(&self) -> bool {
-        self.fields.is_empty()
+        self.fields.is_empty() && self.streamed.is_empty()
+    }
+
+    /// These options and the field at `path` written as a streamer field (ROOT's
+    /// `RStreamerField`): its class's objects streamed whole, one blob of bytes per entry.
+    ///
+    /// ```
+    /// use rntuple::logical::typename::{parse, ClassDef, TypeExpr};
+    /// use rntuple::write::{ColumnOptions, Writer, WriteOptions};
+    /// use rntuple::Value;
+    /// let hit = ClassDef::new("Hit").member("x", parse("float")?).member("tags", parse("std::vector<std::int32_t>")?);
+    /// let opts = WriteOptions { columns: ColumnOptions::new().streamer("hit"), ..WriteOptions::default() };
+    /// # let path = std::env::temp_dir().join(format!("rntuple-doc-streamer-{}.root", std::process::id()));
+    /// let mut w = Writer::create_with_types(&path, "Events", &[("hit".into(), TypeExpr::Class(Box::new(hit)))], opts)?;
+    /// let entry = Value::from_json(&serde_json::json!({"hit": {"x": 1.5, "tags": [3, 4]}}));
+    /// w.fill(&entry)?;
+    /// w.commit()?;
+    /// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+    /// assert_eq!(r.descriptor().fields[0].role, rntuple::format::descriptor::Role::Streamer);
+    /// assert_eq!(r.read_values(None, 0, 1)?[0].to_json().to_string(), r#"{"hit":{"x":1.5,"tags":[3,4]}}"#);
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn streamer(mut self, path: &str) -> ColumnOptions {
+        self.set_streamer(path);
+        self
+    }
+
+    /// Marks the field at `path` to be written as a streamer field (see [`ColumnOptions::streamer`]).
+    pub fn set_streamer(&mut self, path: &str) {
+        if !self.is_streamer(path) {
+            self.streamed.push(path.to_string());
+        }
+    }
+
+    /// Whether the field at `path` is written as a streamer field.
+    pub fn is_streamer(&self, path: &str) -> bool {
+        self.streamed.iter().any(|p| p == path)
+    }
+
+    /// The paths of the fields written as streamer fields, in the order they were marked.
+    pub fn streamer_fields(&self) -> &[String] {
+        &self.streamed
     }
 }
 

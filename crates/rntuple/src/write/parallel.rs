@@ -221,7 +221,10 @@ impl ParallelWriter {
 
     /// Creates a file whose schema is the members of the Rust type `E`; contexts fill it with
     /// [`FillContext::fill_typed`].
-    pub fn create_typed<E: crate::write::Entry>(path: impl AsRef<Path>, name: &str, opts: WriteOptions) -> Result<ParallelWriter> {
+    pub fn create_typed<E: crate::write::Entry>(path: impl AsRef<Path>, name: &str, mut opts: WriteOptions) -> Result<ParallelWriter> {
+        for f in E::streamer_fields() {
+            opts.columns.set_streamer(&f);
+        }
         Self::create_with_types(path, name, &E::fields(), opts)
     }
 

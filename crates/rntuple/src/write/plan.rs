@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::format::descriptor::*;
 use crate::logical::kind::Scalar;
-use crate::logical::typename::{parse, TypeExpr};
+use crate::logical::typename::{parse, ClassDef, TypeExpr};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::element::{BufElement, ColumnBuf};
 use crate::write::columns::Column;
@@ -57,6 +57,14 @@ pub(crate) enum Plan {
         child: Box<Plan>,
         counter: usize,
     },
+    /// A streamer field: each value's object serialized (`write::streamed_encode`) into the
+    /// bytes of a collection of bytes (an index column and a byte column).
+    Streamed {
+        idx: usize,
+        bytes: usize,
+        class: std::sync::Arc<ClassDef>,
+        counter: usize,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -78,6 +86,7 @@ impl Plan {
             Plan::Bitset { .. } => "a bitset",
             Plan::Variant { .. } => "a variant",
             Plan::Wrapper { .. } => "an atomic or enum",
+            Plan::Streamed { .. } => "a streamed object",
         }
     }
 
@@ -90,7 +99,8 @@ impl Plan {
             | Plan::Array { counter, .. }
             | Plan::Bitset { counter, .. }
             | Plan::Variant { counter, .. }
-            | Plan::Wrapper { counter, .. } => *counter,
+            | Plan::Wrapper { counter, .. }
+            | Plan::Streamed { counter, .. } => *counter,
         }
     }
 }
@@ -104,7 +114,7 @@ pub(crate) fn parse_field_types(schema: &[(&str, &str)]) -> Result<Vec<(String, 
 pub(crate) type Schema = (Vec<(String, Plan)>, Vec<Column>, usize);
 
 /// Turns a schema into field descriptors (appended to `desc`), plans and columns.
-pub(crate) fn plan_schema(desc: &mut Descriptor, schema: &[(String, TypeExpr)], compressed: bool) -> Result<Schema> {
+pub(crate) fn plan_schema(desc: &mut Descriptor, schema: &[(String, TypeExpr)], compressed: bool, streamed: &[String]) -> Result<Schema> {
     // Room for a column and a field per top-level field at once (grown by doubling, 100,000 fields' lists
     // held twice what they needed while they grew).
     let mut cols = Vec::with_capacity(schema.len());
@@ -118,7 +128,7 @@ pub(crate) fn plan_schema(desc: &mut Descriptor, schema: &[(String, TypeExpr)], 
         if !seen.insert(fname.as_str()) {
             return Err(Error::Invalid(format!("field '{fname}' appears twice in the schema")));
         }
-        let plan = plan_field(desc, &mut cols, &mut n_counters, None, fname, te, compressed, Origin { ext: None, mult: Some(1) })?;
+        let plan = plan_field(desc, &mut cols, &mut n_counters, None, fname, te, compressed, Origin { ext: None, mult: Some(1), streamed })?;
         plans.push((fname.to_string(), plan));
     }
     Ok((plans, cols, n_counters))
@@ -152,18 +162,20 @@ fn scalar_column(s: Scalar, compressed: bool) -> (ColumnType, ColumnBuf) {
 /// by late model extension, `mult` the number of column elements per entry for columns without a
 /// collection or variant ancestor (`None` below one). Such columns of a late field are deferred:
 /// the entries before it read as default values.
+/// `streamed` lists the paths of the fields written as streamer fields.
 #[derive(Clone, Copy)]
-pub(crate) struct Origin {
+pub(crate) struct Origin<'a> {
     pub ext: Option<u64>,
     pub mult: Option<u64>,
+    pub streamed: &'a [String],
 }
 
-impl Origin {
-    fn times(self, n: u64) -> Origin {
-        Origin { ext: self.ext, mult: self.mult.map(|m| m * n) }
+impl Origin<'_> {
+    fn times(self, n: u64) -> Self {
+        Origin { mult: self.mult.map(|m| m * n), ..self }
     }
-    fn nested(self) -> Origin {
-        Origin { ext: self.ext, mult: None }
+    fn nested(self) -> Self {
+        Origin { mult: None, ..self }
     }
     fn first_element(self) -> u64 {
         match (self.ext, self.mult) {
@@ -184,6 +196,15 @@ pub(crate) fn plan_field(
     compressed: bool,
     origin: Origin,
 ) -> Result<Plan> {
+    if !origin.streamed.is_empty() {
+        let path = match parent {
+            Some(p) => format!("{}.{name}", desc.field_path(p)),
+            None => name.to_string(),
+        };
+        if origin.streamed.contains(&path) {
+            return plan_streamed(desc, cols, counters, parent, name, &path, te, compressed, origin);
+        }
+    }
     if let Some(bad) = misplaced_record(te) {
         return Err(Error::Unsupported(format!(
             "field '{name}': an untyped record (derived struct) inside {bad}; records go in fields, vectors and optionals"
@@ -227,25 +248,7 @@ pub(crate) fn plan_field(
     }
     let counter = *counters;
     *counters += 1;
-    let add_col = |desc: &mut Descriptor, cols: &mut Vec<Column>, ty: ColumnType, buf: ColumnBuf, o: Origin| -> usize {
-        let cid = desc.columns.len() as u32;
-        let first = o.first_element();
-        desc.columns.push(ColumnDescriptor {
-            id: cid,
-            column_type: ty.to_u16(),
-            bits_on_storage: ty.fixed_bits().unwrap_or(0),
-            field_id: id,
-            flags: if first > 0 { 1 } else { 0 },
-            representation: 0,
-            first_element: first,
-            suppressed_deferred: false,
-            value_range: None,
-            from_extension: o.ext.is_some(),
-        });
-        desc.fields[id as usize].columns.push(cid);
-        cols.push(Column::new(ty, buf));
-        cols.len() - 1
-    };
+    let add_col = |desc: &mut Descriptor, cols: &mut Vec<Column>, ty: ColumnType, buf: ColumnBuf, o: Origin| add_column(desc, cols, id, ty, buf, o);
     let index_type = if compressed { ColumnType::SplitIndex64 } else { ColumnType::Index64 };
     Ok(match te {
         TypeExpr::Scalar(s, alias) => {
@@ -348,6 +351,79 @@ pub(crate) fn plan_field(
             Plan::Wrapper { child: Box::new(child), counter }
         }
     })
+}
+
+/// Appends a column of type `ty` to field `id` (its buffer `buf`); returns its index in `cols`.
+fn add_column(desc: &mut Descriptor, cols: &mut Vec<Column>, id: u32, ty: ColumnType, buf: ColumnBuf, o: Origin) -> usize {
+    let cid = desc.columns.len() as u32;
+    let first = o.first_element();
+    desc.columns.push(ColumnDescriptor {
+        id: cid,
+        column_type: ty.to_u16(),
+        bits_on_storage: ty.fixed_bits().unwrap_or(0),
+        field_id: id,
+        flags: if first > 0 { 1 } else { 0 },
+        representation: 0,
+        first_element: first,
+        suppressed_deferred: false,
+        value_range: None,
+        from_extension: o.ext.is_some(),
+    });
+    desc.fields[id as usize].columns.push(cid);
+    cols.push(Column::new(ty, buf));
+    cols.len() - 1
+}
+
+/// A streamer field (role `Streamer`, ROOT's `RStreamerField`): the class's name, its version
+/// (-1, as ROOT records it, for a class without `ClassDef`) and checksum; an index column and a
+/// byte column.
+#[allow(clippy::too_many_arguments)]
+fn plan_streamed(
+    desc: &mut Descriptor,
+    cols: &mut Vec<Column>,
+    counters: &mut usize,
+    parent: Option<u32>,
+    name: &str,
+    path: &str,
+    te: &TypeExpr,
+    compressed: bool,
+    origin: Origin,
+) -> Result<Plan> {
+    let TypeExpr::Class(c) = te else {
+        let t = if te.name().is_empty() { "an untyped record or collection".to_string() } else { format!("of type '{}'", te.name()) };
+        return Err(Error::Invalid(format!("field '{path}' is marked streamer but is {t}: only class fields can be streamer fields")));
+    };
+    class_version_checksum(path, te)?;
+    crate::write::streamed_encode::check_streamable(c).map_err(|e| Error::Unsupported(format!("streamer field '{path}': {e}")))?;
+    let id = desc.fields.len() as u32;
+    let version = if crate::logical::class_streamers::has_class_def(c) { c.version } else { u32::MAX };
+    desc.fields.push(FieldDescriptor {
+        id,
+        field_version: 0,
+        type_version: version,
+        parent,
+        role: Role::Streamer,
+        flags: 0x04,
+        name: name.into(),
+        type_name: c.name.clone(),
+        type_alias: String::new(),
+        description: String::new(),
+        repetition: None,
+        projection_source: None,
+        type_checksum: Some(c.type_checksum()),
+        children: vec![],
+        columns: vec![],
+        from_extension: origin.ext.is_some(),
+    });
+    if let Some(p) = parent {
+        desc.fields[p as usize].children.push(id);
+    }
+    let counter = *counters;
+    *counters += 1;
+    let index_type = if compressed { ColumnType::SplitIndex64 } else { ColumnType::Index64 };
+    let idx = add_column(desc, cols, id, index_type, u64::empty_buf(), origin);
+    let bytes = add_column(desc, cols, id, ColumnType::Byte, u8::empty_buf(), origin.nested());
+    Ok(Plan::Streamed { idx, bytes, class: std::sync::Arc::new((**c).clone()), counter })
 }
 
 /// The type version and type checksum of a class field (checking its name); (0, None) for

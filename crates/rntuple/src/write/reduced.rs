@@ -86,7 +86,7 @@ fn quantized<'c>(cols: &'c [Column], plan: &Plan) -> Option<(&'c FloatRepr, &'c 
 pub(crate) fn has_quantized(cols: &[Column], plan: &Plan) -> bool {
     match plan {
         Plan::Scalar { .. } => quantized(cols, plan).is_some(),
-        Plan::String { .. } | Plan::Bitset { .. } => false,
+        Plan::String { .. } | Plan::Bitset { .. } | Plan::Streamed { .. } => false,
         Plan::Collection { child, .. } | Plan::Array { child, .. } | Plan::Wrapper { child, .. } => has_quantized(cols, child),
         Plan::Record { children, .. } | Plan::Variant { children, .. } => children.iter().any(|c| has_quantized(cols, c)),
     }
@@ -137,7 +137,7 @@ pub(crate) fn check_value_ranges(cols: &[Column], plan: &Plan, v: &Value, entry:
         },
         // A variant's value goes to the first alternative that takes it; a value outside the
         // range of a quantized alternative is refused when its page is written.
-        Plan::Variant { .. } | Plan::String { .. } | Plan::Bitset { .. } => Ok(()),
+        Plan::Variant { .. } | Plan::String { .. } | Plan::Bitset { .. } | Plan::Streamed { .. } => Ok(()),
     }
 }
 
@@ -196,6 +196,6 @@ pub(crate) fn check_array_ranges(cols: &[Column], plan: &Plan, a: &dyn Array, ro
             }
             Ok(())
         }
-        Plan::Variant { .. } | Plan::String { .. } | Plan::Bitset { .. } => Ok(()),
+        Plan::Variant { .. } | Plan::String { .. } | Plan::Bitset { .. } | Plan::Streamed { .. } => Ok(()),
     }
 }

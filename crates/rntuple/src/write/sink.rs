@@ -340,7 +340,9 @@ impl Dataset {
         let (major, minor, patch) = if self.hidden || !self.desc.attribute_sets.is_empty() { ATTRIBUTE_VERSION } else { PLAIN_VERSION };
         let (name, hidden) = (&self.name, self.hidden);
         // ROOT's files describe the classes of class fields in their StreamerInfo record.
-        let classes = crate::logical::class_streamers::streamer_infos(&crate::logical::descriptor_types::descriptor_classes(&self.desc));
+        let mut classes = crate::logical::class_streamers::streamer_infos(&crate::logical::descriptor_types::descriptor_classes(&self.desc));
+        // And those of streamer fields, from the extra type information.
+        classes.extend(crate::write::streamed_fields::key_records(&self.desc));
         let file = self.file.as_mut().ok_or_else(|| Error::Invalid(format!("the RNTuple '{name}' was committed already")))?;
         let at = file.with(|f| {
             f.add_streamer_infos(&classes);

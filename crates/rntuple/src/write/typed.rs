@@ -27,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::logical::kind::Scalar;
 use crate::logical::typename::TypeExpr;
 pub use crate::primitives::element::ScalarSlice;
+use crate::value::Value;
 use crate::write::plan::Plan;
 
 /// A Rust type that can be written as an RNTuple field.
@@ -105,6 +106,30 @@ pub trait Entry: 'static {
     fn fields() -> Vec<(String, TypeExpr)>;
     /// Writes the members in the order of [`Entry::fields`].
     fn put_fields(&self, w: &mut RecordWriter<'_>) -> Result<()>;
+    /// The top-level fields written as streamer fields (ROOT's `RStreamerField`; members marked
+    /// `#[rntuple(streamer)]` by `#[derive(Record)]`); none by default.
+    ///
+    /// ```
+    /// use rntuple::write::{Entry, Writer, WriteOptions};
+    /// #[derive(rntuple::Record)]
+    /// #[rntuple(class = "Hit")]
+    /// struct Hit { x: f32, tags: Vec<i32> }
+    /// #[derive(rntuple::Record)]
+    /// struct Event { #[rntuple(streamer)] hit: Hit, run: u32 }
+    /// assert_eq!(Event::streamer_fields(), vec!["hit".to_string()]);
+    /// # let path = std::env::temp_dir().join(format!("rntuple-doc-streamer_fields-{}.root", std::process::id()));
+    /// let mut w = Writer::create_typed::<Event>(&path, "Events", WriteOptions::default())?;
+    /// w.fill_typed(&Event { hit: Hit { x: 1.5, tags: vec![3, 4] }, run: 7 })?;
+    /// w.commit()?;
+    /// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+    /// assert_eq!(r.descriptor().fields[0].role, rntuple::format::descriptor::Role::Streamer);
+    /// assert_eq!(r.read_values(None, 0, 1)?[0].to_json().to_string(), r#"{"hit":{"x":1.5,"tags":[3,4]},"run":7}"#);
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn streamer_fields() -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Column access for typed filling (implemented by the cluster builder in `fill_typed.rs`).
@@ -151,6 +176,8 @@ pub struct FieldWriter<'a> {
     cols: &'a mut dyn TypedCols,
     plan: &'a Plan,
     path: &'a str,
+    /// Inside the object of a streamer field: the values go here, in order, not to columns.
+    capture: Option<&'a mut Vec<Value>>,
 }
 
 fn mismatch(path: &str, want: &str, plan: &Plan) -> Error {
@@ -160,11 +187,15 @@ fn mismatch(path: &str, want: &str, plan: &Plan) -> Error {
 impl<'a> FieldWriter<'a> {
     /// A writer for the same field, for writing several values in turn.
     pub fn reborrow(&mut self) -> FieldWriter<'_> {
-        FieldWriter { cols: &mut *self.cols, plan: self.plan, path: self.path }
+        FieldWriter { cols: &mut *self.cols, plan: self.plan, path: self.path, capture: self.capture.as_deref_mut() }
     }
 
     /// Writes primitive values.
     pub fn scalars(self, v: ScalarSlice<'_>) -> Result<()> {
+        if let Some(c) = self.capture {
+            c.extend(slice_values(v));
+            return Ok(());
+        }
         match self.plan {
             Plan::Scalar { col, counter, .. } => {
                 self.cols
@@ -175,7 +206,7 @@ impl<'a> FieldWriter<'a> {
             }
             Plan::Wrapper { child, counter } => {
                 self.cols.counts()[*counter] += v.len() as u64;
-                FieldWriter { cols: self.cols, plan: child, path: self.path }.scalars(v)
+                FieldWriter { cols: self.cols, plan: child, path: self.path, capture: None }.scalars(v)
             }
             p => Err(mismatch(self.path, "primitive", p)),
         }
@@ -183,6 +214,10 @@ impl<'a> FieldWriter<'a> {
 
     /// Writes a string.
     pub fn string(self, s: &str) -> Result<()> {
+        if let Some(c) = self.capture {
+            c.push(Value::String(s.to_string()));
+            return Ok(());
+        }
         let Plan::String { idx, chars, counter } = self.plan else { return Err(mismatch(self.path, "String", self.plan)) };
         self.cols.extend_scalars(*chars, ScalarSlice::U8(s.as_bytes()))?;
         let end = self.cols.col_len(*chars);
@@ -194,8 +229,14 @@ impl<'a> FieldWriter<'a> {
     /// Writes a collection (vector, optional): `items` writes its items through the writer of
     /// the item field.
     pub fn collection(self, items: impl FnOnce(FieldWriter<'_>) -> Result<()>) -> Result<()> {
+        if let Some(c) = self.capture {
+            let mut inner = Vec::new();
+            items(FieldWriter { cols: self.cols, plan: self.plan, path: self.path, capture: Some(&mut inner) })?;
+            c.push(Value::List(inner));
+            return Ok(());
+        }
         let Plan::Collection { idx, child, counter, .. } = self.plan else { return Err(mismatch(self.path, "collection", self.plan)) };
-        items(FieldWriter { cols: &mut *self.cols, plan: child, path: self.path })?;
+        items(FieldWriter { cols: &mut *self.cols, plan: child, path: self.path, capture: None })?;
         let end = self.cols.counts()[child.counter()];
         self.cols.push_index(*idx, end)?;
         self.cols.counts()[*counter] += 1;
@@ -204,11 +245,17 @@ impl<'a> FieldWriter<'a> {
 
     /// Writes a fixed-size array.
     pub fn array<T: FieldValue>(self, items: &[T]) -> Result<()> {
+        if let Some(c) = self.capture {
+            let mut inner = Vec::new();
+            T::put_slice(items, FieldWriter { cols: self.cols, plan: self.plan, path: self.path, capture: Some(&mut inner) })?;
+            c.push(Value::List(inner));
+            return Ok(());
+        }
         let Plan::Array { n, child, counter } = self.plan else { return Err(mismatch(self.path, "array", self.plan)) };
         if items.len() as u64 != *n {
             return Err(Error::Invalid(format!("field '{}': {} values for an array of {n}", self.path, items.len())));
         }
-        T::put_slice(items, FieldWriter { cols: &mut *self.cols, plan: child, path: self.path })?;
+        T::put_slice(items, FieldWriter { cols: &mut *self.cols, plan: child, path: self.path, capture: None })?;
         self.cols.counts()[*counter] += 1;
         Ok(())
     }
@@ -216,9 +263,17 @@ impl<'a> FieldWriter<'a> {
     /// Starts a record (struct, pair, tuple): write its members in order with
     /// [`RecordWriter::member`], then call [`RecordWriter::finish`].
     pub fn record(self) -> Result<RecordWriter<'a>> {
-        let Plan::Record { children, counter, .. } = self.plan else { return Err(mismatch(self.path, "record", self.plan)) };
+        let (plan, path) = (self.plan, self.path);
+        if let Some(c) = self.capture {
+            return Ok(RecordWriter { cols: self.cols, children: &[], next: 0, path, capture: Capture::Into(plan, c, Vec::new()) });
+        }
+        if let Plan::Streamed { .. } = plan {
+            // A streamer field's object: its members are collected, then streamed at `finish`.
+            return Ok(RecordWriter { cols: self.cols, children: &[], next: 0, path, capture: Capture::Root(plan, Vec::new()) });
+        }
+        let Plan::Record { children, counter, .. } = plan else { return Err(mismatch(path, "record", plan)) };
         self.cols.counts()[*counter] += 1;
-        Ok(RecordWriter { cols: self.cols, children, next: 0, path: self.path })
+        Ok(RecordWriter { cols: self.cols, children, next: 0, path, capture: Capture::None })
     }
 }
 
@@ -258,25 +313,54 @@ pub struct RecordWriter<'a> {
     children: &'a [Plan],
     next: usize,
     path: &'a str,
+    capture: Capture<'a>,
+}
+
+/// Where a record's members go: to columns, or (in a streamer field's object) into a list of
+/// values, which `finish` appends to the enclosing value (`Into`) or streams into the streamer
+/// field's columns (`Root`, its plan).
+enum Capture<'a> {
+    None,
+    Into(&'a Plan, &'a mut Vec<Value>, Vec<Value>),
+    Root(&'a Plan, Vec<Value>),
 }
 
 impl<'a> RecordWriter<'a> {
     pub(crate) fn top(cols: &'a mut dyn TypedCols, children: &'a [Plan]) -> Self {
-        RecordWriter { cols, children, next: 0, path: "" }
+        RecordWriter { cols, children, next: 0, path: "", capture: Capture::None }
     }
 
     /// Writes the next member.
     pub fn member<T: FieldValue>(&mut self, v: &T) -> Result<()> {
+        if let Capture::Into(plan, _, items) | Capture::Root(plan, items) = &mut self.capture {
+            return v.put(FieldWriter { cols: &mut *self.cols, plan, path: self.path, capture: Some(items) });
+        }
         let plan = self
             .children
             .get(self.next)
             .ok_or_else(|| Error::Invalid(format!("field '{}': more members than the record has ({})", self.path, self.children.len())))?;
         self.next += 1;
-        v.put(FieldWriter { cols: &mut *self.cols, plan, path: self.path })
+        v.put(FieldWriter { cols: &mut *self.cols, plan, path: self.path, capture: None })
     }
 
     /// Checks that every member was written.
     pub fn finish(self) -> Result<()> {
+        match self.capture {
+            Capture::None => {}
+            Capture::Into(_, out, items) => {
+                out.push(Value::List(items));
+                return Ok(());
+            }
+            Capture::Root(plan, items) => {
+                let Plan::Streamed { idx, bytes, class, counter } = plan else { return Err(Error::internal("a streamed record without its plan")) };
+                let blob = crate::write::streamed_fields::encode(class, &Value::List(items), self.path)?;
+                self.cols.extend_scalars(*bytes, ScalarSlice::U8(&blob))?;
+                let end = self.cols.col_len(*bytes);
+                self.cols.push_index(*idx, end)?;
+                self.cols.counts()[*counter] += 1;
+                return Ok(());
+            }
+        }
         if self.next != self.children.len() {
             return Err(Error::Invalid(format!("field '{}': {} of {} members written", self.path, self.next, self.children.len())));
         }
@@ -300,6 +384,22 @@ macro_rules! primitive_field_values {
     )*};
 }
 crate::primitives::element::primitive_elements!(primitive_field_values);
+
+macro_rules! slice_values {
+    ($($v:ident $t:ident $cpp:literal $kind:ident,)*) => {
+        /// The values of a slice (collected for a streamer field's object).
+        fn slice_values(v: ScalarSlice<'_>) -> Vec<Value> {
+            match v {
+                $(ScalarSlice::$v(x) => x.iter().map(|&y| slice_values!(@ $kind, y)).collect(),)*
+            }
+        }
+    };
+    (@ boolean, $y:expr) => { Value::Bool($y) };
+    (@ signed, $y:expr) => { Value::Int($y as i64) };
+    (@ unsigned, $y:expr) => { Value::UInt($y as u64) };
+    (@ float, $y:expr) => { Value::F64($y as f64) };
+}
+crate::primitives::element::primitive_elements!(slice_values);
 
 impl FieldValue for String {
     fn type_expr() -> TypeExpr {

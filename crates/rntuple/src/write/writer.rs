@@ -60,7 +60,10 @@ impl Writer {
 
     /// Creates a file whose schema is the members of the Rust type `E` (see
     /// [`Entry`](crate::write::Entry)); fill it with [`Writer::fill_typed`].
-    pub fn create_typed<E: crate::write::Entry>(path: impl AsRef<Path>, name: &str, opts: WriteOptions) -> Result<Writer> {
+    pub fn create_typed<E: crate::write::Entry>(path: impl AsRef<Path>, name: &str, mut opts: WriteOptions) -> Result<Writer> {
+        for f in E::streamer_fields() {
+            opts.columns.set_streamer(&f);
+        }
         Self::create_with_types(path, name, &E::fields(), opts)
     }
 
