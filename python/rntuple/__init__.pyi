@@ -561,7 +561,8 @@ def skim(sources: _Input, output: _Path, fields: _Fields = None, where: Union[st
          filters: Union[Mapping[str, Union[str, Callable[..., Any]]], None] = None, ntuple: str | None = None,
          threads: int | None = None, compression: Union[int, str] = ..., *, entry_start: int | None = None,
          entry_stop: int | None = None, reencode: bool = False, progress: bool | None = None,
-         friends: Union[_Path, Sequence[_Path], None] = None, on: Union[str, Sequence[str], None] = None
+         friends: Union[_Path, Sequence[_Path], None] = None, on: Union[str, Sequence[str], None] = None,
+         fill_missing: bool = False
          ) -> dict[str, Any]:
     """Skims ``sources`` into the new file ``output``: some top-level ``fields``, an entry range of one input
     (compressed pages copied when whole clusters are kept), the entries where ``where`` holds and the collection

@@ -24,7 +24,7 @@ _DEFAULT_COMPRESSION = default_write_options()["compression"]
 
 def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, threads=None,
          compression=_DEFAULT_COMPRESSION, *, entry_start=None, entry_stop=None, reencode=False,
-         progress=None, friends=None, on=None) -> dict:
+         progress=None, friends=None, on=None, fill_missing=False) -> dict:
     """Skims ``sources`` (a path, URL or glob, a list of them, or ``{path: ntuple}``) into the new file
     ``output``: the top-level ``fields`` (default all; a name or a list), the entries where ``where`` holds, the
     elements of collections that ``filters`` keep.
@@ -46,6 +46,10 @@ def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, th
     copied when the entries are whole clusters (``entry_start``/``entry_stop`` cut a range;
     ``reencode=True`` forces re-encoding). Returns a dict like the CLI's JSON report.
 
+    ``fill_missing=True``: the inputs may lack some of the kept fields; the output holds every kept field any input
+    has, with its default value (0, empty) in the entries of the inputs that lack it, as ROOT's union merge fills
+    them (as ``rntuple skim --fill-missing``; expression strings only). Without it such an input is an error.
+
     ``friends``: friend RNTuples (``"file.root:NTUPLE"``, a glob makes a chain) joined to the inputs as
     ``rntuple.join`` joins them, on the index fields ``on`` (``["run", "event"]``; entry by entry when ``None``):
     each friend's fields are written as one record field named after it (``Aux.w`` in ``where`` and on reading),
@@ -63,6 +67,8 @@ def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, th
     """
     if isinstance(compression, str):
         compression = compression_setting(compression)
+    if fill_missing and (friends is not None or callable(where) or any(callable(f) for f in (filters or {}).values())):
+        raise ValueError("skim: fill_missing=True takes expression strings for where/filters and no friends")
     if friends is not None:
         return _skim_join(sources, output, fields, where, filters, ntuple, threads, compression, friends, on,
                           entry_start, entry_stop)
@@ -104,7 +110,7 @@ def skim(sources, output, fields=None, where=None, filters=None, ntuple=None, th
         raise ValueError(f"skim: threads must be >= 0, got {threads}")
     if (where is None or isinstance(where, str)) and all(isinstance(f, str) for f in filters.values()):
         return dict(skim_selected(inputs, os.fspath(output), ntuple, fields, where, list(filters.items()),
-                                  threads, compression))
+                                  threads, compression, fill_missing))
     return _skim_with_callables(inputs, os.fspath(output), ntuple, fields, where, filters, threads, compression,
                                 progress)
 

@@ -23,10 +23,10 @@ const SELECTED_KEYS: &[&str] =
     &["method", "clusters_copied", "inputs", "ntuple", "fields", "entries_read", "entries", "parts", "clusters", "threads", "file_bytes"];
 
 /// Skims `inputs` (paths, globs, URLs) into `output` with the expression `where_` and the
-/// `(collection, expression)` `filters` on `threads` threads (see `rntuple::ops::select`);
-/// returns the report as a dict. The GIL is released meanwhile.
+/// `(collection, expression)` `filters` on `threads` threads (see `rntuple::ops::select`), kept
+/// fields some inputs lack filled with defaults when `fill_missing`; returns the report as a dict. The GIL is released meanwhile.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, ntuple = None, fields = None, where_ = None, filters = Vec::new(), threads = 1, compression = None))]
+#[pyo3(signature = (inputs, output, ntuple = None, fields = None, where_ = None, filters = Vec::new(), threads = 1, compression = None, fill_missing = false))]
 #[allow(clippy::too_many_arguments)]
 fn skim_selected<'py>(
     py: Python<'py>,
@@ -38,9 +38,10 @@ fn skim_selected<'py>(
     filters: Vec<(String, String)>,
     threads: usize,
     compression: Option<u32>,
+    fill_missing: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = write_options(py, compression)?;
-    let req = SkimRequest { inputs, ntuple, fields, where_, filters, threads: Some(threads), ..Default::default() };
+    let req = SkimRequest { inputs, ntuple, fields, where_, filters, threads: Some(threads), fill_missing, ..Default::default() };
     let report = unblocked(py, || run(&req, &output, opts, &|_, _| {})).or_raise(py)?;
     report_dict(py, &report.to_json(), SELECTED_KEYS)
 }

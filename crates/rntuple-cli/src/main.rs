@@ -198,6 +198,11 @@ enum Cmd {
         /// Re-encode even when the pages could be copied (to recompress them, say).
         #[arg(long)]
         reencode: bool,
+        /// Inputs may lack some of the kept fields: the output holds every kept field any input
+        /// has, written with its default value (zero, empty) in the entries of the inputs that
+        /// lack it, as ROOT's union merge does (without it such an input is an error).
+        #[arg(long)]
+        fill_missing: bool,
         /// Writes that survive a crash: every K committed clusters the file on disk becomes a
         /// complete ROOT file with every entry so far (0: off; the output is then written under
         /// a temporary name and renamed at the end).
@@ -431,8 +436,8 @@ fn main() -> ExitCode {
             let what = cmd::merge::MergeArgs { compression, mode, cluster_size, threads, ignore_other_objects, checkpoint_clusters };
             cmd::merge::merge(&output, &inputs, ntuple.as_deref(), &what, progress)
         }
-        Cmd::Skim { paths, sel, where_, filters, threads, compression, reencode, checkpoint_clusters, precision, friends, on } => {
-            let what = cmd::skim::SkimArgs { paths, sel, where_, filters, threads, compression, reencode, checkpoint_clusters, friends, on };
+        Cmd::Skim { paths, sel, where_, filters, threads, compression, reencode, fill_missing, checkpoint_clusters, precision, friends, on } => {
+            let what = cmd::skim::SkimArgs { paths, sel, where_, filters, threads, compression, reencode, fill_missing, checkpoint_clusters, friends, on };
             precision.column_options().and_then(|cols| cmd::skim::skim(&what, cols, progress))
         }
         Cmd::ImportJson { file, ntuple, schema, input, compression, late_fields, late_at, checkpoint_clusters, precision } => {

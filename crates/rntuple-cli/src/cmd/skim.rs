@@ -19,6 +19,8 @@ pub(crate) struct SkimArgs {
     pub(crate) threads: Option<usize>,
     pub(crate) compression: rntuple::write::Compression,
     pub(crate) reencode: bool,
+    /// `--fill-missing`.
+    pub(crate) fill_missing: bool,
     pub(crate) checkpoint_clusters: u64,
     /// `--friend FILE[:NTUPLE]`, each.
     pub(crate) friends: Vec<String>,
@@ -41,6 +43,7 @@ pub(crate) fn skim(a: &SkimArgs, columns: rntuple::write::ColumnOptions, progres
         filters: a.filters.iter().map(|f| Selection::parse_filter(f)).collect::<Result<Vec<_>, _>>()?,
         threads: a.threads,
         reencode: a.reencode,
+        fill_missing: a.fill_missing,
     };
     let pb = progress_bar(0, "entries", progress);
     let report = run(&req, output, opts, &|done, total| {
@@ -54,7 +57,7 @@ pub(crate) fn skim(a: &SkimArgs, columns: rntuple::write::ColumnOptions, progres
 
 /// `skim --friend`: the join of the inputs with the friends (`rntuple::dataset::skim_join`).
 fn skim_join(a: &SkimArgs, inputs: &[String], output: &str, opts: rntuple::write::WriteOptions, progress: bool) -> Res {
-    let refused = [(!a.filters.is_empty(), "--filter"), (a.sel.entries.is_some(), "--entries"), (a.reencode, "--reencode")];
+    let refused = [(!a.filters.is_empty(), "--filter"), (a.sel.entries.is_some(), "--entries"), (a.reencode, "--reencode"), (a.fill_missing, "--fill-missing")];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         return Err(format!("skim: {flag} is not supported with --friend (a joined entry is always re-encoded; cut with --where)").into());
     }

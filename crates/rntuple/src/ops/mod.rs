@@ -37,4 +37,5 @@ crate::unstable_mod! {
 }
 pub(crate) mod select_attrs;
 pub mod skim;
+mod skim_missing;
 mod skim_one;

@@ -78,6 +78,11 @@ pub struct SkimMany {
     pub filters: Vec<(String, String)>,
     /// Threads (at least 1; `0` means one per available core).
     pub threads: usize,
+    /// Inputs may lack kept fields: the output holds every kept field any input has, and the
+    /// entries of an input lacking one get its default value (zero, empty; as ROOT's union merge
+    /// fills them). Off, such an input is an error. Fields the expressions name must be in every
+    /// input either way.
+    pub fill_missing: bool,
 }
 
 /// What a skim of many inputs did.
@@ -190,7 +195,12 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
     }
     let ntuple = ntuple_name.unwrap_or_default();
     let first = inputs.first().ok_or_else(|| Error::Invalid("skim: no inputs".into()))?;
-    let (schema, kept) = output_schema(&first.reader, what.fields.as_deref())?;
+    let (schema, kept) = if what.fill_missing {
+        let readers: Vec<(&Reader, &str)> = inputs.iter().map(|i| (&i.reader, i.name.as_str())).collect();
+        crate::ops::skim_missing::union_schema(&readers, what.fields.as_deref())?
+    } else {
+        output_schema(&first.reader, what.fields.as_deref())?
+    };
     // The batch read: the kept fields and those the expressions name.
     let mut read: Vec<String> = kept.clone();
     for n in sel.fields_named() {
@@ -200,13 +210,17 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
     }
     let named = sel.names();
     for inp in &inputs {
-        check_fields(&inp.reader, first.reader.descriptor(), &schema, &read, &named, &inp.name)?;
+        check_fields(&inp.reader, first.reader.descriptor(), &schema, &read, &named, &inp.name, what.fill_missing)?;
     }
-    let read_refs: Vec<&str> = read.iter().map(String::as_str).collect();
+    // What each input reads and keeps: all of `read` and `kept`, but the fields it lacks (only
+    // kept ones, with `fill_missing`).
+    let has = |r: &Reader, n: &str| r.descriptor().top_level_fields().iter().any(|&t| r.descriptor().fields[t as usize].name == n);
+    let read_refs: Vec<Vec<&str>> = inputs.iter().map(|i| read.iter().map(String::as_str).filter(|n| has(&i.reader, n)).collect()).collect();
+    let kept_here: Vec<Vec<String>> = inputs.iter().map(|i| kept.iter().filter(|n| has(&i.reader, n)).cloned().collect()).collect();
     let mut parts: Vec<(usize, u64, u64)> = Vec::new();
     for (k, inp) in inputs.iter().enumerate() {
         let d = inp.reader.descriptor();
-        let columns = read_columns(d, &read_refs)?;
+        let columns = read_columns(d, &read_refs[k])?;
         for c in &d.clusters {
             let (mut at, stop) = (c.first_entry, c.first_entry.saturating_add(c.n_entries));
             while at < stop {
@@ -246,7 +260,7 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
     std::thread::scope(|s| {
         for _ in 0..threads {
             let ctx = w.fill_context();
-            let (inputs, parts, sel, kept, read_refs, plans, named) = (&inputs, &parts, &sel, &kept, &read_refs, &plans, &named);
+            let (inputs, parts, sel, kept_here, read_refs, plans, named, schema) = (&inputs, &parts, &sel, &kept_here, &read_refs, &plans, &named, &schema);
             let (next, done, written, failed, first_error, copied, logs, bounds) = (&next, &done, &written, &failed, &first_error, &copied, &logs, &bounds);
             s.spawn(move || {
                 let r = (|| -> Result<()> {
@@ -268,10 +282,10 @@ pub fn skim_many(what: &SkimMany, output: impl AsRef<Path>, opts: WriteOptions, 
                             progress(done.fetch_add(b - a, Ordering::Relaxed) + (b - a), total);
                             continue;
                         }
-                        let batch = inp.reader.read_batch(Some(read_refs), a, b).map_err(|e| e.context(format!("skim: {} entries {a}..{b}", inp.name)))?;
+                        let batch = inp.reader.read_batch(Some(&read_refs[k]), a, b).map_err(|e| e.context(format!("skim: {} entries {a}..{b}", inp.name)))?;
                         let masks = sel.masks(&batch).map_err(|e| e.context(format!("skim: {}", inp.name)))?;
                         let out = apply_masks(&batch, &masks).map_err(|e| e.context(format!("skim: {}", inp.name)))?;
-                        let out = project(&out, kept)?;
+                        let out = crate::ops::skim_missing::with_defaults(&project(&out, &kept_here[k])?, schema)?;
                         if out.num_rows() > 0 {
                             ctx.append_batch(&out)?;
                         }
@@ -440,8 +454,8 @@ pub fn output_schema(r: &Reader, fields: Option<&[String]>) -> Result<(Schema, V
     Ok((schema, names))
 }
 
-/// Refuses an input whose kept fields differ in type from the first input's, or that lacks a
-/// field the expressions name.
+/// Refuses an input whose kept fields differ in type from the first input's (the output's), or
+/// that lacks a kept field (unless `fill_missing`) or a field the expressions name.
 fn check_fields(
     r: &Reader,
     first: &crate::format::descriptor::Descriptor,
@@ -449,6 +463,7 @@ fn check_fields(
     read: &[String],
     names: &[(String, String, String, usize)],
     input: &str,
+    fill_missing: bool,
 ) -> Result<()> {
     let d = r.descriptor();
     let type_name = |d: &crate::format::descriptor::Descriptor, n: &str| {
@@ -457,7 +472,11 @@ fn check_fields(
     let tops = d.top_level_fields();
     let find = |n: &str| tops.iter().copied().find(|&t| d.fields[t as usize].name == n);
     for (name, ty) in schema {
-        let id = find(name).ok_or_else(|| Error::Invalid(format!("skim: {input} has no field '{name}' (the first input has it)")))?;
+        let id = match find(name) {
+            Some(id) => id,
+            None if fill_missing => continue,
+            None => return Err(Error::Invalid(format!("skim: {input} has no field '{name}' (the first input has it; --fill-missing writes defaults)"))),
+        };
         let here = field_type(d, id, 0)?;
         if here != *ty {
             return Err(Error::Invalid(format!(
@@ -468,7 +487,8 @@ fn check_fields(
         }
     }
     for name in read {
-        if find(name).is_none() {
+        let kept_field = fill_missing && schema.iter().any(|(n, _)| n == name) && !names.iter().any(|n| n.0 == *name);
+        if !kept_field && find(name).is_none() {
             let known: Vec<&str> = tops.iter().map(|&t| d.fields[t as usize].name.as_str()).collect();
             let at = names.iter().find(|n| n.0 == *name).map(|(_, full, text, col)| format!(" (as '{full}' at column {col} of '{text}')")).unwrap_or_default();
             return Err(Error::Invalid(format!("skim: no field '{name}'{at} in {input} (the fields are: {})", known.join(", "))));

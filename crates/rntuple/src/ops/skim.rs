@@ -99,6 +99,11 @@ pub struct SkimRequest {
     /// Re-encode even when the pages could be copied (page-copying engine; the selecting engine
     /// copies clusters that pass whole and re-encodes the rest, whatever this says).
     pub reencode: bool,
+    /// Inputs (of the selecting engine) may lack kept fields: the output holds every kept field
+    /// any input has, and the entries of an input lacking one get its default value (zero,
+    /// empty; as ROOT's union merge fills them). Off, such an input is an error. Fields the
+    /// expressions name must be in every input either way.
+    pub fill_missing: bool,
 }
 
 /// An entry range of a skim of one input.
@@ -327,6 +332,7 @@ pub fn run(req: &SkimRequest, output: impl AsRef<Path>, opts: WriteOptions, prog
                 where_: req.where_.clone(),
                 filters: req.filters.clone(),
                 threads: req.threads.unwrap_or(1),
+                fill_missing: req.fill_missing,
             };
             let stats = skim_many(&what, output, opts, progress)?;
             (stats.ntuple.clone(), SkimOutcome::Many(stats))

@@ -34,6 +34,7 @@ mod read_streams;
 mod same_page_merging;
 mod shared_reader;
 mod skim;
+mod skim_missing;
 mod skim_run;
 mod skim_select;
 mod testkit_forge;
