@@ -153,4 +153,4 @@ def test_expression_errors_are_clear(cli, inputs, tmp_path):
     assert p.returncode != 0 and "write COLLECTION:EXPR" in p.stderr.decode()
     # Without --fields every field of the first input is kept: the other inputs must have them all.
     p = cli.run("skim", *map(str, inputs), str(out), "--where", "nMuon >= 1")
-    assert p.returncode != 0 and "resampled_0.root has no field 'run' (the first input has it)" in p.stderr.decode()
+    assert p.returncode != 0 and "resampled_0.root has no field 'run' (the first input has it; --fill-missing writes defaults)" in p.stderr.decode()

@@ -1,7 +1,7 @@
 """Schema evolution on read without ROOT (``arrays(types=...)``, ``chain(missing="none")``): numbers widened and
 narrowed as ROOT 6.40 allows, refusals naming the field and both types, a class read at another version (members
 matched by name, defaults for those missing on disk), ``std::vector`` as ``ROOT::RVec``, and a chain whose inputs
-lack some fields. ROOT's own reading of the same cases: tests/cross/test_schema_evolution.py."""
+lack some fields; a skim of such inputs (``fill_missing=True``: defaults). ROOT's own reading of the same cases: tests/cross/test_schema_evolution.py."""
 
 from __future__ import annotations
 
@@ -76,3 +76,20 @@ def test_chain_with_missing_fields(tmp_path):
     assert c.arrays(["y"], entry_start=2).to_list() == [{"y": 7}]
     with pytest.raises(ValueError, match="missing"):
         rntuple.chain([a, b], missing="zero")
+
+
+def test_skim_of_inputs_with_missing_fields(tmp_path):
+    a, b, out = tmp_path / "a.root", tmp_path / "b.root", tmp_path / "out.root"
+    rntuple.write(a, "Events", {"x": np.array([1.0, 2.0], dtype=np.float32), "n": np.array([4, 5], dtype=np.int32)})
+    rntuple.write(b, "Events", {"x": np.array([3.0], dtype=np.float32), "y": np.array([7], dtype=np.int32)})
+    with pytest.raises(Exception, match="no field 'n'"):
+        rntuple.skim([a, b], out)  # the contract by default: every input has the kept fields
+    rep = rntuple.skim([a, b], out, fill_missing=True)
+    assert rep["entries"] == 3
+    got = rntuple.open(out)["Events"].arrays().to_list()
+    # Defaults where an input lacks a field, as ROOT's union merge writes them.
+    assert got == [{"x": 1.0, "n": 4, "y": 0}, {"x": 2.0, "n": 5, "y": 0}, {"x": 3.0, "n": 0, "y": 7}]
+    rntuple.skim([a, b], out, fields=["y", "x"], where="x > 1.5", fill_missing=True)
+    assert rntuple.open(out)["Events"].arrays().to_list() == [{"y": 0, "x": 2.0}, {"y": 7, "x": 3.0}]
+    with pytest.raises(ValueError, match="fill_missing"):
+        rntuple.skim([a, b], out, where=lambda e: e.x > 0, fill_missing=True)
