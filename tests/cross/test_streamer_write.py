@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from test_streamer_objects import norm_ours, norm_root, same
 
+import rntuple
 from conftest import skip_or_fail
 
 HERE = Path(__file__).resolve().parent
 ENTRIES = 3
 
-rntuple = pytest.importorskip("rntuple")
 Class = rntuple.Class
 
 INNER = Class("WInner", {"a": "std::int32_t", "b": "float"})
