@@ -713,7 +713,7 @@ def report(args, b: Bench, datasets: dict, lats: list[int], mach: dict, notes: d
     if streams:
         sections += ["Cold local reads on several streams (NanoAOD-like file; `bench/_io_streams.py`: `rntuple bench read "
                      "--streams N`, `--read-ahead 0` page by page, `--mmap`; cold = `posix_fadvise(DONTNEED)` before each "
-                     "run; 9 alternated runs, medians):\n", streams["markdown"], ""]
+                     "run; 9 alternated runs, medians and best runs; the checks compare best runs):\n", streams["markdown"], ""]
     if xtables:
         sections += ["root:// through the XRootD latency proxy:\n", xtables]
     if s3w:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from nested_values import same
 
 import rntuple
 from conftest import skip_or_fail
@@ -162,21 +163,6 @@ def _ours(path, version: int):
     return rntuple.open(path)["Events"].arrays(["obj", "objs", "f", "i", "v"], types=types).to_list()
 
 
-def _close(a, b, path=""):
-    if isinstance(a, dict):
-        assert isinstance(b, dict) and list(a) == list(b), f"{path}: {a} vs {b}"
-        for k in a:
-            _close(a[k], b[k], f"{path}.{k}")
-    elif isinstance(a, list):
-        assert isinstance(b, list) and len(a) == len(b), f"{path}: {a} vs {b}"
-        for i, (x, y) in enumerate(zip(a, b)):
-            _close(x, y, f"{path}[{i}]")
-    elif isinstance(a, float) or isinstance(b, float):
-        assert a == pytest.approx(b, rel=1e-15, abs=0), f"{path}: {a} vs {b}"
-    else:
-        assert a == b, f"{path}: {a} vs {b}"
-
-
 @pytest.mark.parametrize("written_as,read_as", [(1, 2), (2, 1), (1, 1), (2, 2)])
 def test_read_as_root_reads(written, tmp_path, written_as, read_as):
     out = tmp_path / "root.json"
@@ -184,7 +170,7 @@ def test_read_as_root_reads(written, tmp_path, written_as, read_as):
     theirs = json.loads(out.read_text())
     ours = _ours(written[written_as], read_as)
     assert len(ours) == 3
-    _close(ours, theirs)
+    same(ours, theirs, rel=1e-15, abs_tol=0)
     # the evolved values themselves, not only their agreement
     if (written_as, read_as) == (1, 2):
         assert ours[2]["obj"] == {"a": 15, "b": 2.5, "added": [], "extra": 0.0}

@@ -9,12 +9,12 @@ each field is read as objects."""
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from nested_values import same
 
 from conftest import skip_or_fail
 
@@ -69,22 +69,6 @@ def norm_ours(v):
                 out[k] = norm_ours(x)
         return out
     return v
-
-
-def same(a, b, path="") -> None:
-    if isinstance(a, float) or isinstance(b, float):
-        assert isinstance(a, (int, float)) and isinstance(b, (int, float)), f"{path}: {a!r} != {b!r}"
-        assert math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-12), f"{path}: {a!r} != {b!r}"
-    elif isinstance(a, dict):
-        assert isinstance(b, dict) and list(a) == list(b), f"{path}: members {list(a)} != {list(b) if isinstance(b, dict) else b!r}"
-        for k in a:
-            same(a[k], b[k], f"{path}.{k}")
-    elif isinstance(a, list):
-        assert isinstance(b, list) and len(a) == len(b), f"{path}: {a!r} != {b!r}"
-        for i, (x, y) in enumerate(zip(a, b)):
-            same(x, y, f"{path}[{i}]")
-    else:
-        assert a == b, f"{path}: {a!r} != {b!r}"
 
 
 SHAPES = ["SScalars", "SStrings", "SArrays", "SVectors", "SNested", "SDeep", "SReduced", "SPointers", "SVarArray",

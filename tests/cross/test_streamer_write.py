@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_streamer_objects import norm_ours, norm_root, same
+from nested_values import same
+from test_streamer_objects import norm_ours, norm_root
 
 import rntuple
 from conftest import skip_or_fail

@@ -259,13 +259,7 @@ pub fn decode_index64_rebased(raw: &[u8], dst: &mut [MaybeUninit<u64>], base: u6
     }
     // SAFETY: `split_as_is` wrote every element of `dst` (it returned true).
     let v = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u64>(), dst.len()) };
-    let (mut acc, mut last, mut decreased) = (0u64, *prev, false);
-    for x in v.iter_mut() {
-        acc = acc.wrapping_add(*x);
-        decreased |= acc < last;
-        last = acc;
-        *x = acc.wrapping_add(base);
-    }
+    let (last, decreased) = super::offsets_scan::scan_offsets(v, base, *prev);
     *prev = last;
     if decreased {
         return Err("offsets decrease");

@@ -15,5 +15,7 @@ crate::unstable_mod! {
     /// Page encoding (internal).
     encode
 }
-/// Byte-split pages to elements by explicit AVX2 shuffles (internal).
+/// Running sums of delta-encoded offset pages, AVX-512 where present (internal).
+pub(crate) mod offsets_scan;
+/// Byte-split pages to elements by explicit AVX2 / AVX-512 shuffles (internal).
 pub(crate) mod transpose;

@@ -1,15 +1,19 @@
-//! Byte-split pages to elements by explicit AVX2 shuffles, for the split encodings whose element
+//! Byte-split pages to elements by explicit SIMD shuffles, for the split encodings whose element
 //! is the in-memory value as it is (`SplitReal32` read as `f32`, `SplitUInt64` as `u64`, ...):
 //! stream `b` of a page of `n` elements holds byte `b` of every element, and the transpose writes
 //! the elements' bytes straight into the destination. The generic decoder
 //! ([`super::decode`]) leaves the shuffles to the compiler, which widens each stream's bytes
-//! (`vpmovzx`) and merges them with shifts and ors: about twice the instructions of the unpack
-//! ladder below (4 bytes: 4 loads, 8 unpacks, 4 lane permutes and 4 stores per 32 elements; 8
-//! bytes: 8 loads, 24 unpacks, 8 permutes, 8 stores).
+//! (`vpmovzx`) and merges them with shifts and ors: about twice the instructions of the AVX2
+//! unpack ladder below (4 bytes: 4 loads, 8 unpacks, 4 lane permutes and 4 stores per 32
+//! elements; 8 bytes: 8 loads, 24 unpacks, 8 permutes, 8 stores). Where the processor has
+//! AVX-512 VBMI (Zen 4, Ice Lake and later), two-source permutes over 64-byte registers interleave
+//! bytes, then words, then double words, already in order: 8 permutes per 64 elements of 4 bytes
+//! (the ladder needs 24), 24 per 64 elements of 8 bytes (the ladder 64).
 //!
-//! This file holds the crate's only SIMD intrinsics; the unsafe blocks depend on two facts each
-//! function states: AVX2 was detected at run time, and the pointers cover the `W * n` bytes read
-//! and written (checked by the safe entry point [`transpose`]).
+//! This file and [`super::offsets_scan`] hold the crate's only SIMD intrinsics; the unsafe blocks
+//! here depend on two facts each
+//! function states: the instruction set was detected at run time, and the pointers cover the
+//! `W * n` bytes read and written (checked by the safe entry point [`transpose`]).
 
 use std::mem::MaybeUninit;
 
@@ -19,17 +23,32 @@ use std::mem::MaybeUninit;
 pub(crate) fn transpose<const W: usize>(raw: &[u8], out: &mut [MaybeUninit<u8>]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        if !out.len().is_multiple_of(W) || raw.len() < out.len() || !(W == 4 || W == 8) || !std::arch::is_x86_feature_detected!("avx2") {
+        if !out.len().is_multiple_of(W) || raw.len() < out.len() || !(W == 4 || W == 8) {
             return false;
         }
         let n = out.len() / W;
-        // SAFETY: AVX2 is present (detected above); `raw` holds the `W * n` bytes of the streams
-        // (`raw.len() >= out.len() = W * n`) and `out` exactly `W * n` writable bytes.
+        let (raw, out) = (raw.as_ptr(), out.as_mut_ptr().cast::<u8>());
+        if has_vbmi() {
+            // SAFETY: AVX-512 F/BW/VBMI are present (detected); `raw` holds the `W * n` bytes of
+            // the streams (`raw.len() >= out.len() = W * n`) and `out` exactly `W * n` bytes.
+            unsafe {
+                if W == 4 {
+                    transpose4_vbmi(raw, n, out);
+                } else {
+                    transpose8_vbmi(raw, n, out);
+                }
+            }
+            return true;
+        }
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return false;
+        }
+        // SAFETY: AVX2 is present (detected above); the same bounds as above.
         unsafe {
             if W == 4 {
-                transpose4(raw.as_ptr(), n, out.as_mut_ptr().cast::<u8>());
+                transpose4(raw, n, out);
             } else {
-                transpose8(raw.as_ptr(), n, out.as_mut_ptr().cast::<u8>());
+                transpose8(raw, n, out);
             }
         }
         true
@@ -41,7 +60,146 @@ pub(crate) fn transpose<const W: usize>(raw: &[u8], out: &mut [MaybeUninit<u8>])
     }
 }
 
-/// The elements past the last whole block of 32, byte by byte.
+/// Whether AVX-512 paths may run: F detected, and not switched off by `RNTUPLE_NO_AVX512` (set,
+/// the AVX2 and plain paths run: to compare them, or where AVX-512 lowers the clock).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn has_avx512() -> bool {
+    use std::sync::OnceLock;
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("RNTUPLE_NO_AVX512").is_none() && std::arch::is_x86_feature_detected!("avx512f"))
+}
+
+/// Whether the AVX-512 transposes may run: [`has_avx512`], BW and VBMI.
+#[cfg(target_arch = "x86_64")]
+fn has_vbmi() -> bool {
+    use std::sync::OnceLock;
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| has_avx512() && std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vbmi"))
+}
+
+/// Indices of a two-source permute interleaving lanes of `size` bytes: output lane `2k` is lane
+/// `from + k` of the first source, lane `2k + 1` lane `from + k` of the second (whose lanes are
+/// numbered after the first's `64 / size`), for the 64-byte register's `64 / size` lanes.
+#[cfg(target_arch = "x86_64")]
+const fn interleave(size: usize, from: usize) -> [u8; 64] {
+    let lanes = 64 / size;
+    let mut idx = [0u8; 64];
+    let mut k = 0;
+    while k < lanes / 2 {
+        let (a, b) = (from + k, lanes + from + k);
+        // Little-endian lane values of `size` bytes (1, 2 or 4) holding a and b.
+        idx[2 * k * size] = a as u8;
+        idx[(2 * k + 1) * size] = b as u8;
+        k += 1;
+    }
+    idx
+}
+
+#[cfg(target_arch = "x86_64")]
+static BYTES_LO: [u8; 64] = interleave(1, 0);
+#[cfg(target_arch = "x86_64")]
+static BYTES_HI: [u8; 64] = interleave(1, 32);
+#[cfg(target_arch = "x86_64")]
+static WORDS_LO: [u8; 64] = interleave(2, 0);
+#[cfg(target_arch = "x86_64")]
+static WORDS_HI: [u8; 64] = interleave(2, 16);
+#[cfg(target_arch = "x86_64")]
+static DWORDS_LO: [u8; 64] = interleave(4, 0);
+#[cfg(target_arch = "x86_64")]
+static DWORDS_HI: [u8; 64] = interleave(4, 8);
+
+/// Four streams, AVX-512: blocks of 64 elements (256 bytes out); the rest (fewer than 64) byte by byte.
+///
+/// # Safety
+/// AVX-512 F, BW and VBMI are present; `raw` holds `4 * n` readable bytes, `out` `4 * n` writable
+/// bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn transpose4_vbmi(raw: *const u8, n: usize, out: *mut u8) {
+    use std::arch::x86_64::*;
+    let blocks = n / 64;
+    // SAFETY: the index tables are 64 bytes each.
+    let (b_lo, b_hi, w_lo, w_hi) = unsafe {
+        (
+            _mm512_loadu_si512(BYTES_LO.as_ptr().cast()),
+            _mm512_loadu_si512(BYTES_HI.as_ptr().cast()),
+            _mm512_loadu_si512(WORDS_LO.as_ptr().cast()),
+            _mm512_loadu_si512(WORDS_HI.as_ptr().cast()),
+        )
+    };
+    for k in 0..blocks {
+        let i = k * 64;
+        // SAFETY: i + 64 <= n, so every load reads bytes b * n + i .. b * n + i + 64 of stream b
+        // (b < 4) and every store writes bytes 4 * i .. 4 * i + 256 of `out`.
+        unsafe {
+            let s: [__m512i; 4] = std::array::from_fn(|b| _mm512_loadu_si512(raw.add(b * n + i).cast()));
+            // Byte pairs (0,1) and (2,3) of elements 0-31 (lo) and 32-63 (hi).
+            let a_lo = _mm512_permutex2var_epi8(s[0], b_lo, s[1]);
+            let a_hi = _mm512_permutex2var_epi8(s[0], b_hi, s[1]);
+            let c_lo = _mm512_permutex2var_epi8(s[2], b_lo, s[3]);
+            let c_hi = _mm512_permutex2var_epi8(s[2], b_hi, s[3]);
+            let o = out.add(4 * i);
+            _mm512_storeu_si512(o.cast(), _mm512_permutex2var_epi16(a_lo, w_lo, c_lo));
+            _mm512_storeu_si512(o.add(64).cast(), _mm512_permutex2var_epi16(a_lo, w_hi, c_lo));
+            _mm512_storeu_si512(o.add(128).cast(), _mm512_permutex2var_epi16(a_hi, w_lo, c_hi));
+            _mm512_storeu_si512(o.add(192).cast(), _mm512_permutex2var_epi16(a_hi, w_hi, c_hi));
+        }
+    }
+    // SAFETY: the caller's bounds.
+    unsafe { tail::<4>(raw, n, out, blocks * 64) };
+}
+
+/// Eight streams, AVX-512: blocks of 64 elements (512 bytes out); the rest (fewer than 64) byte by byte.
+///
+/// # Safety
+/// AVX-512 F, BW and VBMI are present; `raw` holds `8 * n` readable bytes, `out` `8 * n` writable
+/// bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn transpose8_vbmi(raw: *const u8, n: usize, out: *mut u8) {
+    use std::arch::x86_64::*;
+    let blocks = n / 64;
+    // SAFETY: the index tables are 64 bytes each.
+    let (b_lo, b_hi, w_lo, w_hi, d_lo, d_hi) = unsafe {
+        (
+            _mm512_loadu_si512(BYTES_LO.as_ptr().cast()),
+            _mm512_loadu_si512(BYTES_HI.as_ptr().cast()),
+            _mm512_loadu_si512(WORDS_LO.as_ptr().cast()),
+            _mm512_loadu_si512(WORDS_HI.as_ptr().cast()),
+            _mm512_loadu_si512(DWORDS_LO.as_ptr().cast()),
+            _mm512_loadu_si512(DWORDS_HI.as_ptr().cast()),
+        )
+    };
+    for k in 0..blocks {
+        let i = k * 64;
+        // SAFETY: i + 64 <= n: loads read bytes b * n + i .. + 64 of stream b (b < 8), stores
+        // write bytes 8 * i .. 8 * i + 512 of `out`.
+        unsafe {
+            let s: [__m512i; 8] = std::array::from_fn(|b| _mm512_loadu_si512(raw.add(b * n + i).cast()));
+            // Byte pairs (2j, 2j+1): p[2j] of elements 0-31, p[2j+1] of elements 32-63.
+            let p: [__m512i; 8] = std::array::from_fn(|m| {
+                let j = m / 2;
+                _mm512_permutex2var_epi8(s[2 * j], if m % 2 == 0 { b_lo } else { b_hi }, s[2 * j + 1])
+            });
+            // Byte quads 0-3 (q[0..4]) and 4-7 (q[4..8]) of elements 16g .. 16g + 16 (q[4h + g]).
+            let q: [__m512i; 8] = std::array::from_fn(|m| {
+                let (h, g) = (m / 4, m % 4);
+                let (x, y) = (p[4 * h + g / 2], p[4 * h + 2 + g / 2]);
+                _mm512_permutex2var_epi16(x, if g % 2 == 0 { w_lo } else { w_hi }, y)
+            });
+            let o = out.add(8 * i);
+            for g in 0..4 {
+                // Whole elements 16g .. 16g + 8, then 16g + 8 .. 16g + 16.
+                _mm512_storeu_si512(o.add(128 * g).cast(), _mm512_permutex2var_epi32(q[g], d_lo, q[4 + g]));
+                _mm512_storeu_si512(o.add(128 * g + 64).cast(), _mm512_permutex2var_epi32(q[g], d_hi, q[4 + g]));
+            }
+        }
+    }
+    // SAFETY: the caller's bounds.
+    unsafe { tail::<8>(raw, n, out, blocks * 64) };
+}
+
+/// The elements past the last whole block (of 32 or 64), byte by byte.
 ///
 /// # Safety
 /// `raw` holds `W * n` readable bytes, `out` `W * n` writable bytes.
@@ -158,18 +316,34 @@ mod tests {
         raw
     }
 
+    /// Every implementation this processor runs (the AVX2 ladder, the AVX-512 permutes, and the
+    /// entry point's choice), each against the elements it must give back.
     fn round_trip<const W: usize>() {
-        for n in [0usize, 1, 31, 32, 33, 64, 100, 1000, 4099] {
+        type Imp = unsafe fn(*const u8, usize, *mut u8);
+        let mut imps: Vec<(&str, Imp)> = Vec::new();
+        if std::arch::is_x86_feature_detected!("avx2") {
+            imps.push(("avx2", if W == 4 { transpose4 } else { transpose8 }));
+        }
+        if has_vbmi() {
+            imps.push(("avx512", if W == 4 { transpose4_vbmi } else { transpose8_vbmi }));
+        }
+        for n in [0usize, 1, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 1000, 4099, 65_536 + 77] {
             let elems: Vec<[u8; W]> = (0..n).map(|i| std::array::from_fn(|b| (i * 7 + b * 31 + i / 256) as u8)).collect();
             let mut raw = split(&elems);
             raw.extend_from_slice(&[0xAA; 5]); // bytes past the streams are not read
             let mut out = vec![MaybeUninit::<u8>::uninit(); W * n];
-            if !transpose::<W>(&raw, &mut out) {
-                return; // no AVX2 here: nothing to test
+            if transpose::<W>(&raw, &mut out) {
+                // SAFETY: transpose wrote every byte of `out`.
+                let got: Vec<u8> = out.iter().map(|b| unsafe { b.assume_init() }).collect();
+                assert_eq!(got, elems.concat(), "entry point, W = {W}, n = {n}");
             }
-            // SAFETY: transpose wrote every byte of `out`.
-            let got: Vec<u8> = out.iter().map(|b| unsafe { b.assume_init() }).collect();
-            assert_eq!(got, elems.concat(), "W = {W}, n = {n}");
+            for (name, f) in &imps {
+                let mut got = vec![0u8; W * n];
+                // SAFETY: the instruction set was detected above; `raw` holds W * n bytes and
+                // `got` W * n.
+                unsafe { f(raw.as_ptr(), n, got.as_mut_ptr()) };
+                assert_eq!(got, elems.concat(), "{name}, W = {W}, n = {n}");
+            }
         }
     }
 

@@ -147,6 +147,13 @@ impl PageSource {
     /// Checks a stored page's checksum (`stored` = the page's `size` bytes, then its checksum if
     /// it has one), decompresses it into `unz` when compressed and hands the `len` uncompressed
     /// bytes to `f`.
+    ///
+    /// A compressed page is decompressed first and its checksum verified after, before `f` sees
+    /// a byte: the decompressor has then just brought the stored bytes into the processor's
+    /// cache, where hashing them costs a third of hashing them out of memory (a page of a mapped
+    /// file is otherwise read from memory twice). The decompressor is safe on any input (bounded
+    /// by `len`, checked against the blocks' headers), and when it fails on a page whose checksum
+    /// does not match, the checksum error is the one reported: it says more.
     #[allow(clippy::too_many_arguments)]
     fn unpack_page<R>(
         &self,
@@ -159,23 +166,46 @@ impl PageSource {
         f: impl FnOnce(&[u8]) -> Result<R>,
     ) -> Result<R> {
         let data = stored.get(..size as usize).ok_or_else(|| Error::corrupt(format!("{}: truncated", what()), page.locator.offset))?;
-        if page.has_checksum && self.verify_page_checksums {
+        let stored_sum = if page.has_checksum && self.verify_page_checksums {
             let a: [u8; 8] = stored
                 .get(size as usize..size as usize + 8)
                 .and_then(|b| b.try_into().ok())
                 .ok_or_else(|| Error::corrupt(format!("{}: checksum missing", what()), page.locator.offset))?;
-            let st = u64::from_le_bytes(a);
-            let comp = crate::format::checksum::xxh3(data);
-            if st != comp {
-                return Err(Error::Checksum { what: what(), offset: page.locator.offset, stored: st, computed: comp });
+            Some(u64::from_le_bytes(a))
+        } else {
+            None
+        };
+        let verify = || match stored_sum {
+            Some(st) => {
+                let comp = crate::format::checksum::xxh3(data);
+                if st != comp {
+                    return Err(Error::Checksum { what: what(), offset: page.locator.offset, stored: st, computed: comp });
+                }
+                Ok(())
             }
-        }
-        self.stats.pages.fetch_add(1, Ordering::Relaxed);
-        self.stats.stored_bytes.fetch_add(size, Ordering::Relaxed);
-        self.stats.uncompressed_bytes.fetch_add(len, Ordering::Relaxed);
+            None => Ok(()),
+        };
+        let count = || {
+            self.stats.pages.fetch_add(1, Ordering::Relaxed);
+            self.stats.stored_bytes.fetch_add(size, Ordering::Relaxed);
+            self.stats.uncompressed_bytes.fetch_add(len, Ordering::Relaxed);
+        };
         if size == len {
+            verify()?;
+            count();
             return f(data);
         }
+        let unpacked = self.decompress_page(data, len, page, what, unz);
+        // The checksum first: of a damaged page it names the cause, whatever the decompressor said.
+        verify()?;
+        unpacked?;
+        count();
+        f(unz)
+    }
+
+    /// Decompresses a page's `data` into `unz` (resized to `len`), the blocks' headers checked
+    /// against `len` before any buffer of that length is made.
+    fn decompress_page(&self, data: &[u8], len: u64, page: &PageDescriptor, what: &dyn Fn() -> String, unz: &mut Vec<u8>) -> Result<()> {
         // The blocks' own headers must account for the page's length before a buffer of that
         // length is made: a lying element count cannot drive the allocation.
         compression::check_blocks(data, len, &what(), page.locator.offset)?;
@@ -185,8 +215,7 @@ impl PageSource {
                 .map_err(|_| Error::Unsupported(format!("{}: cannot allocate {len} bytes for the uncompressed page", what())))?;
         }
         unz.resize(len as usize, 0);
-        compression::decompress_into(data, unz, &what(), page.locator.offset)?;
-        f(unz)
+        compression::decompress_into(data, unz, &what(), page.locator.offset)
     }
 }
 

@@ -215,7 +215,6 @@ pub(crate) fn plan_field(
     {
         return Err(Error::Unsupported(format!("field '{name}' of type '{}': fixed sizes from 1 to 2^31-1 are supported", te.name())));
     }
-    let id = desc.fields.len() as u32;
     let (role, repetition, alias) = match te {
         TypeExpr::Collection(..) | TypeExpr::Map(..) | TypeExpr::Optional(..) => (Role::Collection, None, String::new()),
         TypeExpr::Tuple(..) | TypeExpr::Record(..) | TypeExpr::Class(..) => (Role::Record, None, String::new()),
@@ -225,27 +224,10 @@ pub(crate) fn plan_field(
         _ => (Role::Leaf, None, String::new()),
     };
     let (type_version, type_checksum) = class_version_checksum(name, te)?;
-    desc.fields.push(FieldDescriptor {
-        id,
-        field_version: 0,
-        type_version,
-        parent,
-        role,
-        flags: if type_checksum.is_some() { 0x04 } else { 0 },
-        name: name.into(),
-        type_name: te.name(),
-        type_alias: alias,
-        description: String::new(),
-        repetition,
-        projection_source: None,
-        type_checksum,
-        children: vec![],
-        columns: vec![],
-        from_extension: origin.ext.is_some(),
+    let id = push_field(desc, parent, name, &te.name(), role, origin, |f| {
+        (f.type_version, f.type_alias, f.repetition) = (type_version, alias, repetition);
+        (f.flags, f.type_checksum) = (if type_checksum.is_some() { 0x04 } else { 0 }, type_checksum);
     });
-    if let Some(p) = parent {
-        desc.fields[p as usize].children.push(id);
-    }
     let counter = *counters;
     *counters += 1;
     let add_col = |desc: &mut Descriptor, cols: &mut Vec<Column>, ty: ColumnType, buf: ColumnBuf, o: Origin| add_column(desc, cols, id, ty, buf, o);
@@ -354,6 +336,25 @@ pub(crate) fn plan_field(
 }
 
 /// Appends a column of type `ty` to field `id` (its buffer `buf`); returns its index in `cols`.
+/// Appends a field under `parent` ([`crate::logical::build::push_field`]) marked as coming from
+/// the header extension when `origin` says so, its other properties as `set` leaves them; returns
+/// its id.
+fn push_field(
+    desc: &mut Descriptor,
+    parent: Option<u32>,
+    name: &str,
+    type_name: &str,
+    role: Role,
+    origin: Origin,
+    set: impl FnOnce(&mut FieldDescriptor),
+) -> u32 {
+    let id = crate::logical::build::push_field(desc, parent, role, name, type_name);
+    let f = &mut desc.fields[id as usize];
+    f.from_extension = origin.ext.is_some();
+    set(f);
+    id
+}
+
 fn add_column(desc: &mut Descriptor, cols: &mut Vec<Column>, id: u32, ty: ColumnType, buf: ColumnBuf, o: Origin) -> usize {
     let cid = desc.columns.len() as u32;
     let first = o.first_element();
@@ -395,29 +396,10 @@ fn plan_streamed(
     };
     class_version_checksum(path, te)?;
     crate::write::streamed_encode::check_streamable(c).map_err(|e| Error::Unsupported(format!("streamer field '{path}': {e}")))?;
-    let id = desc.fields.len() as u32;
     let version = if crate::logical::class_streamers::has_class_def(c) { c.version } else { u32::MAX };
-    desc.fields.push(FieldDescriptor {
-        id,
-        field_version: 0,
-        type_version: version,
-        parent,
-        role: Role::Streamer,
-        flags: 0x04,
-        name: name.into(),
-        type_name: c.name.clone(),
-        type_alias: String::new(),
-        description: String::new(),
-        repetition: None,
-        projection_source: None,
-        type_checksum: Some(c.type_checksum()),
-        children: vec![],
-        columns: vec![],
-        from_extension: origin.ext.is_some(),
+    let id = push_field(desc, parent, name, &c.name, Role::Streamer, origin, |f| {
+        (f.type_version, f.flags, f.type_checksum) = (version, 0x04, Some(c.type_checksum()));
     });
-    if let Some(p) = parent {
-        desc.fields[p as usize].children.push(id);
-    }
     let counter = *counters;
     *counters += 1;
     let index_type = if compressed { ColumnType::SplitIndex64 } else { ColumnType::Index64 };
