@@ -335,7 +335,6 @@ pub(crate) fn plan_field(
     })
 }
 
-/// Appends a column of type `ty` to field `id` (its buffer `buf`); returns its index in `cols`.
 /// Appends a field under `parent` ([`crate::logical::build::push_field`]) marked as coming from
 /// the header extension when `origin` says so, its other properties as `set` leaves them; returns
 /// its id.
@@ -355,6 +354,7 @@ fn push_field(
     id
 }
 
+/// Appends a column of type `ty` to field `id` (its buffer `buf`); returns its index in `cols`.
 fn add_column(desc: &mut Descriptor, cols: &mut Vec<Column>, id: u32, ty: ColumnType, buf: ColumnBuf, o: Origin) -> usize {
     let cid = desc.columns.len() as u32;
     let first = o.first_element();
