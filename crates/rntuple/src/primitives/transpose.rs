@@ -11,9 +11,9 @@
 //! (the ladder needs 24), 24 per 64 elements of 8 bytes (the ladder 64).
 //!
 //! This file and [`super::offsets_scan`] hold the crate's only SIMD intrinsics; the unsafe blocks
-//! here depend on two facts each
-//! function states: the instruction set was detected at run time, and the pointers cover the
-//! `W * n` bytes read and written (checked by the safe entry point [`transpose`]).
+//! here depend on two facts each function states: the instruction set was detected at run time,
+//! and the pointers cover the `W * n` bytes read and written (checked by the safe entry point
+//! [`transpose`]).
 
 use std::mem::MaybeUninit;
 
@@ -108,6 +108,14 @@ static DWORDS_LO: [u8; 64] = interleave(4, 0);
 #[cfg(target_arch = "x86_64")]
 static DWORDS_HI: [u8; 64] = interleave(4, 8);
 
+/// One of the permute index tables above in a register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn table(t: &[u8; 64]) -> std::arch::x86_64::__m512i {
+    // SAFETY: the load reads the table's 64 bytes.
+    unsafe { std::arch::x86_64::_mm512_loadu_si512(t.as_ptr().cast()) }
+}
+
 /// Four streams, AVX-512: blocks of 64 elements (256 bytes out); the rest (fewer than 64) byte by byte.
 ///
 /// # Safety
@@ -118,15 +126,7 @@ static DWORDS_HI: [u8; 64] = interleave(4, 8);
 unsafe fn transpose4_vbmi(raw: *const u8, n: usize, out: *mut u8) {
     use std::arch::x86_64::*;
     let blocks = n / 64;
-    // SAFETY: the index tables are 64 bytes each.
-    let (b_lo, b_hi, w_lo, w_hi) = unsafe {
-        (
-            _mm512_loadu_si512(BYTES_LO.as_ptr().cast()),
-            _mm512_loadu_si512(BYTES_HI.as_ptr().cast()),
-            _mm512_loadu_si512(WORDS_LO.as_ptr().cast()),
-            _mm512_loadu_si512(WORDS_HI.as_ptr().cast()),
-        )
-    };
+    let [b_lo, b_hi, w_lo, w_hi] = [&BYTES_LO, &BYTES_HI, &WORDS_LO, &WORDS_HI].map(|t| table(t));
     for k in 0..blocks {
         let i = k * 64;
         // SAFETY: i + 64 <= n, so every load reads bytes b * n + i .. b * n + i + 64 of stream b
@@ -159,17 +159,7 @@ unsafe fn transpose4_vbmi(raw: *const u8, n: usize, out: *mut u8) {
 unsafe fn transpose8_vbmi(raw: *const u8, n: usize, out: *mut u8) {
     use std::arch::x86_64::*;
     let blocks = n / 64;
-    // SAFETY: the index tables are 64 bytes each.
-    let (b_lo, b_hi, w_lo, w_hi, d_lo, d_hi) = unsafe {
-        (
-            _mm512_loadu_si512(BYTES_LO.as_ptr().cast()),
-            _mm512_loadu_si512(BYTES_HI.as_ptr().cast()),
-            _mm512_loadu_si512(WORDS_LO.as_ptr().cast()),
-            _mm512_loadu_si512(WORDS_HI.as_ptr().cast()),
-            _mm512_loadu_si512(DWORDS_LO.as_ptr().cast()),
-            _mm512_loadu_si512(DWORDS_HI.as_ptr().cast()),
-        )
-    };
+    let [b_lo, b_hi, w_lo, w_hi, d_lo, d_hi] = [&BYTES_LO, &BYTES_HI, &WORDS_LO, &WORDS_HI, &DWORDS_LO, &DWORDS_HI].map(|t| table(t));
     for k in 0..blocks {
         let i = k * 64;
         // SAFETY: i + 64 <= n: loads read bytes b * n + i .. + 64 of stream b (b < 8), stores
