@@ -65,17 +65,33 @@ def _python_read(rntuple, url, expected, what):
     return None, time.monotonic() - t
 
 
+def _faulted_read(rntuple, small, mode, after):
+    """(GETs, faults, the RNTupleError or None) of one read from a FaultServer misbehaving after `after` GETs.
+
+    A read that fails although the server answered every GET correctly failed on its own: with the short timeouts
+    here, a stall of the machine (a busy neighbour of this VM stopping it for seconds) makes a request time out.
+    Such a read is repeated once on a fresh server; failing twice with no fault served is a defect of the client."""
+    repeated = False
+    while True:
+        with servers.FaultServer(small["path"], mode, after=after) as srv:
+            what = f"{mode} after {after} GETs ({srv.url})"
+            exc, _ = _python_read(rntuple, srv.url, small["expected"], what)
+            if exc is None or srv.faults > 0 or repeated:
+                return what, srv.gets, srv.faults, exc
+            print(f"{what}: failed with no fault served ({type(exc).__name__}: {exc}); read again once")
+        repeated = True
+
+
 @pytest.mark.parametrize("mode", HARD + SOFT)
 def test_python_fault(rntuple_pkg, small, mode):
     outcomes = []
     for after in _afters(small["meta"], small["total"]):
-        with servers.FaultServer(small["path"], mode, after=after) as srv:
-            what = f"{mode} after {after} GETs ({srv.url})"
-            exc, seconds = _python_read(rntuple_pkg, srv.url, small["expected"], what)
-            outcomes.append((after, srv.gets, srv.faults, None if exc is None else f"{type(exc).__name__}: {exc}"))
-            if mode in HARD:
-                assert exc is not None, f"{what}: returned the right data although {srv.faults} answers were wrong"
-                assert srv.faults > 0
+        what, gets, faults, exc = _faulted_read(rntuple_pkg, small, mode, after)
+        outcomes.append((after, gets, faults, None if exc is None else f"{type(exc).__name__}: {exc}"))
+        if mode in HARD:
+            assert exc is not None, f"{what}: returned the right data although {faults} answers were wrong"
+        if exc is not None:
+            assert faults > 0, f"{what}: failed twice although the server answered every GET correctly: {outcomes[-1]}"
     if mode in HARD:
         # the failures in the pages were met by arrays(), not by open(): the data path reports them too
         assert any(a >= small["meta"] for a, *_ in outcomes), outcomes
