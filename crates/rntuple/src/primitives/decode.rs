@@ -254,12 +254,21 @@ fn split_as_is<T: Native>(ty: ColumnType, raw: &[u8], dst: &mut [MaybeUninit<T>]
 /// when the fast transpose does not apply here (the caller decodes, then rebases); `Err` names
 /// what is wrong with the offsets.
 pub fn decode_index64_rebased(raw: &[u8], dst: &mut [MaybeUninit<u64>], base: u64, prev: &mut u64) -> std::result::Result<bool, &'static str> {
-    if raw.len() < 8 * dst.len() || !split_as_is(ColumnType::SplitUInt64, raw, dst) {
+    if raw.len() / 8 < dst.len() {
         return Ok(false);
     }
-    // SAFETY: `split_as_is` wrote every element of `dst` (it returned true).
-    let v = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u64>(), dst.len()) };
-    let (last, decreased) = super::offsets_scan::scan_offsets(v, base, *prev);
+    // One pass where the processor has the permutes (transpose and running sum together), else two.
+    let (last, decreased) = match super::offsets_scan::split_scan(raw, dst, base, *prev) {
+        Some(r) => r,
+        None => {
+            if !split_as_is(ColumnType::SplitUInt64, raw, dst) {
+                return Ok(false);
+            }
+            // SAFETY: `split_as_is` wrote every element of `dst` (it returned true).
+            let v = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u64>(), dst.len()) };
+            super::offsets_scan::scan_offsets(v, base, *prev)
+        }
+    };
     *prev = last;
     if decreased {
         return Err("offsets decrease");

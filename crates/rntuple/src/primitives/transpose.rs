@@ -71,7 +71,7 @@ pub(crate) fn has_avx512() -> bool {
 
 /// Whether the AVX-512 transposes may run: [`has_avx512`], BW and VBMI.
 #[cfg(target_arch = "x86_64")]
-fn has_vbmi() -> bool {
+pub(crate) fn has_vbmi() -> bool {
     use std::sync::OnceLock;
     static ON: OnceLock<bool> = OnceLock::new();
     *ON.get_or_init(|| has_avx512() && std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vbmi"))
@@ -157,13 +157,33 @@ unsafe fn transpose4_vbmi(raw: *const u8, n: usize, out: *mut u8) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 unsafe fn transpose8_vbmi(raw: *const u8, n: usize, out: *mut u8) {
+    use std::arch::x86_64::_mm512_storeu_si512;
+    // SAFETY: the caller's; every store the closure makes is one `transpose8_vbmi_with` bounds.
+    unsafe {
+        transpose8_vbmi_with(raw, n, out, |o, x| _mm512_storeu_si512(o.cast(), x));
+        tail::<8>(raw, n, out, n / 64 * 64);
+    }
+}
+
+/// The whole blocks of 64 elements of eight streams, AVX-512: `put(at, elements)` is called with
+/// each eight consecutive elements (64 bytes) and where they go in `out`, in the order of the
+/// elements, and must store them there (after whatever else it does with them, such as the
+/// running sum of offsets, `super::offsets_scan`). The elements past the last whole block are
+/// left to the caller.
+///
+/// # Safety
+/// AVX-512 F, BW and VBMI are present; `raw` holds `8 * n` readable bytes, `out` `8 * n` writable
+/// bytes; `put` writes at most the 64 bytes at the address it is given.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn transpose8_vbmi_with(raw: *const u8, n: usize, out: *mut u8, mut put: impl FnMut(*mut u8, std::arch::x86_64::__m512i)) {
     use std::arch::x86_64::*;
     let blocks = n / 64;
     let [b_lo, b_hi, w_lo, w_hi, d_lo, d_hi] = [&BYTES_LO, &BYTES_HI, &WORDS_LO, &WORDS_HI, &DWORDS_LO, &DWORDS_HI].map(|t| table(t));
     for k in 0..blocks {
         let i = k * 64;
-        // SAFETY: i + 64 <= n: loads read bytes b * n + i .. + 64 of stream b (b < 8), stores
-        // write bytes 8 * i .. 8 * i + 512 of `out`.
+        // SAFETY: i + 64 <= n: loads read bytes b * n + i .. + 64 of stream b (b < 8), and the
+        // addresses given to `put` are bytes 8 * i .. 8 * i + 512 of `out`.
         unsafe {
             let s: [__m512i; 8] = std::array::from_fn(|b| _mm512_loadu_si512(raw.add(b * n + i).cast()));
             // Byte pairs (2j, 2j+1): p[2j] of elements 0-31, p[2j+1] of elements 32-63.
@@ -180,13 +200,11 @@ unsafe fn transpose8_vbmi(raw: *const u8, n: usize, out: *mut u8) {
             let o = out.add(8 * i);
             for g in 0..4 {
                 // Whole elements 16g .. 16g + 8, then 16g + 8 .. 16g + 16.
-                _mm512_storeu_si512(o.add(128 * g).cast(), _mm512_permutex2var_epi32(q[g], d_lo, q[4 + g]));
-                _mm512_storeu_si512(o.add(128 * g + 64).cast(), _mm512_permutex2var_epi32(q[g], d_hi, q[4 + g]));
+                put(o.add(128 * g), _mm512_permutex2var_epi32(q[g], d_lo, q[4 + g]));
+                put(o.add(128 * g + 64), _mm512_permutex2var_epi32(q[g], d_hi, q[4 + g]));
             }
         }
     }
-    // SAFETY: the caller's bounds.
-    unsafe { tail::<8>(raw, n, out, blocks * 64) };
 }
 
 /// The elements past the last whole block (of 32 or 64), byte by byte.
@@ -194,7 +212,7 @@ unsafe fn transpose8_vbmi(raw: *const u8, n: usize, out: *mut u8) {
 /// # Safety
 /// `raw` holds `W * n` readable bytes, `out` `W * n` writable bytes.
 #[cfg(target_arch = "x86_64")]
-unsafe fn tail<const W: usize>(raw: *const u8, n: usize, out: *mut u8, from: usize) {
+pub(crate) unsafe fn tail<const W: usize>(raw: *const u8, n: usize, out: *mut u8, from: usize) {
     for i in from..n {
         for b in 0..W {
             // SAFETY: i < n and b < W, so both offsets lie within the W * n bytes.

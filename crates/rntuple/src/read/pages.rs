@@ -200,22 +200,22 @@ impl PageSource {
         verify()?;
         unpacked?;
         count();
-        f(unz)
+        f(&unz[..len as usize])
     }
 
-    /// Decompresses a page's `data` into `unz` (resized to `len`), the blocks' headers checked
-    /// against `len` before any buffer of that length is made.
+    /// Decompresses the page's stored bytes `data` into the first `len` bytes of `unz` (grown
+    /// when shorter, never shrunk: a reused buffer is not zeroed again for every page).
     fn decompress_page(&self, data: &[u8], len: u64, page: &PageDescriptor, what: &dyn Fn() -> String, unz: &mut Vec<u8>) -> Result<()> {
+        let w = what();
         // The blocks' own headers must account for the page's length before a buffer of that
         // length is made: a lying element count cannot drive the allocation.
-        compression::check_blocks(data, len, &what(), page.locator.offset)?;
-        crate::format::budget::check(len, || format!("decompressing {}", what()))?;
+        compression::check_blocks(data, len, &w, page.locator.offset)?;
+        crate::format::budget::check(len, || format!("decompressing {w}"))?;
         if unz.len() < len as usize {
-            unz.try_reserve(len as usize - unz.len())
-                .map_err(|_| Error::Unsupported(format!("{}: cannot allocate {len} bytes for the uncompressed page", what())))?;
+            unz.try_reserve(len as usize - unz.len()).map_err(|_| Error::Unsupported(format!("{w}: cannot allocate {len} bytes for the uncompressed page")))?;
+            unz.resize(len as usize, 0);
         }
-        unz.resize(len as usize, 0);
-        compression::decompress_into(data, unz, &what(), page.locator.offset)
+        compression::decompress_into(data, &mut unz[..len as usize], &w, page.locator.offset)
     }
 }
 
