@@ -239,11 +239,8 @@ fn split_as_is<T: Native>(ty: ColumnType, raw: &[u8], dst: &mut [MaybeUninit<T>]
         // SAFETY: `T` is `u64` (checked above) and the transpose wrote every byte of `dst`, so
         // every element is an initialized `u64`.
         let v = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u64>(), dst.len()) };
-        let mut acc = 0u64;
-        for x in v.iter_mut() {
-            acc = acc.wrapping_add(*x);
-            *x = acc;
-        }
+        // Page-local running sums (wrapping; the caller checks and rebases them).
+        super::offsets_scan::scan_offsets(v, 0, 0);
     }
     done
 }
