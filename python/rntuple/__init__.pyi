@@ -26,13 +26,18 @@ _Path = Union[str, os.PathLike[str]]
 _Fields = Union[str, Sequence[str], None]
 # A field type: a ROOT type name, an untyped record {member: type} or an untyped collection [type].
 _FieldType = Union[str, Mapping[str, "_FieldType"], list["_FieldType"], "Class", "Enum", "Variant", "Tuple", "Optional", "Array"]
-_Schema = Union[Mapping[str, _FieldType], Sequence[tuple[str, _FieldType]]]
+# A schema: field name -> type, or an Arrow schema (pyarrow.Schema or any object with __arrow_c_schema__).
+_Schema = Union[Mapping[str, _FieldType], Sequence[tuple[str, _FieldType]], pa.Schema, "_ArrowSchemaExportable"]
 _Data = Union[ak.Array, pa.Table, pa.RecordBatch, "_ArrowStreamExportable", "_ArrowArrayExportable", Mapping[str, Any], Sequence[Mapping[str, Any]], Any]  # Any: also a pandas DataFrame, a numpy structured array
 
 class _ArrowStreamExportable(Protocol):
     """An object of the Arrow PyCapsule interface giving a stream of record batches (a polars DataFrame, a DuckDB
     relation, a pyarrow RecordBatchReader, an RNTuple)."""
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+class _ArrowSchemaExportable(Protocol):
+    """An object of the Arrow PyCapsule interface giving a schema."""
+    def __arrow_c_schema__(self) -> object: ...
 
 class _ArrowArrayExportable(Protocol):
     """An object of the Arrow PyCapsule interface giving one struct array (one record batch)."""

@@ -113,18 +113,81 @@ def _int_name(t) -> str:
     return f"std::{'u' if pa.types.is_unsigned_integer(t) else ''}int{t.bit_width}_t"
 
 
+class _ArrowData:
+    """An Arrow array seen as the levels of its type: a level is nullable where the data hold nulls there."""
+
+    def __init__(self, arr):
+        self.arr, self.type = arr, arr.type
+
+    @property
+    def nulls(self) -> bool:
+        return self.arr.null_count > 0
+
+    def item(self):
+        return _ArrowData(self.arr.flatten())
+
+    def keys(self):
+        return _ArrowData(self.arr.keys)
+
+    def values(self):
+        return _ArrowData(self.arr.items)
+
+    def member(self, i: int):
+        return _ArrowData(self.arr.field(i))
+
+    def decoded(self):
+        return _ArrowData(self.arr.dictionary_decode())
+
+
+class _ArrowType:
+    """An Arrow type without data: a level is nullable where the schema marks it nullable."""
+
+    def __init__(self, t, nullable: bool):
+        self.type, self.nulls = t, nullable
+
+    def item(self):
+        return _ArrowType(self.type.value_type, self.type.value_field.nullable)
+
+    def keys(self):
+        return _ArrowType(self.type.key_type, self.type.key_field.nullable)
+
+    def values(self):
+        return _ArrowType(self.type.item_type, self.type.item_field.nullable)
+
+    def member(self, i: int):
+        f = self.type.field(i)
+        return _ArrowType(f.type, f.nullable)
+
+    def decoded(self):
+        return _ArrowType(self.type.value_type, self.nulls)
+
+
 def root_type_of_arrow(arr, path: str, named: bool = True):
     """The field type for an Arrow array, as :func:`root_type_of_form` gives it (structs are untyped records):
     a nullable level becomes ``std::optional`` only where the data hold nulls (Arrow marks nearly everything
     nullable)."""
-    inner = _arrow_inner(arr, path, named)
-    if arr.null_count == 0:
+    return _arrow_level(_ArrowData(arr), path, named)
+
+
+def schema_of_arrow(schema) -> list[tuple[str, Any]]:
+    """A writer's schema from an Arrow schema (``pyarrow.Schema``, or any object with ``__arrow_c_schema__``), as
+    the C API's ``rntuple_writer_create_arrow`` reads one: the types of :func:`root_type_of_arrow`, and a level
+    ``std::optional`` where the schema marks it nullable (with no data to look at)."""
+    schema = schema if isinstance(schema, pa.Schema) else pa.schema(schema)
+    if len(schema) == 0:
+        raise TypeError("the Arrow schema has no field")
+    return [(f.name, _arrow_level(_ArrowType(f.type, f.nullable), f.name, True)) for f in schema]
+
+
+def _arrow_level(level, path: str, named: bool):
+    inner = _arrow_inner(level, path, named)
+    if not level.nulls:
         return inner
     return [inner] if isinstance(inner, dict) else _template(Optional, [inner])
 
 
-def _arrow_inner(arr, path: str, named: bool):
-    t = arr.type
+def _arrow_inner(level, path: str, named: bool):
+    t = level.type
     if pa.types.is_boolean(t):
         return "bool"
     if pa.types.is_integer(t):
@@ -138,24 +201,24 @@ def _arrow_inner(arr, path: str, named: bool):
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
         return "std::vector<std::uint8_t>"
     if pa.types.is_map(t):
-        return f"std::map<{root_type_of_arrow(arr.keys, path + '._0._0', False)},{root_type_of_arrow(arr.items, path + '._0._1', False)}>"
+        return f"std::map<{_arrow_level(level.keys(), path + '._0._0', False)},{_arrow_level(level.values(), path + '._0._1', False)}>"
     if pa.types.is_list(t) or pa.types.is_large_list(t):
-        inner = root_type_of_arrow(arr.flatten(), path + "._0", named)
+        inner = _arrow_level(level.item(), path + "._0", named)
         return [inner] if not isinstance(inner, str) else f"std::vector<{inner}>"
     if pa.types.is_fixed_size_list(t):
-        return _array(root_type_of_arrow(arr.flatten(), path + "._0", named), t.list_size)
+        return _array(_arrow_level(level.item(), path + "._0", named), t.list_size)
     if pa.types.is_struct(t):
         if t.num_fields == 0:
             raise TypeError(f"field '{path}': an empty struct has no RNTuple type the writer supports")
         names = [t.field(i).name for i in range(t.num_fields)]
         if named and not all(n.isdigit() for n in names):
-            return {n: root_type_of_arrow(arr.field(i), f"{path}.{n}", True) for i, n in enumerate(names)}
-        return _template(Tuple, [root_type_of_arrow(arr.field(i), f"{path}._{i}", named) for i in range(t.num_fields)])
+            return {n: _arrow_level(level.member(i), f"{path}.{n}", True) for i, n in enumerate(names)}
+        return _template(Tuple, [_arrow_level(level.member(i), f"{path}._{i}", named) for i in range(t.num_fields)])
     if pa.types.is_union(t):
-        alts = [_arrow_inner(arr.field(i), f"{path}._{i}", named) for i in range(t.num_fields) if not pa.types.is_null(t.field(i).type)]
+        alts = [_arrow_inner(level.member(i), f"{path}._{i}", named) for i in range(t.num_fields) if not pa.types.is_null(t.field(i).type)]
         return _template(Variant, alts)
     if pa.types.is_dictionary(t):
-        return _arrow_inner(arr.dictionary_decode(), path, named)
+        return _arrow_inner(level.decoded(), path, named)
     raise TypeError(f"field '{path}': Arrow type {t} has no RNTuple equivalent")
 
 
@@ -201,9 +264,12 @@ def root_type_of_dtype(t):
 
 def _dtypes_to_root(schema):
     """A schema whose types may be numpy dtypes or dtype names -> one of ROOT type names (see
-    :func:`root_type_of_dtype`), recursively (untyped records, collections, column options)."""
+    :func:`root_type_of_dtype`), recursively (untyped records, collections, column options); an Arrow schema
+    -> its fields' types (:func:`schema_of_arrow`)."""
     if schema is None:
         return None
+    if isinstance(schema, pa.Schema) or (hasattr(schema, "__arrow_c_schema__") and not isinstance(schema, (Mapping, list, tuple))):
+        schema = schema_of_arrow(schema)
 
     def conv(t):
         if isinstance(t, tuple) and len(t) == 2 and isinstance(t[1], Mapping):

@@ -83,8 +83,8 @@ class Writer:
     ...     w.extend({"x": np.zeros(3, np.float32), "v": ak.Array([[1], [], [2, 3]])})
 
     ``schema`` maps field names to ROOT type names, untyped records (``{member: type}``) or untyped collections
-    (``[item type]``) (a dict or a list of pairs); when omitted it is inferred
-    from the first data given to :meth:`extend`. Options are ROOT's ``RNTupleWriteOptions`` as keyword
+    (``[item type]``) (a dict or a list of pairs), or is an Arrow schema (``pyarrow.Schema``: nullable levels
+    become ``std::optional``); when omitted it is inferred from the first data given to :meth:`extend`. Options are ROOT's ``RNTupleWriteOptions`` as keyword
     arguments, named and defaulted as :func:`rntuple.default_write_options` lists them; for instance
     ``compression=505`` (algorithm * 100 + level: 1xx zlib, 2xx lzma, 4xx lz4, 5xx zstd, 0 none), the cluster and
     page sizes in bytes, ``enable_page_checksums``, ``same_page_merging`` (on: identical pages of a cluster stored once,

@@ -239,6 +239,72 @@ class ReturnsSchema:
         return pa.schema([("x", pa.int8())]).__arrow_c_schema__()
 
 
+class SchemaOnly:
+    """An object of the PyCapsule interface that offers only a schema (``__arrow_c_schema__``)."""
+
+    def __init__(self, schema):
+        self.schema = schema
+
+    def __arrow_c_schema__(self):
+        return self.schema.__arrow_c_schema__()
+
+
+def test_writer_takes_an_arrow_schema(tmp_path):
+    """A pyarrow.Schema (or any ``__arrow_c_schema__`` object) as a writer's schema: its types as the C API maps
+    them, a level std::optional where the schema marks it nullable."""
+    item = pa.field("item", pa.int32(), nullable=False)
+    schema = pa.schema([
+        pa.field("x", pa.float32(), nullable=False),
+        pa.field("v", pa.list_(item), nullable=False),
+        pa.field("o", pa.float64()),
+        pa.field("rec", pa.struct([pa.field("a", pa.int64(), nullable=False), pa.field("s", pa.string(), nullable=False)]), nullable=False),
+        pa.field("m", pa.map_(pa.string(), pa.field("value", pa.float32(), nullable=False)), nullable=False),
+    ])
+    table = pa.table({
+        "x": pa.array([1.5, 2.5, 3.5], pa.float32()),
+        "v": pa.array([[1], [], [2, 3]], pa.list_(item)),
+        "o": pa.array([None, 2.0, None]),
+        "rec": [{"a": 1, "s": "p"}, {"a": 2, "s": ""}, {"a": 3, "s": "qr"}],
+        "m": pa.array([[("k", 1.0)], [], [("a", 2.0), ("b", 3.0)]], pa.map_(pa.string(), pa.float32())),
+    }).cast(schema)
+    assert rntuple._schema.schema_of_arrow(schema) == [
+        ("x", "float"),
+        ("v", "std::vector<std::int32_t>"),
+        ("o", "std::optional<double>"),
+        ("rec", {"a": "std::int64_t", "s": "std::string"}),
+        ("m", "std::map<std::string,float>"),
+    ]
+    for i, given in enumerate([schema, SchemaOnly(schema)]):
+        p = tmp_path / f"schema{i}.root"
+        with rntuple.Writer(p, "Events", given) as w:
+            w.extend(table.slice(0, 2))
+            w.extend(table.slice(2))
+        t = rntuple.open(p)["Events"]
+        assert t.schema == {"x": "float", "v": "std::vector<std::int32_t>", "o": "std::optional<double>", "rec": "(untyped record)",
+                            "m": "std::map<std::string,float>"}
+        assert rows(t) == [
+            {"x": 1.5, "v": [1], "o": None, "rec": {"a": 1, "s": "p"}, "m": [("k", 1.0)]},
+            {"x": 2.5, "v": [], "o": 2.0, "rec": {"a": 2, "s": ""}, "m": []},
+            {"x": 3.5, "v": [2, 3], "o": None, "rec": {"a": 3, "s": "qr"}, "m": [("a", 2.0), ("b", 3.0)]},
+        ]
+    # polars marks every level nullable: written as std::optional throughout, values as given.
+    df = pl.DataFrame({"k": [1, 2], "w": [[1.5], []]})
+    p = tmp_path / "polars_schema.root"
+    rntuple.write(p, "Events", df, schema=df.to_arrow().schema)
+    t = rntuple.open(p)["Events"]
+    assert t.schema == {"k": "std::optional<std::int64_t>", "w": "std::optional<std::vector<std::optional<double>>>"}
+    assert rows(t) == df.to_dicts()
+    with rntuple.ParallelWriter(tmp_path / "parallel.root", "Events", schema) as w:
+        with w.fill_context() as ctx:
+            ctx.extend(table)
+    assert rows(rntuple.open(tmp_path / "parallel.root")["Events"])[2]["m"] == [("a", 2.0), ("b", 3.0)]
+    with pytest.raises(TypeError, match=r"field 't': Arrow type timestamp\[s\] has no RNTuple equivalent"):
+        rntuple.Writer(tmp_path / "bad.root", "Events", pa.schema([("t", pa.timestamp("s"))]))
+    with pytest.raises(TypeError, match="the Arrow schema has no field"):
+        rntuple.Writer(tmp_path / "bad.root", "Events", pa.schema([]))
+    assert not (tmp_path / "bad.root").exists()
+
+
 def test_wrong_objects(tmp_path):
     p = tmp_path / "bad.root"
     with pytest.raises(TypeError, match="__arrow_c_stream__ or __arrow_c_array__"):

@@ -17,6 +17,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+/// Milliseconds between a failing rank's message and `MPI_Abort` ([`MpiWriter::abort`]).
+pub const ABORT_GRACE_MS: u64 = 300;
+
 /// The distributed options: the strategy and the cluster file system's settings.
 #[derive(Debug, Clone)]
 pub struct MpiOptions {
@@ -343,7 +346,8 @@ impl MpiWriter {
     }
 
     /// Aborts the whole job (`MPI_Abort`), saying on standard error which rank failed and why;
-    /// the temporary file is removed first, so nothing is left at the path.
+    /// the temporary file is removed first, so nothing is left at the path. The job ends
+    /// [`ABORT_GRACE_MS`] after the message, so that mpirun delivers it.
     pub fn abort(&mut self, why: &str) -> ! {
         eprintln!("rntuple-mpi: rank {} of {} failed: {why}; aborting the job ({} is not written)", self.rank, self.size, self.path);
         if let Some(Engine::Shared { writing_path, lock, .. }) = &self.engine {
@@ -355,6 +359,10 @@ impl MpiWriter {
             }
         }
         self.engine = None;
+        // mpirun forwards a rank's standard error through its own I/O daemons; tearing the job
+        // down at once can lose the line above on a loaded machine, so it gets a moment to travel.
+        let _ = std::io::Write::flush(&mut std::io::stderr());
+        std::thread::sleep(std::time::Duration::from_millis(ABORT_GRACE_MS));
         self.comm.abort(1)
     }
 
