@@ -136,7 +136,8 @@ def iterate(files: Union[_Sources, RNTuple, Sequence[RNTuple]], expressions: _Ex
             *, filter_name: _Filter = None, filter_typename: _Filter = None, filter_field: Callable[[Field], bool] | None = None,
             aliases: Mapping[str, str] | None = None, step_size: Union[int, str] = "100 MB", library: _Library = "ak",
             how: Any = None, report: bool = False, allow_missing: bool = False, ntuple: str | None = None,
-            fields: _Fields = None, progress: bool | None = None, **uproot_only: Any) -> Iterator[Any]:
+            fields: _Fields = None, progress: bool | None = None, types: Mapping[str, Any] | None = None,
+            **uproot_only: Any) -> Iterator[Any]:
     """Chunks of the RNTuples of many files (paths, globs, "file.root:Events"), in order; uproot 5's signature
     (the older ``iterate(files, step_size, fields)`` still works: an int or size string there is the step size)."""
 
@@ -145,7 +146,7 @@ def concatenate(files: Union[_Sources, RNTuple, Sequence[RNTuple]], expressions:
                 filter_field: Callable[[Field], bool] | None = None, aliases: Mapping[str, str] | None = None,
                 entry_start: int | None = None, entry_stop: int | None = None, library: _Library = "ak", how: Any = None,
                 allow_missing: bool = False, ntuple: str | None = None, fields: _Fields = None,
-                **uproot_only: Any) -> Any:
+                types: Mapping[str, Any] | None = None, **uproot_only: Any) -> Any:
     """The RNTuples of many files as one awkward array, dict of numpy arrays, DataFrame or pyarrow table."""
 
 class Chain:
@@ -412,8 +413,9 @@ class RNTuple:
         (``"np"``), a pandas DataFrame (``"pd"``) or a pyarrow table (``"pa"``); uproot 5's signature, with
         expressions and ``aliases`` evaluated on awkward arrays of the fields they name, and ``cut`` a selection
         (uproot's spelling or the core's, as ``skim(where=)``) evaluated by the core."""
-    def to_arrow(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None) -> pa.Table:
-        """Reads into a pyarrow.Table."""
+    def to_arrow(self, fields: _Fields = None, entry_start: int | None = None, entry_stop: int | None = None, *,
+                 types: Mapping[str, Any] | None = None) -> pa.Table:
+        """Reads into a pyarrow.Table (``types`` as for :meth:`arrays`)."""
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
         """The Arrow PyCapsule interface: every readable top-level field as a PyCapsule "arrow_array_stream", one
         record batch per cluster read lazily with the GIL released (``pl.DataFrame(t)``, ``duckdb.sql("... from
@@ -431,7 +433,7 @@ class RNTuple:
                 aliases: Mapping[str, str] | None = None, entry_start: int | None = None, entry_stop: int | None = None,
                 step_size: int | str = "100 MB", library: _Library = "ak", how: Any = None, report: bool = False,
                 fields: _Fields = None, progress: bool | None = None, ak_add_doc: bool | dict[str, str] = False,
-                **uproot_only: Any) -> Iterator[Any]:
+                types: Mapping[str, Any] | None = None, **uproot_only: Any) -> Iterator[Any]:
         """Chunks of entries as :meth:`arrays` gives them (``(chunk, report)`` pairs with ``report=True``); uproot
         5's signature (the older ``iterate(step_size, fields)`` still works: an int or size string there is the
         step size)."""

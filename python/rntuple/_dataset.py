@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 from typing import Iterator, Sequence
 
+from . import _evolution
 from . import _uproot_compat as _compat
 from ._chunks import _legacy_step, _progress_bar
 from ._file import File, _is_url
@@ -114,9 +115,9 @@ def _open_all(sources, ntuple, allow_missing=False):
     return opened
 
 
-def _check_fields(opened, names):
+def _check_fields(opened, names, types=None):
     """Every file must have the top-level fields ``names`` (all of the first file's when ``None``) with the same
-    types; returns the names."""
+    types, except the fields ``types`` reads into requested types; returns the names."""
     first_path, first = opened[0]
     names = first._names if names is None else [names] if isinstance(names, str) else list(names)
     for n in names:
@@ -126,8 +127,11 @@ def _check_fields(opened, names):
         for n in names:
             if n not in t.schema:
                 raise NotFoundError(f"no field {n!r} in {path}, which {first_path} has")
-            if t.schema[n] != first.schema[n]:
-                raise ValueError(f"field {n!r} is {first.schema[n]} in {first_path} but {t.schema[n]} in {path}")
+            if t.schema[n] != first.schema[n] and n not in (types or {}):
+                raise ValueError(
+                    f"field {n!r} is {first.schema[n]} in {first_path} but {t.schema[n]} in {path}"
+                    f" (types={{{n!r}: ...}} reads it as one type from every file, where ROOT's schema evolution allows)"
+                )
     return names
 
 
@@ -149,6 +153,7 @@ def iterate(
     ntuple: str | None = None,
     fields: Sequence[str] | str | None = None,
     progress: bool | None = None,
+    types=None,
     **uproot_only,
 ) -> Iterator:
     """Yields chunks of entries of the RNTuples of many files, in order, as :meth:`RNTuple.iterate` does (a chunk
@@ -164,7 +169,9 @@ def iterate(
     for :meth:`RNTuple.arrays`; ``fields=`` is the older spelling of ``expressions``. With ``library="pd"`` the
     index counts entries over all files, as uproot's. ``report=True`` yields ``(chunk, report)`` pairs (the report's
     ``global_entry_start``/``stop`` count over all files). ``allow_missing=True`` skips files without the RNTuple.
-    ``progress``: one tqdm bar over all files.
+    ``progress``: one tqdm bar over all files. ``types`` (``{top-level field: type}``) reads those fields into the
+    requested types from every file, as :meth:`RNTuple.arrays` does, so that files whose types differ where ROOT's
+    schema evolution allows (``float`` in one, ``double`` in another) read as one.
 
     Backward compatibility: ``rntuple.iterate(files, step_size, fields)`` (the older order) still works: a
     second positional argument that is an int or a size string (``100``, ``"100 MB"``) is the step size, and a
@@ -177,15 +184,16 @@ def iterate(
     step_size, expressions, cut = _legacy_step(step_size, expressions, cut, legacy, opened[0][1]._is_key)
     lib = _compat.regularize_library(library)
     plans = [t._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields) for _, t in opened]
-    _check_fields(opened, plans[0].names)
+    typed = [_evolution.pairs(t, types) for _, t in opened]
+    _check_fields(opened, plans[0].names, types)
     total = sum(t.num_entries for _, t in opened)
     bar = _progress_bar(progress, total, f"{len(opened)} files")
     offset = 0
     try:
-        for (_, t), plan in zip(opened, plans):
+        for (_, t), plan, sel in zip(opened, plans, typed):
             step = t.step_entries(step_size, plan.names)
             pos, stop = 0, t.num_entries
-            read = t._reader_for(step, stop)
+            read = t._reader_for(step, stop, sel)
             while pos < stop:
                 end = min(stop, pos + step)
                 out = t._compute(plan, pos, end, lib, how, index_offset=offset, read=read)
@@ -216,6 +224,7 @@ def concatenate(
     allow_missing: bool = False,
     ntuple: str | None = None,
     fields: Sequence[str] | str | None = None,
+    types=None,
     **uproot_only,
 ):
     """Reads the RNTuples of many files into one array, entries in file order; uproot 5's signature::
@@ -223,8 +232,8 @@ def concatenate(
         rntuple.concatenate(files, expressions=None, cut=None, *, filter_name=..., aliases=None,
                             entry_start=None, entry_stop=None, library="ak", how=None, allow_missing=False)
 
-    ``files``, ``ntuple`` and the rest as for :func:`iterate`; ``entry_start``/``entry_stop`` count over all the
-    files. ``library="ak"``: one awkward array; ``"np"``: a dict of numpy arrays; ``"pd"``: one DataFrame indexed
+    ``files``, ``ntuple``, ``types`` and the rest as for :func:`iterate`; ``entry_start``/``entry_stop`` count over
+    all the files. ``library="ak"``: one awkward array; ``"np"``: a dict of numpy arrays; ``"pd"``: one DataFrame indexed
     by global entry number; ``"pa"``: one pyarrow table. Backward compatibility: the older third positional
     argument ``ntuple`` is taken as such when it names no field and is no expression
     (``concatenate(files, fields, "Events")``).
@@ -242,20 +251,22 @@ def concatenate(
     opened = _open_all(files, ntuple, allow_missing)
     lib = _compat.regularize_library(library)
     plans = [t._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields) for _, t in opened]
-    _check_fields(opened, plans[0].names)
+    typed = [_evolution.pairs(t, types) for _, t in opened]
+    _check_fields(opened, plans[0].names, types)
     total = sum(t.num_entries for _, t in opened)
     start, stop = _global_range(total, entry_start, entry_stop)
     parts = []
     offset = 0
-    for (_, t), plan in zip(opened, plans):
+    for (_, t), plan, sel in zip(opened, plans, typed):
         n = t.num_entries
         lo, hi = max(start - offset, 0), min(stop - offset, n)
         if lo < hi:
-            parts.append(t._compute(plan, lo, hi, lib, None, index_offset=offset))
+            read = _evolution.reader(t._native.read, sel) if sel else None
+            parts.append(t._compute(plan, lo, hi, lib, None, index_offset=offset, read=read))
         offset += n
     if not parts:
-        t, plan = opened[0][1], plans[0]
-        parts.append(t._compute(plan, 0, 0, lib, None))
+        t, plan, sel = opened[0][1], plans[0], typed[0]
+        parts.append(t._compute(plan, 0, 0, lib, None, read=_evolution.reader(t._native.read, sel) if sel else None))
     out = _compat.concatenate(parts, lib)
     if how is not None:
         names = list(out.fields) if lib == "ak" else list(out.keys()) if lib == "np" else list(out.columns)

@@ -53,6 +53,15 @@ def evolved_names(batch: pa.RecordBatch) -> set[str]:
     return set(json.loads(raw)) if raw else set()
 
 
+def unmarked(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """``batch`` without the mark of :func:`reader` (what a caller asking for Arrow gets)."""
+    meta = batch.schema.metadata
+    if not meta or KEY not in meta:
+        return batch
+    rest = {k: v for k, v in meta.items() if k != KEY}
+    return batch.replace_schema_metadata(rest or None)
+
+
 def layout(arr: pa.Array):
     """The awkward content of a field read into a requested type: awkward's conversion of its Arrow array, without
     an option type where the array has no nulls."""

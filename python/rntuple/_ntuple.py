@@ -418,16 +418,24 @@ class RNTuple(UprootModel):
         :meth:`_read_batch` (see :meth:`_reader_for`)."""
         return _query.compute(self, plan, start, stop, library, how, index_offset, read)
 
-    def _reader_for(self, step: int, stop: int):
+    def _reader_for(self, step: int, stop: int, typed=()):
         """How an iteration in steps of ``step`` entries up to ``stop`` reads: ahead in windows for small steps
-        (:class:`_read_ahead.ReadAhead`), else :meth:`_read_batch`."""
-        return ReadAhead(self._native.read, stop) if step < READ_AHEAD_WINDOW else self._read_batch
+        (:class:`_read_ahead.ReadAhead`), else :meth:`_read_batch`; the fields of ``typed`` (``(name, type)``
+        pairs, :func:`_evolution.pairs`) into their requested types."""
+        read = _evolution.reader(self._native.read, typed) if typed else None
+        if step < READ_AHEAD_WINDOW:
+            return ReadAhead(read or self._native.read, stop)
+        return read or self._read_batch
 
-    def to_arrow(self, fields: Sequence[str] | str | None = None, entry_start: int | None = None, entry_stop: int | None = None) -> pa.Table:
+    def to_arrow(self, fields: Sequence[str] | str | None = None, entry_start: int | None = None, entry_stop: int | None = None, *, types=None) -> pa.Table:
         """Reads into a ``pyarrow.Table`` (Arrow's own types: large lists, large strings, fixed-size lists,
-        structs, maps, dense unions; no copies on the way from Rust)."""
+        structs, maps, dense unions; no copies on the way from Rust); ``types`` as for :meth:`arrays`."""
+        typed = _evolution.pairs(self, types)
         names, _ = self._ids(fields)
         start, stop = self._range(entry_start, entry_stop)
+        if typed:
+            sel = typed if names is None else [(n, ty) for n, ty in typed if n in names]
+            return pa.Table.from_batches([self._native.read(names, start, stop, sel)])
         return pa.Table.from_batches([self._read_batch(names, start, stop)])
 
     def __arrow_c_stream__(self, requested_schema=None):
@@ -494,6 +502,7 @@ class RNTuple(UprootModel):
         fields: Sequence[str] | str | None = None,
         progress: bool | None = None,
         ak_add_doc=False,
+        types=None,
         **uproot_only,
     ) -> Iterator:
         """Yields consecutive chunks of entries, each as :meth:`arrays` gives them (``library`` "ak", "np", "pd"
@@ -506,7 +515,8 @@ class RNTuple(UprootModel):
         fields read); with a cut a chunk may hold fewer entries. ``report=True`` yields ``(chunk, report)`` pairs,
         the report's ``tree_entry_start``/``tree_entry_stop`` giving the chunk's entries. ``progress``: a tqdm
         progress bar (``tqdm.auto``: a widget in Jupyter) on standard error; ``None`` shows it when standard
-        error is a terminal (and tqdm is installed).
+        error is a terminal (and tqdm is installed). ``types``: fields read into requested types, as for
+        :meth:`arrays`.
 
         Backward compatibility: the older order ``iterate(step_size, fields)`` still works: a first positional
         argument that is an int or a size string (``100``, ``"100 MB"``) is the step size, and a second one is
@@ -514,11 +524,12 @@ class RNTuple(UprootModel):
         """
         step_size, expressions, cut = _legacy_step(step_size, expressions, cut, legacy, self._is_key)
         library = _compat.regularize_library(library)
+        typed = _evolution.pairs(self, types)
         plan = self._plan(expressions, cut, filter_name, filter_typename, filter_field, aliases, fields, ak_add_doc)
         start, stop = self._range(entry_start, entry_stop)
         step = self.step_entries(step_size, plan.names, start, stop)
         bar = _progress_bar(progress, stop - start, f"{self.name}")
-        read = self._reader_for(step, stop)
+        read = self._reader_for(step, stop, typed)
         try:
             pos = start
             while pos < stop:

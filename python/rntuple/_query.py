@@ -10,6 +10,7 @@ import awkward as ak
 import numpy as np
 import pyarrow as pa
 
+from . import _evolution
 from . import _expressions as _expr
 from . import _uproot_compat as _compat
 from ._layout import batch_to_layout
@@ -137,7 +138,7 @@ def compute(t, plan: "_Plan", start: int, stop: int, library: str, how=None, ind
     else:
         batch = read(plan.names, start, stop)
         if plan.simple and library == "pa":
-            return pa.Table.from_batches([batch])
+            return pa.Table.from_batches([_evolution.unmarked(batch)])
         arr = ak.Array(batch_to_layout(batch, t._tree, plan.ids, plan.doc))
     if plan.simple:
         result = arr

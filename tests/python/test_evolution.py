@@ -1,7 +1,9 @@
-"""Schema evolution on read without ROOT (``arrays(types=...)``, ``chain(missing="none")``): numbers widened and
-narrowed as ROOT 6.40 allows, refusals naming the field and both types, a class read at another version (members
-matched by name, defaults for those missing on disk), ``std::vector`` as ``ROOT::RVec``, and a chain whose inputs
-lack some fields; a skim of such inputs (``fill_missing=True``: defaults). ROOT's own reading of the same cases: tests/cross/test_schema_evolution.py."""
+"""Schema evolution on read without ROOT (``types=...`` in ``arrays``, ``iterate``, ``to_arrow`` and
+``rntuple.concatenate``/``iterate``; ``chain(missing="none")``): numbers widened and narrowed as ROOT 6.40 allows,
+refusals naming the field and both types, a class read at another version (members matched by name, defaults for
+those missing on disk), ``std::vector`` as ``ROOT::RVec``, files whose types differ read as one, and a chain whose
+inputs lack some fields; a skim of such inputs (``fill_missing=True``: defaults). ROOT's own reading of the same
+cases: tests/cross/test_schema_evolution.py."""
 
 from __future__ import annotations
 
@@ -35,6 +37,42 @@ def test_numbers_widen_and_narrow(v1_file):
     assert t.arrays(["i"], types={"i": "bool"})["i"].to_list() == [True, True, True]
     pa_ = t.arrays(["f"], types={"f": "double"}, library="pa")
     assert str(pa_.schema.field("f").type) == "double"
+
+
+def test_types_in_iterate_to_arrow_and_across_files(v1_file, tmp_path):
+    """``types=`` beyond ``arrays``: ``iterate`` (chunks read ahead in windows, or batch by batch) and ``to_arrow``
+    of one RNTuple, and ``rntuple.iterate``/``concatenate`` over files whose types differ where evolution allows."""
+    t = rntuple.open(v1_file)["Events"]
+    want = [1.25, 2.25, 3.25]
+    types = {"f": "double", "v": "ROOT::RVec<double>"}
+    for step in (1, 2, 10**9):  # small steps read ahead in windows; the last is one batch
+        chunks = list(t.iterate(["f", "v"], step_size=step, types=types))
+        assert [c.type.content.fields for c in chunks][0] == ["f", "v"]
+        assert all(str(c.type.content) == "{f: float64, v: var * float64}" for c in chunks), [str(c.type) for c in chunks]
+        assert sum((c.f.to_list() for c in chunks), []) == want
+    table = t.to_arrow(["f", "i"], types={"f": "double", "i": "std::int64_t"})
+    assert [str(x) for x in table.schema.types] == ["double", "int64"]
+    assert table.column("f").to_pylist() == want and table.column("i").to_pylist() == [-7, 993, 1993]
+    assert table.schema.metadata is None  # the reader's internal mark does not reach the caller
+    # A second file whose f is double and i 64-bit: one type from every file with types=, refused without.
+    v2 = tmp_path / "v2.root"
+    rntuple.write(v2, "Events", {"f": np.array([4.5]), "i": np.array([2**40]), "v": [[2.5, 3.5]]},
+                  schema={"f": "double", "i": "std::int64_t", "v": "std::vector<double>"})
+    with pytest.raises(ValueError, match=r"field 'f' is float in .*v1.root but double in .*v2.root \(types=\{'f': \.\.\.\}"):
+        rntuple.concatenate([v1_file, v2], ["f"])
+    both = {"f": "double", "i": "std::int64_t", "v": "std::vector<double>"}
+    got = rntuple.concatenate([v1_file, v2], ["f", "i", "v"], types=both)
+    assert str(got.type.content) == "{f: float64, i: int64, v: var * float64}"
+    assert got.to_list() == [{"f": 1.25, "i": -7, "v": []}, {"f": 2.25, "i": 993, "v": [0.5]},
+                             {"f": 3.25, "i": 1993, "v": [1.0, 1.0]}, {"f": 4.5, "i": 2**40, "v": [2.5, 3.5]}]
+    empty = rntuple.concatenate([v1_file, v2], ["f"], types=both, entry_start=2, entry_stop=2)
+    assert len(empty) == 0 and str(empty.type.content) == "{f: float64}"
+    pa_ = rntuple.concatenate([v1_file, v2], ["f", "i"], types=both, library="pa")
+    assert pa_.column("i").to_pylist() == [-7, 993, 1993, 2**40] and pa_.schema.metadata is None
+    chunks = list(rntuple.iterate([v1_file, v2], ["f"], step_size=2, types={"f": "double"}))
+    assert [c.f.to_list() for c in chunks] == [[1.25, 2.25], [3.25], [4.5]]
+    with pytest.raises(rntuple.NotFoundError, match="'nope'"):
+        list(rntuple.iterate([v1_file, v2], ["f"], types={"nope": "double"}))
 
 
 def test_refusals_name_the_field_and_types(v1_file):
