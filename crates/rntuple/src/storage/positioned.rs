@@ -170,7 +170,7 @@ pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]
         pieces.extend(chunks.iter().map(|c| c.as_ref()).filter(|c| !c.is_empty()));
         if t.max_write > 0 && len > t.max_write {
             // Each block's writeback starts as soon as it is written.
-            bounded_blocks(&pieces, t.max_write as usize).into_iter().try_for_each(|(at, block)| {
+            bounded_blocks(&pieces, t.max_write as usize, slot.key_offset).into_iter().try_for_each(|(at, block)| {
                 pwritev_all(&t.file, &block, slot.key_offset + at)?;
                 start_writeback(&t.file, slot.key_offset + at, block.iter().map(|b| b.len() as u64).sum());
                 Ok(())
@@ -186,25 +186,34 @@ pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]
     Ok(())
 }
 
-/// Splits `pieces` (written back to back) into blocks of at most `max` bytes each: (offset of the
-/// block from the first byte, its slices), for writes of bounded size.
-fn bounded_blocks<'a>(pieces: &[&'a [u8]], max: usize) -> Vec<(u64, Vec<&'a [u8]>)> {
+/// Splits `pieces` (written back to back from file offset `start`) into blocks of at most `max`
+/// bytes each that end at file offsets divisible by `max` (the first block is shorter when
+/// `start` is not): (offset of the block from the first byte, its slices), for writes of bounded
+/// size. Writes aligned so let the page cache hold the file in folios as large as the writes (2
+/// MiB ones, mapped by single TLB entries when read through a mapping): a write that began a few
+/// bytes past a boundary leaves the kernel only small folios up to the next 2 MiB boundary, half
+/// of a file written in unaligned 4 MiB blocks (measured: 34 of 68 MB in 2 MiB folios).
+fn bounded_blocks<'a>(pieces: &[&'a [u8]], max: usize, start: u64) -> Vec<(u64, Vec<&'a [u8]>)> {
     let max = max.max(1);
     let mut blocks: Vec<(u64, Vec<&'a [u8]>)> = Vec::new();
-    let (mut at, mut fill) = (0u64, max);
+    // `room`: what the current block may still take; the first block's ends at a multiple of `max`.
+    let (mut at, mut room, mut open) = (0u64, max - (start % max as u64) as usize, false);
     for p in pieces {
         let mut rest: &'a [u8] = p;
         while !rest.is_empty() {
-            if fill == max {
+            if room == 0 || !open {
+                if room == 0 {
+                    room = max;
+                }
                 blocks.push((at, Vec::new()));
-                fill = 0;
+                open = true;
             }
-            let n = rest.len().min(max - fill);
+            let n = rest.len().min(room);
             let (head, tail) = rest.split_at(n);
             if let Some((_, b)) = blocks.last_mut() {
                 b.push(head);
             }
-            fill += n;
+            room -= n;
             at += n as u64;
             rest = tail;
         }
@@ -315,13 +324,21 @@ mod tests {
         let a = [1u8; 5];
         let b = [2u8; 7];
         let c = [3u8; 2];
-        let blocks = bounded_blocks(&[&a, &b, &c], 4);
-        let starts: Vec<u64> = blocks.iter().map(|(at, _)| *at).collect();
-        assert_eq!(starts, [0, 4, 8, 12]);
-        let lens: Vec<usize> = blocks.iter().map(|(_, p)| p.iter().map(|x| x.len()).sum()).collect();
-        assert_eq!(lens, [4, 4, 4, 2]);
-        let joined: Vec<u8> = blocks.iter().flat_map(|(_, p)| p.iter().flat_map(|x| x.iter().copied())).collect();
-        assert_eq!(joined, [&a[..], &b[..], &c[..]].concat());
+        // From an aligned offset: blocks of 4; from offset 9: a first block of 3 (to offset 12), then
+        // blocks ending at 16, 20, 24.
+        for (start, want_starts, want_lens) in [(8u64, vec![0u64, 4, 8, 12], vec![4usize, 4, 4, 2]), (9, vec![0, 3, 7, 11], vec![3, 4, 4, 3])] {
+            let blocks = bounded_blocks(&[&a, &b, &c], 4, start);
+            let starts: Vec<u64> = blocks.iter().map(|(at, _)| *at).collect();
+            assert_eq!(starts, want_starts, "from {start}");
+            let lens: Vec<usize> = blocks.iter().map(|(_, p)| p.iter().map(|x| x.len()).sum()).collect();
+            assert_eq!(lens, want_lens, "from {start}");
+            assert!(blocks.iter().skip(1).all(|(at, _)| (start + at) % 4 == 0), "every block after the first starts at a multiple of 4");
+            let joined: Vec<u8> = blocks.iter().flat_map(|(_, p)| p.iter().flat_map(|x| x.iter().copied())).collect();
+            assert_eq!(joined, [&a[..], &b[..], &c[..]].concat());
+        }
+        // Pieces ending exactly at a boundary open no empty block.
+        let blocks = bounded_blocks(&[&a[..3], &b[..4]], 4, 1);
+        assert_eq!(blocks.iter().map(|(at, p)| (*at, p.iter().map(|x| x.len()).sum::<usize>())).collect::<Vec<_>>(), [(0, 3), (3, 4)]);
     }
 
     #[test]
