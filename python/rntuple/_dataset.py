@@ -261,12 +261,11 @@ def concatenate(
         n = t.num_entries
         lo, hi = max(start - offset, 0), min(stop - offset, n)
         if lo < hi:
-            read = _evolution.reader(t._native.read, sel) if sel else None
-            parts.append(t._compute(plan, lo, hi, lib, None, index_offset=offset, read=read))
+            parts.append(t._compute(plan, lo, hi, lib, None, index_offset=offset, read=t._typed_read(sel)))
         offset += n
     if not parts:
         t, plan, sel = opened[0][1], plans[0], typed[0]
-        parts.append(t._compute(plan, 0, 0, lib, None, read=_evolution.reader(t._native.read, sel) if sel else None))
+        parts.append(t._compute(plan, 0, 0, lib, None, read=t._typed_read(sel)))
     out = _compat.concatenate(parts, lib)
     if how is not None:
         names = list(out.fields) if lib == "ak" else list(out.keys()) if lib == "np" else list(out.columns)

@@ -395,8 +395,7 @@ class RNTuple(UprootModel):
         start, stop = self._range(entry_start, entry_stop)
         if virtual:
             return _virtual.arrays(self, plan, start, stop, access_log)
-        read = _evolution.reader(self._native.read, typed) if typed else None
-        return self._compute(plan, start, stop, library, how, read=read)
+        return self._compute(plan, start, stop, library, how, read=self._typed_read(typed))
 
     def to_akform(self, *, filter_name=None, filter_typename=None, filter_field=None, ak_add_doc=False, **uproot_only):
         """The awkward form :meth:`arrays` gives with these filters, without reading any entry, and ``None`` (the
@@ -418,11 +417,16 @@ class RNTuple(UprootModel):
         :meth:`_read_batch` (see :meth:`_reader_for`)."""
         return _query.compute(self, plan, start, stop, library, how, index_offset, read)
 
+    def _typed_read(self, typed):
+        """A ``read(names, start, stop)`` giving the fields of ``typed`` (``(name, type)`` pairs,
+        :func:`_evolution.pairs`) in their requested types; ``None`` when there are none (the plain read)."""
+        return _evolution.reader(self._native.read, typed) if typed else None
+
     def _reader_for(self, step: int, stop: int, typed=()):
         """How an iteration in steps of ``step`` entries up to ``stop`` reads: ahead in windows for small steps
         (:class:`_read_ahead.ReadAhead`), else :meth:`_read_batch`; the fields of ``typed`` (``(name, type)``
         pairs, :func:`_evolution.pairs`) into their requested types."""
-        read = _evolution.reader(self._native.read, typed) if typed else None
+        read = self._typed_read(typed)
         if step < READ_AHEAD_WINDOW:
             return ReadAhead(read or self._native.read, stop)
         return read or self._read_batch
@@ -433,10 +437,8 @@ class RNTuple(UprootModel):
         typed = _evolution.pairs(self, types)
         names, _ = self._ids(fields)
         start, stop = self._range(entry_start, entry_stop)
-        if typed:
-            sel = typed if names is None else [(n, ty) for n, ty in typed if n in names]
-            return pa.Table.from_batches([self._native.read(names, start, stop, sel)])
-        return pa.Table.from_batches([self._read_batch(names, start, stop)])
+        read = self._typed_read(typed) or self._read_batch
+        return pa.Table.from_batches([_evolution.unmarked(read(names, start, stop))])
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The Arrow PyCapsule interface: every readable top-level field (:attr:`fields`) of every entry as a

@@ -197,16 +197,15 @@ fn bounded_blocks<'a>(pieces: &[&'a [u8]], max: usize, start: u64) -> Vec<(u64, 
     let max = max.max(1);
     let mut blocks: Vec<(u64, Vec<&'a [u8]>)> = Vec::new();
     // `room`: what the current block may still take; the first block's ends at a multiple of `max`.
-    let (mut at, mut room, mut open) = (0u64, max - (start % max as u64) as usize, false);
+    let (mut at, mut room) = (0u64, max - (start % max as u64) as usize);
     for p in pieces {
         let mut rest: &'a [u8] = p;
         while !rest.is_empty() {
-            if room == 0 || !open {
+            if room == 0 || blocks.is_empty() {
                 if room == 0 {
                     room = max;
                 }
                 blocks.push((at, Vec::new()));
-                open = true;
             }
             let n = rest.len().min(room);
             let (head, tail) = rest.split_at(n);
