@@ -142,6 +142,10 @@ unsafe fn scan_avx512(v: &mut [u64], base: u64, prev: u64) -> (u64, bool) {
 unsafe fn split_scan_vbmi(raw: *const u8, n: usize, out: *mut u64, base: u64, prev: u64) -> (u64, bool) {
     use super::transpose::{tail, transpose8_vbmi_with};
     use std::arch::x86_64::*;
+    // SAFETY: the caller's bounds and features.
+    if let Some(r) = unsafe { split_scan_narrow(raw, n, out, base, prev) } {
+        return r;
+    }
     let mut run = Running::new(base);
     let done = n / 64 * 64;
     // SAFETY: the caller's bounds; the closure stores the 64 bytes at the address it is given.
@@ -152,6 +156,61 @@ unsafe fn split_scan_vbmi(raw: *const u8, n: usize, out: *mut u64, base: u64, pr
     // SAFETY: every element of `out` was written (the blocks, then the tail).
     let v = unsafe { std::slice::from_raw_parts_mut(out, n) };
     run.finish(v, done, prev)
+}
+
+/// [`split_scan_vbmi`] for pages whose deltas are all below 2^28 (every offsets page but those
+/// of collections with hundreds of millions of items per entry): the low four byte streams
+/// transposed into 4-byte lanes and summed sixteen at a time (the sums of sixteen such deltas fit
+/// in 4 bytes), widened and added to the 8-byte running sum. About 36 permutes and shifts per 64
+/// offsets against the 8-byte path's 56, which bound both. The four high streams are only ORed:
+/// a page with any bit set there, or a delta of 2^28 or more, returns `None` after its whole pass
+/// (`out` partly written) and is done again by the 8-byte path.
+///
+/// # Safety
+/// As [`split_scan_vbmi`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn split_scan_narrow(raw: *const u8, n: usize, out: *mut u64, base: u64, prev: u64) -> Option<(u64, bool)> {
+    use super::transpose::{tail, transpose4_vbmi_with, widen32};
+    use std::arch::x86_64::*;
+    let mut run = Running::new(base);
+    let zero = _mm512_setzero_si512();
+    let (mut high, mut any) = (zero, zero);
+    let last = _mm512_set1_epi64(7);
+    // SAFETY: the caller's bounds: block k reads bytes b * n + 64 k .. + 64 of the eight streams
+    // (64 k + 64 <= n) and writes elements 64 k .. 64 k + 64 of `out`.
+    unsafe {
+        transpose4_vbmi_with(raw, n, |k, x| {
+            let i = 64 * k;
+            let h: [__m512i; 4] = std::array::from_fn(|b| _mm512_loadu_si512(raw.add((4 + b) * n + i).cast()));
+            high = _mm512_or_si512(high, _mm512_or_si512(_mm512_or_si512(h[0], h[1]), _mm512_or_si512(h[2], h[3])));
+            for (j, d) in x.into_iter().enumerate() {
+                any = _mm512_or_si512(any, d);
+                // Running sums of the sixteen 4-byte lanes: lane i plus lane i-1, then i-2 .. i-3,
+                // i-4 .. i-7 and i-8 .. i-15.
+                let s = _mm512_add_epi32(d, _mm512_alignr_epi32::<15>(d, zero));
+                let s = _mm512_add_epi32(s, _mm512_alignr_epi32::<14>(s, zero));
+                let s = _mm512_add_epi32(s, _mm512_alignr_epi32::<12>(s, zero));
+                let s = _mm512_add_epi32(s, _mm512_alignr_epi32::<8>(s, zero));
+                let [lo, hi] = widen32(s);
+                let o = out.add(i + 16 * j);
+                _mm512_storeu_si512(o.cast(), _mm512_add_epi64(lo, run.carry));
+                _mm512_storeu_si512(o.add(8).cast(), _mm512_add_epi64(hi, run.carry));
+                run.carry = _mm512_add_epi64(run.carry, _mm512_permutexvar_epi64(last, hi));
+            }
+        });
+    }
+    let any = _mm512_reduce_or_epi32(any) as u32;
+    if _mm512_test_epi64_mask(high, high) != 0 || any >= 1 << 28 {
+        return None;
+    }
+    run.any = _mm512_set1_epi64(i64::from(any));
+    let done = n / 64 * 64;
+    // SAFETY: the caller's bounds; then every element of `out` was written (the blocks, then the
+    // tail).
+    unsafe { tail::<8>(raw, n, out.cast(), done) };
+    let v = unsafe { std::slice::from_raw_parts_mut(out, n) };
+    Some(run.finish(v, done, prev))
 }
 
 #[cfg(test)]
@@ -192,6 +251,20 @@ mod tests {
         for shift in [56u32, 57, 58] {
             cases.push(vec![1u64 << shift; 256]); // sums up to 2^64 (wraps at the last) and beyond
         }
+        // Deltas of the 4-byte path (below 2^28), and pages it hands to the 8-byte path: one delta
+        // of 2^28, or with a bit in a high byte stream, in the first block, the last and the tail.
+        for n in [64usize, 65, 130, 1000, 4099] {
+            let small: Vec<u64> = (0..n as u64).map(|i| (i * 2_654_435_761) % 97).collect();
+            cases.push(small.clone());
+            cases.push(vec![(1 << 28) - 1; n]);
+            for at in [0, n / 64 * 64 - 1, n - 1] {
+                for big in [1u64 << 28, 1 << 32, 1 << 63] {
+                    let mut d = small.clone();
+                    d[at] = big;
+                    cases.push(d);
+                }
+            }
+        }
         let mut ran = false;
         for d in &cases {
             for (base, prev) in [(0u64, 0u64), (1_000, 5), (7, u64::MAX)] {
@@ -208,6 +281,42 @@ mod tests {
         assert!(by_split_scan(&[1; 63], 0, 0).is_none(), "fewer than a block");
         let mut out = vec![MaybeUninit::<u64>::uninit(); 64];
         assert!(split_scan(&[0; 511], &mut out, 0, 0).is_none(), "streams shorter than the elements");
+    }
+
+    /// The 4-byte path takes exactly the pages whose whole blocks have deltas below 2^28, and
+    /// agrees with the plain loop on them.
+    #[test]
+    fn the_narrow_path_takes_deltas_below_2_28() {
+        if !super::super::transpose::has_vbmi() {
+            return;
+        }
+        let run = |d: &[u64]| {
+            let n = d.len();
+            let mut raw = vec![0u8; 8 * n];
+            for (i, x) in d.iter().enumerate() {
+                for (b, byte) in x.to_le_bytes().into_iter().enumerate() {
+                    raw[b * n + i] = byte;
+                }
+            }
+            let mut out = vec![0u64; n];
+            // SAFETY: AVX-512 VBMI is present (checked above); `raw` holds 8 n bytes, `out` n.
+            unsafe { super::split_scan_narrow(raw.as_ptr(), n, out.as_mut_ptr(), 10, 3) }.map(|r| (r, out))
+        };
+        let mut d: Vec<u64> = (0..200u64).map(|i| ((1 << 28) - 1) - i % 3).collect();
+        let mut want = d.clone();
+        let w = scan_plain(&mut want, 0, 10, 3, false);
+        assert_eq!(run(&d), Some((w, want)));
+        d[150] = 1 << 28;
+        assert_eq!(run(&d), None, "a delta of 2^28 in a block");
+        d[150] = 5;
+        d[199] = u64::MAX; // in the tail (200 = 3 blocks + 8): summed by the plain loop
+        let mut want = d.clone();
+        let w = scan_plain(&mut want, 0, 10, 3, false);
+        assert!(w.1);
+        assert_eq!(run(&d), Some((w, want)));
+        d[199] = 1;
+        d[3] = 1 << 40;
+        assert_eq!(run(&d), None, "a bit in a high stream");
     }
 
     /// Both paths against each other on lengths around the block size, with and without a

@@ -116,6 +116,16 @@ fn table(t: &[u8; 64]) -> std::arch::x86_64::__m512i {
     unsafe { std::arch::x86_64::_mm512_loadu_si512(t.as_ptr().cast()) }
 }
 
+/// The sixteen 4-byte lanes of `x` widened to 8-byte lanes (zero above): lanes 0-7, then 8-15.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn widen32(x: std::arch::x86_64::__m512i) -> [std::arch::x86_64::__m512i; 2] {
+    use std::arch::x86_64::*;
+    let zero = _mm512_setzero_si512();
+    [_mm512_permutex2var_epi32(x, table(&DWORDS_LO), zero), _mm512_permutex2var_epi32(x, table(&DWORDS_HI), zero)]
+}
+
 /// Four streams, AVX-512: blocks of 64 elements (256 bytes out); the rest (fewer than 64) byte by byte.
 ///
 /// # Safety
@@ -124,29 +134,51 @@ fn table(t: &[u8; 64]) -> std::arch::x86_64::__m512i {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 unsafe fn transpose4_vbmi(raw: *const u8, n: usize, out: *mut u8) {
+    use std::arch::x86_64::_mm512_storeu_si512;
+    // SAFETY: the caller's bounds: block `k`'s elements are bytes 256 * k .. 256 * k + 256 of
+    // `out` (k < n / 64).
+    unsafe {
+        transpose4_vbmi_with(raw, n, |k, x| {
+            for (j, v) in x.into_iter().enumerate() {
+                _mm512_storeu_si512(out.add(256 * k + 64 * j).cast(), v);
+            }
+        });
+        tail::<4>(raw, n, out, n / 64 * 64);
+    }
+}
+
+/// The whole blocks of 64 elements of four streams of `n` bytes each (stream `b` at `raw + b *
+/// n`), AVX-512: `put(k, x)` is called with each block `k` in order, `x[j]` holding its elements
+/// `16 j .. 16 j + 16` as 4-byte lanes. The streams may be the first four of a page with more:
+/// [`super::offsets_scan`] reads the low four bytes of 8-byte offsets this way.
+///
+/// # Safety
+/// AVX-512 F, BW and VBMI are present; `raw` holds `4 * n` readable bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn transpose4_vbmi_with(raw: *const u8, n: usize, mut put: impl FnMut(usize, [std::arch::x86_64::__m512i; 4])) {
     use std::arch::x86_64::*;
-    let blocks = n / 64;
     let [b_lo, b_hi, w_lo, w_hi] = [&BYTES_LO, &BYTES_HI, &WORDS_LO, &WORDS_HI].map(|t| table(t));
-    for k in 0..blocks {
+    for k in 0..n / 64 {
         let i = k * 64;
         // SAFETY: i + 64 <= n, so every load reads bytes b * n + i .. b * n + i + 64 of stream b
-        // (b < 4) and every store writes bytes 4 * i .. 4 * i + 256 of `out`.
-        unsafe {
-            let s: [__m512i; 4] = std::array::from_fn(|b| _mm512_loadu_si512(raw.add(b * n + i).cast()));
-            // Byte pairs (0,1) and (2,3) of elements 0-31 (lo) and 32-63 (hi).
-            let a_lo = _mm512_permutex2var_epi8(s[0], b_lo, s[1]);
-            let a_hi = _mm512_permutex2var_epi8(s[0], b_hi, s[1]);
-            let c_lo = _mm512_permutex2var_epi8(s[2], b_lo, s[3]);
-            let c_hi = _mm512_permutex2var_epi8(s[2], b_hi, s[3]);
-            let o = out.add(4 * i);
-            _mm512_storeu_si512(o.cast(), _mm512_permutex2var_epi16(a_lo, w_lo, c_lo));
-            _mm512_storeu_si512(o.add(64).cast(), _mm512_permutex2var_epi16(a_lo, w_hi, c_lo));
-            _mm512_storeu_si512(o.add(128).cast(), _mm512_permutex2var_epi16(a_hi, w_lo, c_hi));
-            _mm512_storeu_si512(o.add(192).cast(), _mm512_permutex2var_epi16(a_hi, w_hi, c_hi));
-        }
+        // (b < 4).
+        let s: [__m512i; 4] = std::array::from_fn(|b| unsafe { _mm512_loadu_si512(raw.add(b * n + i).cast()) });
+        // Byte pairs (0,1) and (2,3) of elements 0-31 (lo) and 32-63 (hi).
+        let a_lo = _mm512_permutex2var_epi8(s[0], b_lo, s[1]);
+        let a_hi = _mm512_permutex2var_epi8(s[0], b_hi, s[1]);
+        let c_lo = _mm512_permutex2var_epi8(s[2], b_lo, s[3]);
+        let c_hi = _mm512_permutex2var_epi8(s[2], b_hi, s[3]);
+        put(
+            k,
+            [
+                _mm512_permutex2var_epi16(a_lo, w_lo, c_lo),
+                _mm512_permutex2var_epi16(a_lo, w_hi, c_lo),
+                _mm512_permutex2var_epi16(a_hi, w_lo, c_hi),
+                _mm512_permutex2var_epi16(a_hi, w_hi, c_hi),
+            ],
+        );
     }
-    // SAFETY: the caller's bounds.
-    unsafe { tail::<4>(raw, n, out, blocks * 64) };
 }
 
 /// Eight streams, AVX-512: blocks of 64 elements (512 bytes out); the rest (fewer than 64) byte by byte.

@@ -195,10 +195,11 @@ impl PageSource {
             count();
             return f(data);
         }
-        let unpacked = self.decompress_page(data, len, page, what, unz);
-        // The checksum first: of a damaged page it names the cause, whatever the decompressor said.
+        // The checksum first: of a damaged page it names the cause, whatever the decompressor
+        // would say. It also brings the stored bytes into cache in one sequential pass that the
+        // processor's prefetchers follow, so that zstd then reads them from cache.
         verify()?;
-        unpacked?;
+        self.decompress_page(data, len, page, what, unz)?;
         count();
         f(&unz[..len as usize])
     }
