@@ -220,9 +220,8 @@ mod tests {
     use super::{scan_offsets, scan_plain, split_scan};
     use std::mem::MaybeUninit;
 
-    /// The running sums of the byte-split `deltas` by [`split_scan`] (`None` where it does not
-    /// apply), with the result.
-    fn by_split_scan(deltas: &[u64], base: u64, prev: u64) -> Option<(Vec<u64>, (u64, bool))> {
+    /// `deltas` as a `SplitIndex64` page stores them: byte `b` of element `i` at `b * n + i`.
+    fn split(deltas: &[u64]) -> Vec<u8> {
         let n = deltas.len();
         let mut raw = vec![0u8; 8 * n];
         for (i, d) in deltas.iter().enumerate() {
@@ -230,7 +229,14 @@ mod tests {
                 raw[b * n + i] = byte;
             }
         }
-        let mut out = vec![MaybeUninit::<u64>::uninit(); n];
+        raw
+    }
+
+    /// The running sums of the byte-split `deltas` by [`split_scan`] (`None` where it does not
+    /// apply), with the result.
+    fn by_split_scan(deltas: &[u64], base: u64, prev: u64) -> Option<(Vec<u64>, (u64, bool))> {
+        let raw = split(deltas);
+        let mut out = vec![MaybeUninit::<u64>::uninit(); deltas.len()];
         let r = split_scan(&raw, &mut out, base, prev)?;
         // SAFETY: split_scan wrote every element when it returned Some.
         Some((out.iter().map(|x| unsafe { x.assume_init() }).collect(), r))
@@ -293,13 +299,7 @@ mod tests {
             return;
         }
         let run = |d: &[u64]| {
-            let n = d.len();
-            let mut raw = vec![0u8; 8 * n];
-            for (i, x) in d.iter().enumerate() {
-                for (b, byte) in x.to_le_bytes().into_iter().enumerate() {
-                    raw[b * n + i] = byte;
-                }
-            }
+            let (n, raw) = (d.len(), split(d));
             let mut out = vec![0u64; n];
             // SAFETY: AVX-512 VBMI is present (checked above); `raw` holds 8 n bytes, `out` n.
             unsafe { super::split_scan_narrow(raw.as_ptr(), n, out.as_mut_ptr(), 10, 3) }.map(|r| (r, out))
