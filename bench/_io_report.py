@@ -6,14 +6,15 @@ import math
 from pathlib import Path
 
 import _harness as H
-import io_bench as B
+import _io_common as C
+from _io_common import fmt_s
 
 # ----------------------------------------------------------------------------------------------
 # checks, tables, plot
 # ----------------------------------------------------------------------------------------------
 
 
-def check_sums(b: B.Bench, datasets: dict) -> list[tuple[str, bool, str]]:
+def check_sums(b: C.Bench, datasets: dict) -> list[tuple[str, bool, str]]:
     out = []
     for ds, info in datasets.items():
         for fs in ("all", "few"):
@@ -30,7 +31,7 @@ def check_sums(b: B.Bench, datasets: dict) -> list[tuple[str, bool, str]]:
                     else:
                         ref = info["Muon_pt"]
                         if run.get("Muon_pt_items") != ref[1] or not math.isclose(
-                                float(run.get("Muon_pt_sum", float("nan"))), ref[0], rel_tol=B.SUM_RTOL):
+                                float(run.get("Muon_pt_sum", float("nan"))), ref[0], rel_tol=C.SUM_RTOL):
                             bad.append(f"{label}: Muon_pt {run.get('Muon_pt_sum')}/{run.get('Muon_pt_items')}")
             what = "sum of eventId" if ds == "synthetic" else "sum and count of Muon_pt"
             out.append((f"checksums equal ({ds}, {fs}: {what} and entries, {sum(len(r['runs']) for r in recs)} runs "
@@ -38,7 +39,7 @@ def check_sums(b: B.Bench, datasets: dict) -> list[tuple[str, bool, str]]:
     return out
 
 
-def acceptance(b: B.Bench, gate_ms: int, clusters: int | None) -> list[tuple[str, bool | None, str]]:
+def acceptance(b: C.Bench, gate_ms: int, clusters: int | None) -> list[tuple[str, bool | None, str]]:
     out = []
 
     def ratio(fast, slow):
@@ -50,8 +51,8 @@ def acceptance(b: B.Bench, gate_ms: int, clusters: int | None) -> list[tuple[str
     out.append((f"synthetic all columns via the {gate_ms} ms proxy: ours CLI >= 10x uproot", None if x is None else x >= 10,
                 f"{x:.1f}x ({ours['seconds']:.2f} s vs {up['seconds']:.2f} s)" if x else "not measured"))
     if ours and clusters:
-        lim = 2 * clusters + B.META_REQUESTS
-        out.append((f"requests <= 2 x clusters + {B.META_REQUESTS} (synthetic all, {gate_ms} ms)", ours["requests"] <= lim,
+        lim = 2 * clusters + C.META_REQUESTS
+        out.append((f"requests <= 2 x clusters + {C.META_REQUESTS} (synthetic all, {gate_ms} ms)", ours["requests"] <= lim,
                     f"{ours['requests']} requests (proxy), {clusters} clusters, limit {lim}"))
     xo = b.find(dataset="synthetic", fieldset="all", target="xrootd", latency_ms=10, reader="ours CLI")
     xu = b.find(dataset="synthetic", fieldset="all", target="xrootd", latency_ms=10, reader="uproot")
@@ -63,8 +64,8 @@ def acceptance(b: B.Bench, gate_ms: int, clusters: int | None) -> list[tuple[str
         if xo and clusters:
             st = xo["xrd"]
             n = st["read"] + st["readv"] + st["pgread"]
-            lim = 2 * clusters + B.META_REQUESTS
-            out.append((f"root:// read requests (kXR_read + kXR_readv) <= 2 x clusters + {B.META_REQUESTS} (synthetic all, "
+            lim = 2 * clusters + C.META_REQUESTS
+            out.append((f"root:// read requests (kXR_read + kXR_readv) <= 2 x clusters + {C.META_REQUESTS} (synthetic all, "
                         "10 ms)", n <= lim,
                         f"{n} ({st['read']} read + {st['readv']} readv of {st['readv_chunks']} chunks; plus "
                         f"{st['other']} others: {', '.join(f'{k} {v}' for k, v in sorted(st['by_type'].items()) if k not in ('read', 'readv'))}), "
@@ -106,10 +107,6 @@ def acceptance(b: B.Bench, gate_ms: int, clusters: int | None) -> list[tuple[str
     return out
 
 
-def fmt_s(x):
-    return "-" if x is None else (f"{x:.3f}" if x < 10 else f"{x:.1f}")
-
-
 def target_label(r):
     if r["target"] == "http":
         return f"http+{r['latency_ms']}ms"
@@ -118,11 +115,11 @@ def target_label(r):
     return r["target"]
 
 
-def markdown_tables(b: B.Bench, datasets: dict) -> str:
+def markdown_tables(b: C.Bench, datasets: dict) -> str:
     lines = []
     for ds, info in datasets.items():
         for fs in ("all", "few"):
-            fl = "all columns" if fs == "all" else "fields " + ", ".join(B.FEW[ds])
+            fl = "all columns" if fs == "all" else "fields " + ", ".join(C.FEW[ds])
             recs = [r for r in b.records if r["dataset"] == ds and r["fieldset"] == fs and r["target"] != "xrootd"]
             if not recs:
                 continue
@@ -154,12 +151,12 @@ def markdown_tables(b: B.Bench, datasets: dict) -> str:
     return "\n".join(lines)
 
 
-def pivot_table(b: B.Bench, datasets: dict, lats: list[int], xlats: list[int] = ()) -> str:
+def pivot_table(b: C.Bench, datasets: dict, lats: list[int], xlats: list[int] = ()) -> str:
     cols = (["local-warm", "local-cold"] + [f"http+{m}ms" for m in lats] + [f"root+{m}ms" for m in xlats] + ["s3"])
     lines = ["| dataset | fields | reader | " + " | ".join(cols) + " |", "|---|---|---|" + "---:|" * len(cols)]
     for ds in datasets:
         for fs in ("all", "few"):
-            for reader in B.READERS_ORDER:
+            for reader in C.READERS_ORDER:
                 cells = []
                 for c in cols:
                     r = next((r for r in b.records if r["dataset"] == ds and r["fieldset"] == fs and r["reader"] == reader
@@ -171,7 +168,7 @@ def pivot_table(b: B.Bench, datasets: dict, lats: list[int], xlats: list[int] = 
     return "\n".join(lines)
 
 
-def plot(b: B.Bench, datasets: dict, lats: list[int], out: Path) -> str:
+def plot(b: C.Bench, datasets: dict, lats: list[int], out: Path) -> str:
     try:
         plt = H.pyplot(install=False)
     except RuntimeError as exc:
@@ -180,7 +177,7 @@ def plot(b: B.Bench, datasets: dict, lats: list[int], out: Path) -> str:
     for i, ds in enumerate(datasets):
         for j, fs in enumerate(("all", "few")):
             ax = axes[i][j]
-            for k, reader in enumerate(B.READERS_ORDER):
+            for k, reader in enumerate(C.READERS_ORDER):
                 pts = [(r["latency_ms"], r["seconds"]) for r in b.records if r["dataset"] == ds and r["fieldset"] == fs
                        and r["reader"] == reader and r["target"] == "http" and "seconds" in r]
                 if pts:
@@ -200,7 +197,7 @@ def plot(b: B.Bench, datasets: dict, lats: list[int], out: Path) -> str:
                                   and "seconds" in r}) or lats)
             ax.set_xlabel("added latency per request (ms)")
             ax.set_ylabel("seconds (median)")
-            fl = "all columns" if fs == "all" else ", ".join(B.FEW[ds])
+            fl = "all columns" if fs == "all" else ", ".join(C.FEW[ds])
             ax.set_title(f"{ds}: {fl}", fontsize=10)
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)

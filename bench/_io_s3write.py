@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import _harness as H
-import io_bench as B
-from _io_report import fmt_s
+import _io_common as C
+from _io_common import fmt_s
 
 # ----------------------------------------------------------------------------------------------
 # s3:// write of a skim: streamed by this project vs skimmed locally and then uploaded
@@ -42,15 +42,11 @@ def _aws_cli() -> str | None:
 
 def _readback(src: str, env=None) -> dict:
     """The values `rntuple bench read` gives for a skim's output: entries and every sum it prints."""
-    cmd = [str(B.BINARY), "bench", "read", src, "--ntuple", B.NTUPLE, "--no-progress"]
-    p = H.run_child(cmd, env=env)
-    if p.returncode != 0:
-        raise RuntimeError(f"reading back {src}: exit {p.returncode}: {p.why()}")
-    o = H.last_json(p.stdout, "seconds")
+    _, o = C.bench_read(src, env=env)
     return {k: v for k, v in o.items() if k == "entries" or k == "checksum" or k.endswith("_sum") or k.endswith("_items")}
 
 
-def run_s3_write(b: B.Bench, ds: str, path: Path, s3, notes: dict) -> None:
+def run_s3_write(b: C.Bench, ds: str, path: Path, s3, notes: dict) -> None:
     """One skim of `path` (SKIMS[ds]) written to S3 four ways, alternated (rotated) in each repetition:
 
     * ``ours CLI -> s3://``: ``rntuple skim IN s3://iobench-out/KEY`` (staged in TMPDIR and streamed as multipart
@@ -71,11 +67,11 @@ def run_s3_write(b: B.Bench, ds: str, path: Path, s3, notes: dict) -> None:
         pass
     aws = _aws_cli()
     notes["aws_cli"] = aws and subprocess.run([aws, "--version"], capture_output=True, text=True).stdout.strip()
-    local = B.IODATA / f"skim_{ds}.root"
-    B.warm(path)
+    local = C.IODATA / f"skim_{ds}.root"
+    C.warm(path)
 
     def skim_cli(out: str) -> dict:
-        p = H.run_child([str(B.BINARY), "skim", str(path), out, "--ntuple", B.NTUPLE, "--no-progress", *flags], env=env)
+        p = H.run_child([str(C.BINARY), "skim", str(path), out, "--ntuple", C.NTUPLE, "--no-progress", *flags], env=env)
         if p.returncode != 0:
             raise RuntimeError(f"rntuple skim -> {out}: exit {p.returncode}: {p.why()}")
         o = H.last_json(p.stdout, "seconds")
@@ -94,7 +90,7 @@ def run_s3_write(b: B.Bench, ds: str, path: Path, s3, notes: dict) -> None:
         os.environ.update(s3.env)
         try:
             t0 = time.perf_counter()
-            o = rntuple.skim(str(path), f"s3://{S3_OUT_BUCKET}/{key}", ntuple=B.NTUPLE, **kw)
+            o = rntuple.skim(str(path), f"s3://{S3_OUT_BUCKET}/{key}", ntuple=C.NTUPLE, **kw)
             secs = time.perf_counter() - t0
         finally:
             for k, v in saved.items():
@@ -128,37 +124,33 @@ def run_s3_write(b: B.Bench, ds: str, path: Path, s3, notes: dict) -> None:
         methods["ours CLI local + aws s3 cp"] = lambda key: local_then(aws_upload, key)
     else:
         b.skip(ds, "skim", "s3-write", None, "ours CLI local + aws s3 cp", "the AWS CLI (aws) is not installed")
-    B.log(f"  [{ds} s3 write: skim {what}] load {B.loadavg()}")
+    C.log(f"  [{ds} s3 write: skim {what}] load {C.loadavg()}")
     ref = None
     recs = {name: {"dataset": ds, "fieldset": "skim", "target": "s3-write", "latency_ms": None, "reader": name,
-                   "skim": what, "load": B.loadavg(), "runs": []} for name in methods}
-    for rep in range(b.args.reps):
-        for name in H.rotate(list(methods), rep):
-            rec = recs[name]
-            if "error" in rec:
-                continue
-            key = f"{ds}-{''.join(c if c.isalnum() else '_' for c in name)}-{rep}.root"
-            try:
-                r = methods[name](key)
-                if rep == 0:  # the object read back once per method
-                    if ref is None:  # the local skim's values
-                        skim_cli(str(local))
-                        ref = _readback(str(local))
-                        notes[f"s3_write_{ds}_local_skim"] = ref
-                    got = _readback(f"s3://{S3_OUT_BUCKET}/{key}", env)
-                    r["readback"] = got
-                    r["readback_equal"] = got == ref
-                client.delete_object(Bucket=S3_OUT_BUCKET, Key=key)
-            except Exception as exc:  # noqa: BLE001 - recorded, the rest goes on
-                rec["error"] = f"{type(exc).__name__}: {exc}"[:500]
-                continue
-            finally:
-                local.unlink(missing_ok=True)
-            rec["runs"].append(r)
-            rec["load"] = B.loadavg()
+                   "skim": what, "load": C.loadavg(), "runs": []} for name in methods}
+
+    def one(name: str, rep: int) -> dict:
+        nonlocal ref
+        key = f"{ds}-{''.join(c if c.isalnum() else '_' for c in name)}-{rep}.root"
+        try:
+            r = methods[name](key)
+            if rep == 0:  # the object read back once per method
+                if ref is None:  # the local skim's values
+                    skim_cli(str(local))
+                    ref = _readback(str(local))
+                    notes[f"s3_write_{ds}_local_skim"] = ref
+                got = _readback(f"s3://{S3_OUT_BUCKET}/{key}", env)
+                r["readback"] = got
+                r["readback_equal"] = got == ref
+            client.delete_object(Bucket=S3_OUT_BUCKET, Key=key)
+        finally:
+            local.unlink(missing_ok=True)
+        return r
+
+    b.alternate(recs, one, repeat_slow=True)
     for name in methods:
         rec = recs[name]
-        B.Bench.finish(rec)
+        C.Bench.finish(rec)
         if "seconds" in rec:
             for k in ("skim_seconds", "upload_seconds", "file_bytes", "method"):
                 vals = [r[k] for r in rec["runs"] if r.get(k) is not None]
@@ -168,10 +160,10 @@ def run_s3_write(b: B.Bench, ds: str, path: Path, s3, notes: dict) -> None:
             rec["readback"] = rec["runs"][0].get("readback")
             rec["reference"] = ref
         b.records.append(rec)
-        B.Bench.print_record(rec)
+        C.Bench.print_record(rec)
 
 
-def s3_write_tables(b: B.Bench, datasets: dict) -> str:
+def s3_write_tables(b: C.Bench, datasets: dict) -> str:
     recs = [r for r in b.records if r["target"] == "s3-write"]
     if not recs:
         return ""

@@ -32,7 +32,6 @@ runnable alone: ``.venv/bin/python bench/_io_streams.py [--quick] [--reps N] [--
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -40,14 +39,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import io_bench  # noqa: E402  (make_nanoaod, cli_read, evict, warm)
+import _harness as H  # noqa: E402
+import _io_common as C  # noqa: E402  (the family's harness: make_nanoaod, bench_read, evict, warm, loadavg)
 
 TEN = ["nMuon", "Muon_pt", "Muon_eta", "Muon_phi", "nJet", "Jet_pt", "Jet_eta", "Jet_phi", "MET_pt", "MET_phi"]
 STREAMS = (1, 2, 4, 8, 16)
-
-
-def _loadavg() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 def _configs(streams) -> list[tuple[str, list[str]]]:
@@ -58,13 +54,7 @@ def _configs(streams) -> list[tuple[str, list[str]]]:
 
 
 def _run(binary: Path, path: Path, fields, extra: list[str]) -> dict:
-    cmd = [str(binary), "bench", "read", str(path), "--ntuple", io_bench.NTUPLE, "--no-progress", *extra]
-    if fields:
-        cmd += ["--fields", ",".join(fields)]
-    p = io_bench.H.run_child(cmd)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[1:])}: exit {p.returncode}: {p.stderr.strip()[-400:]}")
-    o = io_bench.H.last_json(p.stdout, "seconds")
+    _, o = C.bench_read(path, fields, extra, binary=binary)
     return {"seconds": float(o["seconds"]), "entries": int(o["entries"]), "requests": o.get("requests"),
             "peak": o.get("read_ahead_peak_bytes"), "Muon_pt_sum": o.get("Muon_pt_sum")}
 
@@ -75,28 +65,28 @@ def stream_sweep(path: Path | str, reps: int = 5, streams=STREAMS, binary: Path 
     fields, `reps` alternated runs each; returns the records (one per fieldset x target x configuration, with
     ``seconds`` the median and ``seconds_all``), a markdown table and the checks ``(name, passed, detail)``."""
     path = Path(path)
-    binary = Path(binary) if binary else io_bench.BINARY
+    binary = Path(binary) if binary else C.BINARY
     configs = _configs(streams)
     records: list[dict] = []
     for fs, fields in (("all", None), ("10", TEN)):
         for target in ("cold", "warm"):
-            load0 = _loadavg()
+            load0 = C.loadavg()
             runs: dict[str, list[dict]] = {label: [] for label, _ in configs}
             if target == "warm":
-                io_bench.warm(path)
+                C.warm(path)
                 _run(binary, path, fields, [])  # untimed warm-up
             for rep in range(reps):
                 # The order rotates from one repetition to the next: the first run of a round was
                 # measured faster than the same configuration later in it (page by page twice in one
                 # round: 0.215 vs 0.224 s warm), which favoured whatever came first.
-                for label, extra in configs[rep % len(configs):] + configs[:rep % len(configs)]:
+                for label, extra in H.rotate(configs, rep):
                     if target == "cold":
-                        io_bench.evict(path)
+                        C.evict(path)
                     runs[label].append(_run(binary, path, fields, extra))
             for label, _ in configs:
                 secs = [r["seconds"] for r in runs[label]]
                 rec = {"fieldset": fs, "target": target, "config": label, "seconds": statistics.median(secs),
-                       "best": min(secs), "seconds_all": secs, "load": load0, "load_end": _loadavg(),
+                       "best": min(secs), "seconds_all": secs, "load": load0, "load_end": C.loadavg(),
                        "requests": runs[label][0]["requests"], "peak_bytes": max(r["peak"] or 0 for r in runs[label]),
                        # How the runs read: (requests, read-ahead peak); one element when every run read alike.
                        "paths": sorted({(r["requests"], r["peak"] or 0) for r in runs[label]}),
@@ -159,20 +149,20 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="50,000 entries, 3 runs")
     ap.add_argument("--reps", type=int, default=None, help="alternated runs per configuration (default 5; quick 3)")
     ap.add_argument("--streams", default=",".join(map(str, STREAMS)), help="stream counts of the sweep")
-    ap.add_argument("--bin", default=None, help="the rntuple CLI (default: io_bench's)")
+    ap.add_argument("--bin", default=None, help="the rntuple CLI (default: $RNTUPLE_BIN, else target/release/rntuple)")
     args = ap.parse_args()
-    io_bench.IODATA.mkdir(parents=True, exist_ok=True)
-    path = io_bench.make_nanoaod(50_000, 800_000) if args.quick else io_bench.make_nanoaod(500_000, 8_000_000)
+    C.IODATA.mkdir(parents=True, exist_ok=True)
+    path = C.make_nanoaod(50_000, 800_000) if args.quick else C.make_nanoaod(500_000, 8_000_000)
     reps = args.reps or (3 if args.quick else 5)
     t0 = time.perf_counter()
-    print(f"{path} ({path.stat().st_size / 1e6:.1f} MB), {reps} runs, load {_loadavg()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(f"{path} ({path.stat().st_size / 1e6:.1f} MB), {reps} runs, load {C.loadavg()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     _, md, checks = stream_sweep(path, reps, [int(x) for x in args.streams.split(",")], args.bin)
     print()
     print(md)
     print()
     for name, ok, detail in checks:
         print(f"{'PASS' if ok else 'FAIL'}: {name} ({detail})")
-    print(f"{time.perf_counter() - t0:.0f} s, load at end {_loadavg()}")
+    print(f"{time.perf_counter() - t0:.0f} s, load at end {C.loadavg()}")
 
 
 if __name__ == "__main__":

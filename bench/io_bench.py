@@ -86,11 +86,8 @@ bench/io.png (``--plot``; seconds vs latency per reader, root:// dashed; partial
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -98,64 +95,30 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import _harness as H  # noqa: E402  (flags, workers, timing, machine, tables)
-
-REPO = H.REPO
-DATA = H.DATA
-IODATA = DATA / "io"
-BINARY = H.default_bin()  # --bin
-NTUPLE = "Events"
-META_REQUESTS = 8  # allowed for metadata in the request-count check: requests <= 2 * clusters + META_REQUESTS
-SUM_RTOL = 1e-9
-
-FEW = {"synthetic": ["eventId"], "nanoaod": ["nMuon", "Muon_pt", "Muon_eta", "Jet_pt", "MET_pt"]}
-PAGE_BY_PAGE = {"ours CLI ra=0", "uproot", "uproot fsspec", "uproot XRootDSource"}
-READERS_ORDER = ["ours CLI", "ours CLI ra=0", "ours py", "ours py fsspec", "uproot", "uproot fsspec", "uproot XRootDSource",
-                 "ROOT"]
-PARTS = ("local", "streams", "http", "xrootd", "s3", "s3-write")
-
-
-log = H.log
-
-
-def loadavg() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-# ----------------------------------------------------------------------------------------------
-# data
-# ----------------------------------------------------------------------------------------------
-
-
-def make_synthetic(entries: int, cluster: int, page: int) -> Path:
-    path = IODATA / f"synthetic_{entries}_c{cluster}_p{page}.root"
-    if not path.exists():
-        tmp = path.with_name(path.name + ".tmp")
-        cmd = [str(BINARY), "bench", "write", "--mode", "sequential", "--threads", "1", "--entries", str(entries),
-               "--cluster-size", str(cluster), "--page-size", str(page), "--output", str(tmp), "--no-progress"]
-        subprocess.run(cmd, check=True, capture_output=True, text=True)
-        os.replace(tmp, path)
-    return path
-
-
-def make_nanoaod(entries: int, cluster: int) -> Path:
-    path = IODATA / f"nanoaod_{entries}_c{cluster}.root"
-    if not path.exists():
-        sys.path.insert(0, str(HERE))
-        import nanoaod_like
-
-        import rntuple
-
-        flat, colls = nanoaod_like.generate(entries, nanoaod_like.DEFAULT_SEED)
-        data = nanoaod_like.to_awkward_dict(flat, colls)
-        tmp = path.with_name(path.name + ".tmp")
-        rntuple.write(str(tmp), NTUPLE, data, compression=505, approx_zipped_cluster_size=cluster)
-        os.replace(tmp, path)
-    return path
-
-
-evict = H.evict
-warm = H.warm_page_cache
-
+import _io_common as C  # noqa: E402  (the family's harness: datasets, readers, Servers, Bench)
+from _io_common import (  # noqa: E402
+    DATA,
+    FEW,
+    IODATA,
+    PAGE_BY_PAGE,
+    PARTS,
+    REPO,
+    Bench,
+    Servers,
+    cli_read,
+    evict,
+    loadavg,
+    log,
+    machine,
+    make_nanoaod,
+    make_synthetic,
+    py_read,
+    run_root,
+    warm,
+)
+from _io_report import acceptance, check_sums, markdown_tables, pivot_table, plot  # noqa: E402
+from _io_s3write import run_s3_write, s3_write_tables  # noqa: E402
+from _io_xrootd import run_xrootd, worker_read, xrootd_tables  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------
 # helper process: nginx + latency proxies (+ their counters), driven over stdin/stdout
@@ -204,212 +167,10 @@ def serve(root: str, lats: str, xlats: str) -> None:
             p.stop()
 
 
-class Servers:
-    def __init__(self, root: Path, lats: list[int], xlats: list[int] | None = None):
-        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--serve", str(root),
-                                      ",".join(str(x) for x in lats),
-                                      ",".join(str(x) for x in xlats) if xlats else "-"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("the server helper (nginx + proxies) did not start")
-        info = json.loads(line)
-        self.nginx = info["nginx"]
-        self.proxies = {int(k): v for k, v in info["proxies"].items()}
-        self.xrootd = {int(k): v for k, v in info.get("xrootd", {}).items()}  # ms -> root://127.0.0.1:PORT/
-        self.xrootd_error = info.get("xrootd_error")
-
-    def _cmd(self, cmd: str, ms: int) -> dict:
-        self.proc.stdin.write(f"{cmd} {ms}\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())
-
-    def reset(self, ms: int) -> None:
-        self._cmd("reset", ms)
-
-    def stats(self, ms: int) -> dict:
-        return self._cmd("stats", ms)
-
-    def xreset(self, ms: int) -> None:
-        self._cmd("xreset", ms)
-
-    def xstats(self, ms: int) -> dict:
-        return self._cmd("xstats", ms)
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
 
 # ----------------------------------------------------------------------------------------------
-# readers: each returns {"seconds", "entries", checksums..., optional "requests"/"bytes"}
+# the parts measured here: local, http, s3 reads, ROOT
 # ----------------------------------------------------------------------------------------------
-
-
-def cli_read(src: str, fields, read_ahead: int | None = None, env=None) -> dict:
-    cmd = [str(BINARY), "bench", "read", src, "--ntuple", NTUPLE, "--no-progress"]
-    if fields:
-        cmd += ["--fields", ",".join(fields)]
-    if read_ahead is not None:
-        cmd += ["--read-ahead", str(read_ahead)]
-    p = H.run_child(cmd, env=env)
-    wall = p.wall
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[1:])}: exit {p.returncode}: {p.stderr.strip()[-400:]}")
-    o = H.last_json(p.stdout, "seconds")
-    # Local files: the process also decompresses the pages again after the read (its decompress_seconds figures),
-    # so the read's own time is used; URLs: the process wall time (open and metadata requests included).
-    secs = wall if "://" in src else float(o["seconds"])
-    r = {"seconds": secs, "wall_seconds": wall, "read_seconds": float(o["seconds"]), "entries": int(o["entries"]),
-         "own_requests": o.get("requests"), "own_bytes": o.get("bytes_read"), "clusters": o.get("clusters"),
-         "stored_bytes": o.get("stored_bytes"), "read_ahead_peak_bytes": o.get("read_ahead_peak_bytes")}
-    if "checksum" in o and (not fields or "eventId" in fields):
-        r["eventId_sum"] = int(o["checksum"])
-    if "Muon_pt_sum" in o:
-        r["Muon_pt_sum"] = float(o["Muon_pt_sum"])
-        r["Muon_pt_items"] = int(o["Muon_pt_items"])
-    return r
-
-
-def _sums(arr, fields) -> dict:
-    import awkward as ak
-    import numpy as np
-
-    r = {"entries": len(arr)}
-    names = arr.fields
-    if "eventId" in names:
-        r["eventId_sum"] = int(np.asarray(arr["eventId"]).sum(dtype=np.uint64))
-    if "Muon_pt" in names:
-        flat = ak.to_numpy(ak.flatten(arr["Muon_pt"]))
-        r["Muon_pt_sum"] = float(flat.sum(dtype=np.float64))
-        r["Muon_pt_items"] = int(len(flat))
-    return r
-
-
-def py_read(kind: str, src: str, fields) -> dict:
-    """kind: ours | ours-fsspec | uproot | uproot-fsspec | uproot-xrootd (uproot.source.xrootd.XRootDSource)."""
-    t0 = time.perf_counter()
-    stats = None
-    if kind == "ours":
-        import rntuple
-
-        with rntuple.open(src) as f:
-            arr = f[NTUPLE].arrays(fields)
-            stats = f.io_stats() if "://" in src else None
-    elif kind == "ours-fsspec":
-        import fsspec
-
-        import rntuple
-
-        with fsspec.open(src, "rb") as fo, rntuple.open(fo) as f:
-            arr = f[NTUPLE].arrays(fields)
-            stats = f.io_stats()
-    else:
-        import uproot
-
-        kw = {"handler": uproot.source.fsspec.FSSpecSource} if kind == "uproot-fsspec" else {}
-        if kind == "uproot-xrootd":
-            kw = {"handler": uproot.source.xrootd.XRootDSource}
-        with uproot.open(src, **kw) as f:
-            arr = f[NTUPLE].arrays(fields)
-    seconds = time.perf_counter() - t0
-    r = {"seconds": seconds, **_sums(arr, fields)}
-    if stats:
-        r["own_requests"], r["own_bytes"] = stats.get("requests"), stats.get("bytes")
-    del arr
-    gc.collect()
-    return r
-
-
-# ----------------------------------------------------------------------------------------------
-# ROOT worker (own process; cling JIT): bench/_io_root.py
-# ----------------------------------------------------------------------------------------------
-
-def run_root(dataset: str, path: Path, reps: int, url: str | None) -> dict:
-    spec = json.dumps({"dataset": dataset, "path": str(path), "reps": reps, "url": url})
-    p, result = H.run_marked(__file__, ["--worker-root", spec], timeout=1800)
-    if result is not None:
-        return result
-    tail = "\n".join((p.stdout + p.stderr).strip().splitlines()[-15:])
-    raise RuntimeError(f"ROOT worker failed (exit {p.returncode}):\n{tail}")
-
-
-# ----------------------------------------------------------------------------------------------
-# measurement
-# ----------------------------------------------------------------------------------------------
-
-
-class Bench:
-    def __init__(self, args):
-        self.args = args
-        self.records: list[dict] = []
-
-    def measure(self, ds: str, fs: str, target: str, lat, reader: str, fn, before=None, after=None, reps=None,
-                warmup=False) -> dict:
-        reps = reps or self.args.reps
-        rec = {"dataset": ds, "fieldset": fs, "target": target, "latency_ms": lat, "reader": reader,
-               "load": loadavg(), "runs": []}
-        try:
-            if warmup:
-                fn()
-            for _ in range(reps):
-                if before:
-                    before()
-                r = fn()
-                if after:
-                    r.update(after())
-                rec["runs"].append(r)
-                if r["seconds"] > self.args.slow:
-                    break
-        except Exception as exc:  # noqa: BLE001 - recorded, the rest goes on
-            rec["error"] = f"{type(exc).__name__}: {exc}"[:500]
-        self.finish(rec)
-        self.records.append(rec)
-        self.print_record(rec)
-        return rec
-
-    @staticmethod
-    def finish(rec: dict) -> None:
-        runs = rec["runs"]
-        if not runs:
-            return
-        secs = [r["seconds"] for r in runs]
-        med = statistics.median(secs)
-        rep = min(runs, key=lambda r: abs(r["seconds"] - med))
-        rec["n"] = len(runs)
-        rec["seconds"] = med
-        rec["seconds_all"] = secs
-        for k in ("entries", "eventId_sum", "Muon_pt_sum", "Muon_pt_items", "requests", "bytes", "own_requests",
-                  "own_bytes", "clusters", "stored_bytes", "read_ahead_peak_bytes"):
-            if k in rep and rep[k] is not None:
-                rec[k] = rep[k]
-
-    def skip(self, ds, fs, target, lat, reader, why) -> None:
-        rec = {"dataset": ds, "fieldset": fs, "target": target, "latency_ms": lat, "reader": reader,
-               "load": loadavg(), "runs": [], "skipped": why}
-        self.records.append(rec)
-        log(f"    {reader:16s} skipped: {why}")
-
-    @staticmethod
-    def print_record(rec: dict) -> None:
-        if "error" in rec and not rec["runs"]:
-            log(f"    {rec['reader']:16s} ERROR {rec['error']}")
-            return
-        req = rec.get("requests", rec.get("own_requests"))
-        log(f"    {rec['reader']:16s} {rec['seconds']:8.3f} s  (n={rec['n']}: "
-            f"{', '.join(f'{s:.3f}' for s in rec['seconds_all'])})  requests={req}  load={rec['load'][0]}"
-            + (f"  ERROR {rec['error']}" if "error" in rec else ""))
-
-    def find(self, **kw) -> dict | None:
-        for r in self.records:
-            if all(r.get(k) == v for k, v in kw.items()) and "seconds" in r:
-                return r
-        return None
 
 
 def run_local(b: Bench, ds: str, path: Path, fields_by_fs: dict) -> None:
@@ -505,11 +266,6 @@ def add_root(b: Bench, ds: str, path: Path, srv: Servers | None) -> str | None:
     return out.get("http")
 
 
-def machine() -> dict:
-    """The harness's machine description, with this script's older key names (cpu, run_at, loadavg_start)."""
-    m = H.machine_info()
-    return {**m, "cpu": m["cpu_model"], "run_at": m["date"], "loadavg_start": loadavg()}
-
 
 # ----------------------------------------------------------------------------------------------
 # main
@@ -547,8 +303,7 @@ def main() -> None:
         import _io_root
 
         return _io_root.worker_root(args.worker_root)
-    global BINARY
-    BINARY = args.bin
+    C.BINARY = args.bin
 
     if args.from_json:
         return rerender(args)
@@ -564,8 +319,8 @@ def main() -> None:
     args.parts = ",".join(p for p in PARTS if p in parts)
     xlats = [int(x) for x in args.xrootd_latencies.split(",")] if "xrootd" in parts else []
     IODATA.mkdir(parents=True, exist_ok=True)
-    if not BINARY.exists():
-        sys.exit(f"{BINARY} not found: cargo build --release")
+    if not C.BINARY.exists():
+        sys.exit(f"{C.BINARY} not found: cargo build --release")
     mach = machine()
     log(f"machine: {mach}")
     t_start = time.perf_counter()
@@ -626,7 +381,7 @@ def main() -> None:
 
         log("== nanoaod: cold local reads on several streams")
         recs, md, stream_checks = _io_streams.stream_sweep(paths["nanoaod"], reps=9 if not args.quick else 3,
-                                                           binary=BINARY, log=log)
+                                                           binary=C.BINARY, log=log)
         notes["streams"] = {"records": recs, "markdown": md, "checks": [list(c) for c in stream_checks]}
     if parts & {"s3", "s3-write"}:
         sys.path.insert(0, str(REPO / "tests" / "remote"))
@@ -740,12 +495,6 @@ def report(args, b: Bench, datasets: dict, lats: list[int], mach: dict, notes: d
             f.write("\n\n" + md.rstrip() + "\n")
         log("appended to bench/RESULTS.md")
 
-
-# The parts in their own files import this module by name, also when it runs as a script.
-sys.modules.setdefault("io_bench", sys.modules[__name__])
-from _io_report import acceptance, check_sums, fmt_s, markdown_tables, pivot_table, plot, target_label  # noqa: E402, F401
-from _io_s3write import run_s3_write, s3_write_tables  # noqa: E402
-from _io_xrootd import child_read, run_xrootd, worker_read, xrootd_tables  # noqa: E402, F401
 
 if __name__ == "__main__":
     main()
