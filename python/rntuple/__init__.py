@@ -35,24 +35,19 @@ of its subclasses by kind: :class:`NotFoundError` (also a ``KeyError``: a missin
 :class:`InternalError` (a bug) and :class:`RNTupleIOError` (also an ``OSError``).
 """
 
-from ._attributes_read import AttributeSet
-from ._attributes_write import AttributeSetWriter
-from ._chain import Chain, chain
-from ._chunks import parse_size
 from ._classes import Class, Enum
 from ._compound import Array, Optional, Tuple, Variant
-from ._convert_files import convert as convert
-from ._dask import dask as dask
-from ._dask import to_rntuple as to_rntuple
-from ._data import infer_schema
-from ._dataset import concatenate, iterate
-from ._expressions import NameConflictWarning
-from ._field import Field
-from ._file import File, open
-from ._file_writer import FileWriter
-from ._join import Join, join
-from ._merge import merge
-from ._ntuple import RNTuple
+from ._datasets.chain import Chain, chain
+from ._datasets.dataset import concatenate, iterate
+from ._datasets.join import Join, join
+from ._engines.dask import dask as dask
+from ._engines.dask import to_rntuple as to_rntuple
+from ._reading.attributes import AttributeSet
+from ._reading.chunks import parse_size
+from ._reading.expressions import NameConflictWarning
+from ._reading.field import Field
+from ._reading.file import File, open
+from ._reading.ntuple import RNTuple
 from ._rntuple import (
     CorruptFileError,
     InternalError,
@@ -68,9 +63,14 @@ from ._rntuple import (
     set_memory_limit,
     set_remote_options,
 )
-from ._schema import root_type_of_arrow, root_type_of_form
-from ._skim import skim
-from ._writers import FillContext, ParallelWriter, Writer, write
+from ._tools.convert import convert as convert
+from ._tools.merge import merge
+from ._tools.skim import skim
+from ._writing.attributes import AttributeSetWriter
+from ._writing.data import infer_schema
+from ._writing.file_writer import FileWriter
+from ._writing.schema import root_type_of_arrow, root_type_of_form
+from ._writing.writers import FillContext, ParallelWriter, Writer, write
 
 #: uproot's name for a missing key (here: a missing RNTuple or field), so that ``except uproot.KeyInFileError``
 #: in a script moved to ``import rntuple as uproot`` keeps working.

@@ -354,7 +354,7 @@ class RNTuple:
         """Entry boundaries of the clusters."""
     def storage_stats(self, fields: _Fields = None) -> dict[str, int]:
         """Clusters, pages, stored and uncompressed bytes of the chosen fields."""
-    # uproot's descriptor-level API (rntuple._uproot_model.UprootModel), every value read from the file.
+    # uproot's descriptor-level API (rntuple._compat.model.UprootModel), every value read from the file.
     @property
     def members(self) -> dict[str, int]:
         """The anchor's members, ``{"fVersionEpoch": 1, ..., "fMaxKeySize": n}``."""

@@ -267,7 +267,7 @@ def test_writer_takes_an_arrow_schema(tmp_path):
         "rec": [{"a": 1, "s": "p"}, {"a": 2, "s": ""}, {"a": 3, "s": "qr"}],
         "m": pa.array([[("k", 1.0)], [], [("a", 2.0), ("b", 3.0)]], pa.map_(pa.string(), pa.float32())),
     }).cast(schema)
-    assert rntuple._schema.schema_of_arrow(schema) == [
+    assert rntuple._writing.schema.schema_of_arrow(schema) == [
         ("x", "float"),
         ("v", "std::vector<std::int32_t>"),
         ("o", "std::optional<double>"),

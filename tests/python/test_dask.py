@@ -13,7 +13,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 import rntuple
-from rntuple import _dask
+from rntuple._engines import dask as _dask
 
 SIZES = (20_000, 23_000, 26_000)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import rntuple
-from rntuple import _query
+from rntuple._reading import query as _query
 
 
 @pytest.fixture(scope="module")

@@ -418,7 +418,7 @@ def test_dtypes_follow_columns(testdata):
 def test_field_rows_match_field_records(testdata, sub, filename, name):
     """The compact field rows the field tree is built from say what the public ``field_records`` dicts say,
     key by key in ``FIELD_ROW`` order, for every field of every shared RNTuple."""
-    from rntuple._fields import FIELD_ROW
+    from rntuple._reading.fields import FIELD_ROW
 
     nt = rntuple.open(testdata / sub / filename)[name]
     rows, records = nt._native.field_rows(), nt.field_records

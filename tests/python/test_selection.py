@@ -1,7 +1,8 @@
 """One selection language: ``cut=`` (uproot's Python spelling) is translated into the core's expressions and
 evaluated by the core, and ``skim(where=)`` takes either spelling; both select the same entries, checked against
-numpy on the data written. Also the package's layout: no import cycle among its modules (imports inside
-functions included), no module over 800 lines."""
+numpy on the data written. Also the package's layout: no import cycle among its modules, subpackages included
+(imports inside functions too), no module importing the package root, the subpackages' layers, no module over
+800 lines."""
 
 import ast
 from pathlib import Path
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import rntuple
-from rntuple._selection import to_core
+from rntuple._reading.selection import to_core
 
 N = 300
 
@@ -140,28 +141,56 @@ def test_skim_filters_take_the_uproot_spelling(source, tmp_path):
 # ----- the package's layout ------------------------------------------------------------------------------------
 
 PACKAGE = Path(rntuple.__file__).parent
+# the package's subpackages, lowest first; each may import only those before it (``_writing`` none of them)
+LAYERS = {"_compat": set(), "_reading": {"_compat"}, "_writing": set(), "_datasets": {"_compat", "_reading"},
+          "_tools": {"_reading", "_datasets", "_writing"}, "_engines": {"_reading", "_datasets", "_writing", "_tools"}}
 
 
-def _imports(path: Path, modules: set) -> set:
-    """The package's modules that ``path`` imports, anywhere (inside functions too)."""
-    out = set()
+def _modules() -> dict:
+    """Dotted module name (``rntuple._reading.query``; a package by its ``__init__.py``) -> file."""
+    out = {}
+    for p in PACKAGE.rglob("*.py"):
+        parts = ["rntuple", *p.relative_to(PACKAGE).with_suffix("").parts]
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
+def _imports(name: str, path: Path, modules: dict) -> tuple[set, set]:
+    """The package's modules that module ``name`` imports, anywhere (inside functions too), and the names it takes
+    from the package root (``from .. import X`` with X no module)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out, from_root = set(), set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                out.add(node.module.split(".")[0])
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
             else:
-                out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("rntuple"):
-            parts = node.module.split(".")
-            out.update([parts[1]] if len(parts) > 1 else [a.name for a in node.names])
+                target = node.module or ""
+            if target != "rntuple" and not target.startswith("rntuple."):
+                continue
+            out.add(target)
+            for a in node.names:
+                if f"{target}.{a.name}" in modules or f"{target}.{a.name}" == "rntuple._rntuple":
+                    out.add(f"{target}.{a.name}")
+                elif target == "rntuple":
+                    from_root.add(a.name)
         elif isinstance(node, ast.Import):
-            out.update(a.name.split(".")[1] for a in node.names if a.name.startswith("rntuple."))
-    return {m for m in out if m in modules and m != path.stem}
+            for a in node.names:
+                if a.name == "rntuple":
+                    from_root.add("rntuple")
+                elif a.name.startswith("rntuple."):
+                    out.add(a.name)
+    return {m for m in out if m in modules and m not in (name, "rntuple")}, from_root
 
 
-def test_no_import_cycle_and_no_long_module():
-    files = {p.stem: p for p in PACKAGE.glob("*.py")}
-    graph = {m: _imports(p, set(files)) - {"__init__"} for m, p in files.items()}
+def test_no_import_cycle_no_root_import_and_no_long_module():
+    modules = _modules()
+    graph = {}
+    for m, p in modules.items():
+        graph[m], from_root = _imports(m, p, modules)
+        assert m == "rntuple" or not from_root, f"{m} imports the package root: {sorted(from_root)}"
+    graph.pop("rntuple")
     state = {}
 
     def visit(m, stack):
@@ -175,7 +204,12 @@ def test_no_import_cycle_and_no_long_module():
     for m in sorted(graph):
         if m not in state:
             visit(m, [])
-    # reading attribute sets does not import writing
-    assert "_attributes_write" not in graph["_attributes_read"] and "_writers" not in graph["_ntuple"]
-    for m, p in files.items():
+    # the subpackages' layers: reading does not import writing, nothing below engines imports engines...
+    assert set(LAYERS) <= {m.split(".")[1] for m in modules if m.count(".") == 1}
+    for m, deps in graph.items():
+        room = m.split(".")[1]
+        if room in LAYERS:
+            used = {d.split(".")[1] for d in deps} & set(LAYERS) - {room}
+            assert used <= LAYERS[room], f"{m} imports {sorted(used - LAYERS[room])}"
+    for m, p in modules.items():
         assert len(p.read_text().splitlines()) <= 800, m

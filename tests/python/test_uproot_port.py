@@ -16,8 +16,8 @@ import pytest
 import uproot
 
 import rntuple
-from rntuple import _chunks as chunks
-from rntuple._options import compression_setting
+from rntuple._reading import chunks
+from rntuple._writing.options import compression_setting
 
 N = 40
 

@@ -1,0 +1,8 @@
+"""Frameworks that run computations over RNTuples: dask (``rntuple.dask``, ``rntuple.to_rntuple``: ``dask``),
+coffea's NanoEvents (``coffea``, public as ``rntuple.coffea``); the place of a Spark data source. Each framework
+is imported when its functions are called, not with the package.
+
+Layers, lowest first: ``_compat`` < ``_reading`` < ``_datasets`` < ``_tools`` < ``_engines``; ``_writing`` beside
+``_compat`` and ``_reading``, below ``_tools``. This subpackage is the highest: it may use every other one and the
+extension module (``rntuple._rntuple``); nothing in the package imports it but the root and ``rntuple.coffea``.
+"""

@@ -1,0 +1,476 @@
+"""Dask: ``rntuple.dask`` reads RNTuples lazily as a dask-awkward array, one partition per range of whole clusters,
+reading only the columns a computation needs; ``rntuple.to_rntuple`` writes a dask-awkward array in parallel.
+
+dask, dask-awkward (and distributed, for a cluster) are imported when these functions are called, not with the
+package.
+"""
+
+from __future__ import annotations
+
+import collections
+import glob
+import os
+import shutil
+import threading
+import time
+import uuid
+from typing import Any, Sequence
+
+import awkward as ak
+
+from .._datasets.dataset import _check_fields, _open_all
+from .._reading.file import File, _is_url
+from .._rntuple import NotFoundError
+from .._tools.merge import merge
+from .._writing.data import infer_schema
+from .._writing.writers import ParallelWriter, Writer
+
+# What the read function of ``rntuple.dask`` read in this process, newest last: one dict per partition read
+# (path, ntuple, fields, entry_start, entry_stop, bytes: bytes the file's source returned). Diagnostics (and the
+# tests): ``client.run(lambda: list(rntuple._engines.dask.READ_LOG))`` shows the workers'.
+READ_LOG: collections.deque = collections.deque(maxlen=10000)
+
+
+def _dask_modules():
+    try:
+        import dask
+        import dask_awkward as dak
+    except ImportError as e:  # pragma: no cover - the message is the point
+        raise ImportError(
+            f"rntuple.dask / rntuple.to_rntuple need dask and dask-awkward (pip install dask dask-awkward; distributed for a cluster): {e}"
+        ) from None
+    return dask, dak
+
+
+# ----- reading ---------------------------------------------------------------------------------------------
+
+
+def _cluster_ranges(t, names, step_size) -> list[tuple[int, int]]:
+    """Entry ranges of whole clusters of ``t``: consecutive clusters grouped while a group holds at most the
+    entries ``step_size`` stands for (an int, or a size string of uncompressed bytes of ``names``); a cluster
+    larger than that is a range of its own."""
+    bounds = list(t.cluster_boundaries)
+    if t.num_entries == 0 or len(bounds) < 2:
+        return []
+    step = t.step_entries(step_size, names)
+    ranges = []
+    start = bounds[0]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        if lo > start and hi - start > step:
+            ranges.append((start, lo))
+            start = lo
+    ranges.append((start, bounds[-1]))
+    return ranges
+
+
+def _top_level(columns) -> set[str]:
+    """dask-awkward's column paths (``"jets.pt"``) -> the top-level RNTuple fields that hold them."""
+    return {c.split(".", 1)[0] for c in columns if c}
+
+
+class _ReadClusters:
+    """dask-awkward's IO function of ``rntuple.dask``: called with one partition, (path, ntuple, entry_start,
+    entry_stop), it reads ``fields`` of those entries. It takes part in dask-awkward's column projection
+    (``ColumnProjectionMixin``: ``mock``, ``prepare_for_projection``, ``necessary_columns``, ``project_columns``):
+    before a computation runs, dask-awkward finds which columns it touches and replaces this function by one
+    that reads only their top-level fields; the fields left out are given back data-less (dask-awkward's
+    ``unproject_layout``), so the partitions keep the type of the collection's ``meta``."""
+
+    def __init__(self, form, fields: list[str]):
+        self.form = form  # the collection's form: every field, also when fewer are read
+        self.fields = list(fields)  # the top-level fields read
+        self.behavior = None
+        self.attrs = None
+
+    def __dask_tokenize__(self):
+        return ("rntuple._engines.dask._ReadClusters", tuple(self.fields), str(self.form))
+
+    def __repr__(self) -> str:
+        return f"<rntuple dask read of {self.fields}>"
+
+    def __call__(self, part):
+        path, name, start, stop = part
+        f = File(path)
+        try:
+            before = f.io_stats()["bytes"]
+            arr = f[name].arrays(fields=self.fields, entry_start=start, entry_stop=stop)
+            nbytes = f.io_stats()["bytes"] - before
+        finally:
+            f.close()
+        READ_LOG.append({"path": path, "ntuple": name, "fields": list(self.fields), "entry_start": start, "entry_stop": stop, "bytes": nbytes})
+        if len(self.fields) != len(self.form.fields):
+            arr = ak.Array(_unproject(self.form, arr.layout))
+        return arr
+
+    def project_columns(self, columns) -> "_ReadClusters":
+        wanted = _top_level(columns)
+        keep = [n for n in self.form.fields if n in wanted]
+        if not keep:  # nothing but the number of entries is needed: read the first field
+            keep = self.form.fields[:1]
+        return self if keep == self.fields else _ReadClusters(self.form, keep)
+
+    # dask-awkward's column-projection protocol, as its ColumnProjectionMixin implements it (for fields of
+    # records: the granularity of reading here). Delegated, so that dask-awkward is imported only when used.
+    def mock(self):
+        return _mixin().mock(self)
+
+    def mock_empty(self, backend="cpu"):
+        return _mixin().mock_empty(self, backend)
+
+    def prepare_for_projection(self):
+        return _mixin().prepare_for_projection(self)
+
+    def necessary_columns(self, report, state) -> frozenset:
+        return _mixin().necessary_columns(self, report, state)
+
+    def project(self, report, state) -> "_ReadClusters":
+        return self.project_columns(self.necessary_columns(report, state))
+
+    def project_manually(self, columns) -> "_ReadClusters":
+        return self.project_columns(columns)
+
+
+def _record_form(form, names: list[str]):
+    """The record form of the top-level fields ``names`` of the record form ``form``."""
+    return ak.forms.RecordForm([form.content(n) for n in names], list(names))
+
+
+def _unproject(form, layout):
+    """The record ``layout`` of some top-level fields of ``form``, with the others added data-less (placeholders
+    of dask-awkward's ``unproject_layout``, whatever their type), so that a partition has the collection's type."""
+    from dask_awkward.lib.unproject_layout import unproject_layout
+
+    if not isinstance(layout, ak.contents.RecordArray) or layout.is_tuple:
+        return unproject_layout(form, layout)
+    n = layout.length
+    missing = [f for f in form.fields if not layout.has_field(f)]
+    filler = unproject_layout(_record_form(form, missing), ak.contents.RecordArray([], [], length=n)) if missing else None
+    contents = [layout.content(f) if layout.has_field(f) else filler.content(f) for f in form.fields]
+    return ak.contents.RecordArray(contents, form.fields, length=n, parameters=form.parameters)
+
+
+def _mixin():
+    from dask_awkward.lib.io.columnar import ColumnProjectionMixin
+
+    return ColumnProjectionMixin
+
+
+def _abs(path: str) -> str:
+    return path if _is_url(path) else os.path.abspath(path)
+
+
+def dask(sources, fields: Sequence[str] | str | None = None, step_size="100 MB", ntuple: str | None = None):
+    """The RNTuples of many files as one lazy dask-awkward array, as ``uproot.dask`` gives TTrees.
+
+    ``sources``, ``fields`` and ``ntuple`` as for :func:`rntuple.iterate` (a path, a glob, ``"file.root:Events"``,
+    a list of those, or ``{path or glob: RNTuple name}``). Each partition is a range of whole clusters of one
+    file: consecutive clusters are grouped while a partition holds at most ``step_size`` (a number of entries,
+    or a size string such as ``"100 MB"`` of uncompressed data of the chosen fields); ``step_size=1`` gives one
+    partition per cluster. Making the array reads each file's metadata, no page: the type (``meta``) comes from
+    the schema, the divisions from the cluster boundaries. A computation reads only the top-level fields it
+    touches (dask-awkward's column optimization; ``dak.report_necessary_columns(result)`` tells which).
+
+    >>> events = rntuple.dask("skims/*.root:Events", step_size="200 MB")
+    >>> pt = events.Muon_pt[events.nMuon == 2]
+    >>> dak.report_necessary_columns(pt)       # {'from-rntuple-…': frozenset({'Muon_pt', 'nMuon'})}
+    >>> h = pt.compute()                       # on the current scheduler: threads, or a distributed Client
+    """
+    dask_, dak = _dask_modules()
+    opened = _open_all(sources, ntuple)
+    first_path, first = opened[0]
+    names = list(first._names) if fields is None else [fields] if isinstance(fields, str) else list(fields)
+    for n in names:
+        if n not in first.schema:
+            raise NotFoundError(f"no field {n!r} in {first_path} (fields: {', '.join(first._names)})")
+    _check_fields(opened, names)  # the same fields with the same types in every file
+    parts = []
+    for path, t in opened:
+        path = _abs(path)
+        parts.extend((path, t.name, lo, hi) for lo, hi in _cluster_ranges(t, names, step_size))
+    if not parts:  # no entries at all: one empty partition keeps the type
+        parts.append((_abs(first_path), first.name, 0, 0))
+    # The type without reading data: a read of no entries decodes no page.
+    form = first.arrays(fields=names, entry_start=0, entry_stop=0).layout.form
+    io = _ReadClusters(form, names)
+    divisions = [0]
+    for _, _, lo, hi in parts:
+        divisions.append(divisions[-1] + hi - lo)
+    stamps = [(p, os.stat(p).st_mtime_ns if not _is_url(p) and os.path.exists(p) else None) for p in sorted({q for q, *_ in parts})]
+    token = dask_.base.tokenize(parts, stamps, names, str(form))
+    return dak.from_map(io, parts, label="from-rntuple", token=token, divisions=tuple(divisions))
+
+
+# ----- writing ---------------------------------------------------------------------------------------------
+
+# The parallel writers of the to_rntuple calls running in this process, by token: the tasks, run on threads of
+# this process, find theirs here.
+_SHARED: dict[str, "_SharedWrite"] = {}
+_SHARED_LOCK = threading.Lock()
+
+_UNBOUNDED = 1 << 62
+
+
+class _SharedWrite:
+    """One ParallelWriter filled by the partitions' tasks. With ``ordered``, the clusters of partition i are
+    committed after those of partition i - 1: each task compresses its partition into fill contexts that commit
+    nothing (the writer's cluster sizes are unbounded), then the task that completes the next partitions in
+    order finishes their contexts (a finish commits the cluster: reserving space, writing the compressed pages,
+    appending the metadata). No task waits for another, so no order of execution can deadlock."""
+
+    def __init__(self, writer: ParallelWriter, ordered: bool, chunk_bytes: int | None):
+        self.writer = writer
+        self.ordered = ordered
+        self.chunk_bytes = chunk_bytes
+        self.lock = threading.Lock()
+        self.pending: dict[int, list] = {}
+        self.next = 0
+        self.started: dict[int, int] = {}  # partition -> entries: a task run again writes nothing twice
+        self.active = 0  # tasks filling now
+        self.idle = threading.Condition(self.lock)
+        self.abandoned = False  # set when the computation failed: the tasks still running stop writing
+
+    def abandon(self, timeout: float = 120.0) -> None:
+        """Lets no task start filling, and waits for those filling now to end."""
+        with self.idle:
+            self.abandoned = True
+            self.idle.wait_for(lambda: self.active == 0, timeout)
+
+    def fill(self, index: int, data) -> int:
+        with self.lock:
+            if self.abandoned:
+                raise RuntimeError("rntuple.to_rntuple: the computation failed; this partition is not written")
+            if index in self.started:
+                return self.started[index]
+            self.started[index] = len(data)
+            self.active += 1
+        try:
+            return self._fill(index, data)
+        finally:
+            with self.idle:
+                self.active -= 1
+                self.idle.notify_all()
+
+    def _fill(self, index: int, data) -> int:
+        contexts = []
+        n = len(data)
+        if n:
+            for lo, hi in _chunks(data, self.chunk_bytes):
+                ctx = self.writer.fill_context()
+                ctx.extend(data[lo:hi] if (lo, hi) != (0, n) else data)
+                contexts.append(ctx)
+        if not self.ordered:
+            for ctx in contexts:
+                ctx.finish()
+            return n
+        with self.lock:
+            self.pending[index] = contexts
+            while self.next in self.pending:
+                for ctx in self.pending.pop(self.next):
+                    ctx.finish()
+                self.next += 1
+        return n
+
+
+def _chunks(data, chunk_bytes: int | None) -> list[tuple[int, int]]:
+    """Entry ranges of ``data`` of about ``chunk_bytes`` in memory each (one range when None)."""
+    n = len(data)
+    if chunk_bytes is None:
+        return [(0, n)]
+    try:
+        nbytes = ak.Array(data).layout.nbytes
+    except Exception:  # noqa: BLE001 - a layout that cannot say is written in one piece
+        return [(0, n)]
+    pieces = max(1, -(-nbytes // max(1, chunk_bytes)))
+    step = max(1, -(-n // pieces))
+    return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+
+
+def _write_shared(data, token: str, index: int) -> dict:
+    state = _SHARED.get(token)
+    if state is None:
+        raise RuntimeError(
+            "rntuple.to_rntuple: this task runs in a process other than the one holding the parallel "
+            "writer (the workers are separate processes); use method='merge'"
+        )
+    return {"index": index, "entries": state.fill(index, data)}
+
+
+def _write_part(data, part_path: str, ntuple: str, schema, options: dict) -> dict:
+    w = Writer(part_path, ntuple, schema, **options)
+    try:
+        if len(data):
+            w.extend(data)
+    except BaseException:
+        w.abort()
+        raise
+    w.commit()
+    return {"path": part_path, "entries": len(data)}
+
+
+def _scheduler_in_this_process(dask_, collection, scheduler) -> bool:
+    """Whether the tasks of ``collection`` would run on threads of this process (the threaded or synchronous
+    scheduler, or a distributed cluster whose workers all live in this process, as ``LocalCluster(processes=False)``
+    makes)."""
+    import dask.local
+    import dask.threaded
+
+    get = dask_.base.get_scheduler(scheduler=scheduler, collections=[collection])
+    if get is None or get in (dask.threaded.get, dask.local.get_sync):
+        return True
+    client = get if hasattr(get, "run") else getattr(get, "__self__", None)
+    if client is not None and hasattr(client, "run") and hasattr(client, "scheduler_info"):
+        try:
+            pids = client.run(os.getpid)
+        except Exception:  # noqa: BLE001 - a cluster that cannot say is taken as remote
+            return False
+        return bool(pids) and all(p == os.getpid() for p in pids.values())
+    return False
+
+
+def to_rntuple(
+    array, path, ntuple: str = "Events", schema=None, compression: int = 505, *, method: str | None = None, ordered: bool = True, scheduler=None, **options
+) -> dict:
+    """Writes the dask-awkward ``array`` (of records: one field per top-level RNTuple field) as the RNTuple
+    ``ntuple`` of the new file ``path``, computing and writing its partitions in parallel; returns a report:
+    ``{"path", "ntuple", "entries", "partitions", "clusters", "method", "file_bytes"}``.
+
+    ``method``:
+
+    - ``"parallel-writer"`` (chosen when the tasks run in this process: the threaded scheduler, or a distributed
+      ``LocalCluster(processes=False)``): every task fills a :class:`rntuple.ParallelWriter` fill context from its
+      worker thread, compressing with the GIL released, into ONE file, no merge step;
+    - ``"merge"`` (chosen when the workers are separate processes, e.g. ``LocalCluster(processes=True)``, or
+      machines sharing a file system): each task writes its partition into a file of its own beside ``path``,
+      then :func:`rntuple.merge` copies their compressed pages into ``path`` and the parts are removed.
+
+    ``ordered=True`` (the default) keeps the entries in the array's order; the parallel writer then makes each
+    partition one cluster (pieces of at most ``max_unzipped_cluster_size`` bytes in memory, or of
+    ``approx_zipped_cluster_size`` when given), committed in partition order. ``ordered=False`` lets the clusters
+    of different partitions interleave (as :class:`ParallelWriter` does) with the writer's own cluster sizes.
+    ``schema`` as for :func:`rntuple.write` (inferred from the array's type when omitted); ``compression`` and
+    the other write ``options`` as for :class:`rntuple.Writer`. ``scheduler`` is passed to ``dask.compute``. The
+    file at ``path`` is replaced only when everything is written.
+
+    >>> events = rntuple.dask("nano/*.root:Events")
+    >>> skim = events[events.nMuon >= 2][["nMuon", "Muon_pt"]]
+    >>> rntuple.to_rntuple(skim, "skim.root")
+    {'path': 'skim.root', 'ntuple': 'Events', 'entries': 1204, 'partitions': 8, 'clusters': 8, 'method': 'parallel-writer', ...}
+    """
+    dask_, dak = _dask_modules()
+    if not isinstance(array, dak.Array):
+        raise TypeError(f"to_rntuple writes a dask_awkward.Array; got {type(array).__name__} (rntuple.write writes an awkward array)")
+    if method not in (None, "parallel-writer", "merge"):
+        raise ValueError(f"method must be None, 'parallel-writer' or 'merge', got {method!r}")
+    if not array.fields:
+        raise TypeError(f"to_rntuple writes an array of records (one field per top-level RNTuple field); got type {array.form.type}")
+    path = os.fspath(path)
+    if schema is None:
+        form = array.form
+        try:
+            schema = infer_schema(ak.Array(form.length_zero_array(highlevel=False)))
+        except TypeError as e:
+            raise TypeError(f"to_rntuple: cannot infer the schema from the array's type {form.type}: {e}; pass schema=") from None
+    options = {**options, "compression": compression}
+    if method is None:
+        method = "parallel-writer" if _scheduler_in_this_process(dask_, array, scheduler) else "merge"
+    if method == "merge" and options.get("update_existing_file"):
+        raise ValueError("to_rntuple: update_existing_file needs the parallel writer (method='parallel-writer'): a merge makes a new file")
+    parts = array.to_delayed(optimize_graph=True)
+    token = uuid.uuid4().hex
+    compute_kw = {} if scheduler is None else {"scheduler": scheduler}
+    if method == "parallel-writer":
+        report = _write_parallel(dask_, parts, path, ntuple, schema, options, ordered, token, compute_kw)
+    else:
+        report = _write_merged(dask_, parts, path, ntuple, schema, options, token, compute_kw)
+    with File(path) as f:
+        clusters = len(f[ntuple].cluster_boundaries) - 1
+    return {
+        "path": path,
+        "ntuple": ntuple,
+        "entries": report["entries"],
+        "partitions": len(parts),
+        "clusters": clusters,
+        "method": method,
+        "file_bytes": report["file_bytes"],
+    }
+
+
+def _write_parallel(dask_, parts, path, ntuple, schema, options, ordered, token, compute_kw) -> dict:
+    chunk_bytes = None
+    wopts = dict(options)
+    if ordered:
+        # Nothing commits while a task fills: each task's pieces become clusters when their turn comes.
+        given = options.get("approx_zipped_cluster_size")
+        chunk_bytes = int(given) if given is not None else int(options.get("max_unzipped_cluster_size", 0) or _default_option("max_unzipped_cluster_size"))
+        wopts["approx_zipped_cluster_size"] = _UNBOUNDED
+        wopts["max_unzipped_cluster_size"] = _UNBOUNDED
+    in_place = bool(options.get("update_existing_file"))
+    target = path if in_place else os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.to_rntuple-{token[:12]}")
+    writer = ParallelWriter(target, ntuple, schema, **wopts)
+    state = _SharedWrite(writer, ordered, chunk_bytes)
+    with _SHARED_LOCK:
+        _SHARED[token] = state
+    ok = False
+    try:
+        tasks = [dask_.delayed(_write_shared, pure=False)(p, token, i) for i, p in enumerate(parts)]
+        results = dask_.compute(*tasks, **compute_kw)
+        if ordered and state.next != len(parts):
+            raise RuntimeError(f"to_rntuple: {len(parts) - state.next} partitions were not committed")
+        size = writer.commit()
+        ok = True
+    finally:
+        if not ok:
+            # Tasks may still run after the first error: wait for those filling, then (a parallel writer cannot
+            # be abandoned) commit the writer and remove what it wrote.
+            state.abandon()
+            try:
+                writer.commit()
+            except Exception:  # noqa: BLE001 - the first error is the one to raise
+                pass
+            if not in_place:
+                _remove_quietly(target)
+                # and the writer's own temporary file, should its commit have failed (the name has our token)
+                folder, base = os.path.split(target)
+                for leftover in glob.glob(os.path.join(glob.escape(folder), f".{glob.escape(base)}.tmp-*")):
+                    _remove_quietly(leftover)
+        with _SHARED_LOCK:
+            _SHARED.pop(token, None)
+    if not in_place:
+        os.replace(target, path)
+    return {"entries": sum(r["entries"] for r in results), "file_bytes": size}
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+
+
+def _remove_tree(folder: str) -> None:
+    """Removes the parts' folder; after a failure, tasks still running may write into it for a moment."""
+    for _ in range(50):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.exists(folder):
+            return
+        time.sleep(0.1)
+
+
+def _default_option(name: str) -> Any:
+    from .. import _rntuple
+
+    return _rntuple.default_write_options()[name]
+
+
+def _write_merged(dask_, parts, path, ntuple, schema, options, token, compute_kw) -> dict:
+    folder = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.parts-{token[:12]}")
+    os.makedirs(folder)
+    try:
+        tasks = [dask_.delayed(_write_part, pure=False)(p, os.path.join(folder, f"part-{i:06d}.root"), ntuple, schema, options) for i, p in enumerate(parts)]
+        results = dask_.compute(*tasks, **compute_kw)
+        entries = sum(r["entries"] for r in results)
+        inputs = [r["path"] for r in results if r["entries"]] or [results[0]["path"]]
+        merged = merge(path, inputs, ntuple, compression=options["compression"])
+    finally:
+        _remove_tree(folder)
+    return {"entries": entries, "file_bytes": merged["file_bytes"]}
