@@ -17,7 +17,8 @@
 //!   `descriptors`: the anchor, header, footer and page list records as Python values (uproot's objects);
 //! - `write`: `NativeWriter`; `parallel`: `NativeParallelWriter` and `NativeFillContext`;
 //!   `file_writer`: `NativeFileWriter` (several RNTuples into one file); `mpi` (feature `mpi`):
-//!   `NativeMpiWriter`, the distributed writer on mpi4py's communicators;
+//!   `NativeMpiWriter`, the distributed writer on mpi4py's communicators; `distributed`:
+//!   `NativeCoordinator` and `NativeRankWriter`, the distributed writer over TCP (Dask, Spark);
 //! - `ops`: `merge`, `skim` and the report of `check`; `select`: skims with selections;
 //! - `processor`: `NativeProcessor`, chains and joins of several RNTuples (`rntuple.chain`, `rntuple.join`).
 
@@ -34,6 +35,7 @@ mod capsule;
 mod convert;
 mod convert_files;
 mod descriptors;
+mod distributed;
 mod errors;
 mod file_writer;
 #[cfg(feature = "mpi")]
@@ -59,6 +61,7 @@ fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
     write::register(m)?;
     parallel::register(m)?;
     file_writer::register(m)?;
+    distributed::register(m)?;
     ops::register(m)?;
     select::register(m)?;
     processor::register(m)?;

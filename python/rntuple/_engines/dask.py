@@ -24,6 +24,10 @@ from .._rntuple import NotFoundError
 from .._tools.merge import merge
 from .._writing.data import infer_schema
 from .._writing.writers import ParallelWriter, Writer
+from .distributed import Coordinator, routable_host, write_partition
+
+#: The ways of :func:`to_rntuple` (``None``: chosen from the scheduler).
+METHODS = (None, "parallel-writer", "distributed", "merge")
 
 # What the read function of ``rntuple.dask`` read in this process, newest last: one dict per partition read
 # (path, ntuple, fields, entry_start, entry_stop, bytes: bytes the file's source returned). Diagnostics (and the
@@ -328,20 +332,40 @@ def _scheduler_in_this_process(dask_, collection, scheduler) -> bool:
 
 
 def to_rntuple(
-    array, path, ntuple: str = "Events", schema=None, compression: int = 505, *, method: str | None = None, ordered: bool = True, scheduler=None, **options
+    array,
+    path,
+    ntuple: str = "Events",
+    schema=None,
+    compression: int = 505,
+    *,
+    method: str | None = None,
+    ordered: bool = True,
+    scheduler=None,
+    coordinator_host: str | None = None,
+    **options,
 ) -> dict:
     """Writes the dask-awkward ``array`` (of records: one field per top-level RNTuple field) as the RNTuple
     ``ntuple`` of the new file ``path``, computing and writing its partitions in parallel; returns a report:
-    ``{"path", "ntuple", "entries", "partitions", "clusters", "method", "file_bytes"}``.
+    ``{"path", "ntuple", "entries", "partitions", "clusters", "method", "file_bytes", "bytes_written"}``
+    (``bytes_written``: by all processes together, the merge's part files included) and, for
+    ``"distributed"``, ``"wasted_bytes"``.
 
     ``method``:
 
     - ``"parallel-writer"`` (chosen when the tasks run in this process: the threaded scheduler, or a distributed
       ``LocalCluster(processes=False)``): every task fills a :class:`rntuple.ParallelWriter` fill context from its
       worker thread, compressing with the GIL released, into ONE file, no merge step;
-    - ``"merge"`` (chosen when the workers are separate processes, e.g. ``LocalCluster(processes=True)``, or
-      machines sharing a file system): each task writes its partition into a file of its own beside ``path``,
-      then :func:`rntuple.merge` copies their compressed pages into ``path`` and the parts are removed.
+    - ``"distributed"`` (chosen when the workers are separate processes, e.g. ``LocalCluster(processes=True)``,
+      or machines sharing a file system): the papers' protocol, as MPI ranks use it. This process creates the
+      file and hands out byte ranges of it over TCP; every task compresses its clusters and writes them straight
+      into the ONE file at its ranges, and returns only their metadata; this process then writes the page list
+      and footer. No byte is written twice, no merge step. A worker that dies is retried by Dask: its ranges
+      stay unreferenced (``wasted_bytes`` in the report), every entry is in the file once. The workers must
+      reach this process over TCP (``coordinator_host``: the address they reach it at, found from the
+      scheduler's address by default) and see ``path``'s folder;
+    - ``"merge"`` (chosen for remote outputs, ``s3://``, ``root://``; for workers with no shared file system):
+      each task writes its partition into a file of its own beside ``path``, then :func:`rntuple.merge` copies
+      their compressed pages into ``path`` and the parts are removed.
 
     ``ordered=True`` (the default) keeps the entries in the array's order; the parallel writer then makes each
     partition one cluster (pieces of at most ``max_unzipped_cluster_size`` bytes in memory, or of
@@ -349,7 +373,9 @@ def to_rntuple(
     of different partitions interleave (as :class:`ParallelWriter` does) with the writer's own cluster sizes.
     ``schema`` as for :func:`rntuple.write` (inferred from the array's type when omitted); ``compression`` and
     the other write ``options`` as for :class:`rntuple.Writer`. ``scheduler`` is passed to ``dask.compute``. The
-    file at ``path`` is replaced only when everything is written.
+    file at ``path`` is replaced only when everything is written; with ``checkpoint_clusters=K`` and
+    ``"distributed"``, it is a complete file from the start on, holding more finished partitions every K clusters
+    (in partition order when ``ordered``).
 
     >>> events = rntuple.dask("nano/*.root:Events")
     >>> skim = events[events.nMuon >= 2][["nMuon", "Muon_pt"]]
@@ -359,8 +385,8 @@ def to_rntuple(
     dask_, dak = _dask_modules()
     if not isinstance(array, dak.Array):
         raise TypeError(f"to_rntuple writes a dask_awkward.Array; got {type(array).__name__} (rntuple.write writes an awkward array)")
-    if method not in (None, "parallel-writer", "merge"):
-        raise ValueError(f"method must be None, 'parallel-writer' or 'merge', got {method!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     if not array.fields:
         raise TypeError(f"to_rntuple writes an array of records (one field per top-level RNTuple field); got type {array.form.type}")
     path = os.fspath(path)
@@ -372,14 +398,21 @@ def to_rntuple(
             raise TypeError(f"to_rntuple: cannot infer the schema from the array's type {form.type}: {e}; pass schema=") from None
     options = {**options, "compression": compression}
     if method is None:
-        method = "parallel-writer" if _scheduler_in_this_process(dask_, array, scheduler) else "merge"
-    if method == "merge" and options.get("update_existing_file"):
-        raise ValueError("to_rntuple: update_existing_file needs the parallel writer (method='parallel-writer'): a merge makes a new file")
+        if _scheduler_in_this_process(dask_, array, scheduler):
+            method = "parallel-writer"
+        else:
+            method = "merge" if _is_url(path) else "distributed"
+    if method != "parallel-writer" and options.get("update_existing_file"):
+        raise ValueError(f"to_rntuple: update_existing_file needs the parallel writer (method='parallel-writer'): method {method!r} makes a new file")
+    if method == "distributed" and _is_url(path):
+        raise ValueError(f"to_rntuple: method='distributed' writes one file on a file system the workers share; {path!r} is a URL (use method='merge')")
     parts = array.to_delayed(optimize_graph=True)
     token = uuid.uuid4().hex
     compute_kw = {} if scheduler is None else {"scheduler": scheduler}
     if method == "parallel-writer":
         report = _write_parallel(dask_, parts, path, ntuple, schema, options, ordered, token, compute_kw)
+    elif method == "distributed":
+        report = _write_distributed(dask_, array, parts, path, ntuple, schema, options, ordered, scheduler, coordinator_host)
     else:
         report = _write_merged(dask_, parts, path, ntuple, schema, options, token, compute_kw)
     with File(path) as f:
@@ -392,6 +425,8 @@ def to_rntuple(
         "clusters": clusters,
         "method": method,
         "file_bytes": report["file_bytes"],
+        "bytes_written": report.get("bytes_written", report["file_bytes"]),
+        **({"wasted_bytes": report["wasted_bytes"]} if "wasted_bytes" in report else {}),
     }
 
 
@@ -470,7 +505,65 @@ def _write_merged(dask_, parts, path, ntuple, schema, options, token, compute_kw
         results = dask_.compute(*tasks, **compute_kw)
         entries = sum(r["entries"] for r in results)
         inputs = [r["path"] for r in results if r["entries"]] or [results[0]["path"]]
+        part_bytes = sum(os.path.getsize(r["path"]) for r in results)
         merged = merge(path, inputs, ntuple, compression=options["compression"])
     finally:
         _remove_tree(folder)
-    return {"entries": entries, "file_bytes": merged["file_bytes"]}
+    return {"entries": entries, "file_bytes": merged["file_bytes"], "bytes_written": part_bytes + merged["file_bytes"]}
+
+
+def _write_rank(data, ticket) -> dict:
+    return write_partition(data, ticket)
+
+
+def _client_of(dask_, collection, scheduler):
+    """The distributed client the tasks of ``collection`` run through, or None (a local scheduler)."""
+    get = dask_.base.get_scheduler(scheduler=scheduler, collections=[collection])
+    client = get if hasattr(get, "run") else getattr(get, "__self__", None)
+    return client if client is not None and hasattr(client, "scheduler_info") and hasattr(client, "compute") else None
+
+
+def _write_distributed(dask_, array, parts, path, ntuple, schema, options, ordered, scheduler, host) -> dict:
+    client = _client_of(dask_, array, scheduler)
+    if host is None:
+        peer = None
+        if client is not None:
+            from urllib.parse import urlsplit
+
+            peer = urlsplit(client.scheduler.address).hostname
+        host = routable_host(peer)
+    coord = Coordinator(path, ntuple, schema, options, host=host)
+    ok = False
+    try:
+        tasks = [dask_.delayed(_write_rank, pure=False)(p, coord.ticket, dask_key_name=f"rntuple-rank-{i}-{coord.ticket.token[:8]}") for i, p in enumerate(parts)]
+        if client is not None and coord.checkpoint_clusters:
+            results = _gather_with_checkpoints(client, tasks, coord, ordered)
+        else:
+            results = list(dask_.compute(*tasks, **({} if scheduler is None else {"scheduler": scheduler})))
+        rep = coord.commit(results, ordered=ordered)
+        ok = True
+    finally:
+        if not ok:
+            coord.abort("a task of rntuple.to_rntuple failed")
+    return {"entries": sum(int(r["entries"]) for r in results), **rep}
+
+
+def _gather_with_checkpoints(client, tasks, coord, ordered) -> list:
+    """Results of ``tasks`` as they finish; every finished partition (in partition order when ``ordered``) is
+    appended to the file's next checkpoint."""
+    from distributed import as_completed
+
+    futures = client.compute(tasks)
+    index = {f.key: i for i, f in enumerate(futures)}
+    results: list = [None] * len(futures)
+    next_in_order = 0
+    for fut in as_completed(futures):
+        i = index[fut.key]
+        results[i] = fut.result()
+        if not ordered:
+            coord.add_durable(results[i], f"partition {i}")
+            continue
+        while next_in_order < len(results) and results[next_in_order] is not None:
+            coord.add_durable(results[next_in_order], f"partition {next_in_order}")
+            next_in_order += 1
+    return results

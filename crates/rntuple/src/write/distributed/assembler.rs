@@ -20,6 +20,16 @@ use crate::write::sink::Dataset;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+/// In which order a commit numbers the entries of the clusters gathered from the ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClusterOrder {
+    /// By file offset: every rank's clusters keep their order, ranks interleave as they wrote.
+    ByOffset,
+    /// List by list, in the order the lists are given (each list's clusters by offset): the
+    /// partitions of a data frame kept in their order, whenever each was written.
+    ByList,
+}
+
 /// The RNTuple a distributed writer assembles on rank 0.
 pub struct Assembler {
     ds: Dataset,
@@ -109,23 +119,42 @@ impl Assembler {
 
     /// Commits the RNTuple from every rank's encoded list of placed clusters (index = rank; those
     /// appended already by [`Assembler::add_durable`] are skipped); returns the file size.
-    /// Overlapping ranges (a broken reservation protocol) are refused.
-    pub fn commit(mut self, lists: &[Vec<u8>]) -> Result<u64> {
+    /// Clusters are numbered in the order of their file offsets. Overlapping ranges (a broken
+    /// reservation protocol) are refused.
+    pub fn commit(self, lists: &[Vec<u8>]) -> Result<u64> {
+        self.commit_with(lists, ClusterOrder::ByOffset, 0)
+    }
+
+    /// [`Assembler::commit`] with the clusters numbered in `order`, and the file's closing records
+    /// written after `reserved_end` at the least: the end of every range the offset service handed
+    /// out, those of writers that died before they reported included, so that none of their late
+    /// writes can land on the records.
+    pub fn commit_with(mut self, lists: &[Vec<u8>], order: ClusterOrder, reserved_end: u64) -> Result<u64> {
         let r = (|| {
             let mut all: Vec<PlacedCluster> = Vec::new();
             for (rank, b) in lists.iter().enumerate() {
-                all.extend(decode_placed(b, &format!("the cluster list of rank {rank}"))?.into_iter().filter(|p| !self.appended.contains(&p.start)));
+                let mut list = decode_placed(b, &format!("the cluster list of rank {rank}"))?;
+                list.retain(|p| !self.appended.contains(&p.start));
+                // Each list in its own order (a context's clusters are placed in filling order).
+                list.sort_by_key(|p| p.start);
+                all.extend(list);
             }
-            all.sort_by_key(|p| p.start);
-            let mut end = self.first.max(self.reserved_end);
+            let mut ranges: Vec<(u64, u64)> = all.iter().map(|p| (p.start, p.reserved)).collect();
+            ranges.sort_unstable();
+            let mut end = self.first.max(self.reserved_end).max(reserved_end);
             let mut prev = self.first;
-            for p in &all {
-                if p.start < prev {
-                    return Err(Error::Internal(format!("clusters overlap at offset {} (the previous range ends at {prev})", p.start)));
+            for (start, reserved) in ranges {
+                if start < prev {
+                    return Err(Error::Internal(format!("clusters overlap at offset {start} (the previous range ends at {prev})")));
                 }
-                self.ds.append(&p.cluster, &[])?;
-                prev = p.start + p.reserved;
+                prev = start + reserved;
                 end = end.max(prev);
+            }
+            if order == ClusterOrder::ByOffset {
+                all.sort_by_key(|p| p.start);
+            }
+            for p in &all {
+                self.ds.append(&p.cluster, &[])?;
             }
             self.ds.advance_end(end)
         })();

@@ -5,7 +5,10 @@
 //! [`Route`] — an [`OffsetService`] handing out byte ranges (an aggregator, a one-sided counter,
 //! a file lock) or a [`ClusterShipper`] sending it to an aggregator that writes it; rank 0's
 //! [`Assembler`] writes the header and, from the gathered lists of placed clusters, the page list,
-//! footer and TFile records. The MPI transports live in the `rntuple-mpi` crate.
+//! footer and TFile records. The protocol knows no transport: the MPI transports live in the
+//! `rntuple-mpi` crate; [`Coordinator`] and [`CoordinatorClient`] carry the offsets over TCP for
+//! Dask workers and Spark executors (the lists of placed clusters travel as those engines' task
+//! results, and the committing process orders them with [`ClusterOrder`]).
 //!
 //! Three "ranks" as threads of one process, handing out offsets from one counter:
 //!
@@ -142,11 +145,13 @@
 
 mod assembler;
 mod rank;
+mod tcp;
 crate::unstable_mod! {
     wire
 }
 
-pub use assembler::Assembler;
+pub use assembler::{Assembler, ClusterOrder};
+pub use tcp::{Coordinator, CoordinatorClient, MAX_REQUEST};
 /// Parses a schema of (field name, C++ type name) pairs, as the writers do.
 pub fn parse_schema(schema: &[(&str, &str)]) -> crate::Result<Vec<(String, crate::logical::typename::TypeExpr)>> {
     crate::write::plan::parse_field_types(schema)
