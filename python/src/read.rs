@@ -40,7 +40,7 @@ impl NativeFile {
     /// A ROOT file read through a seekable binary Python file object, range by range.
     #[staticmethod]
     fn from_file_object(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let src: Arc<dyn rntuple::storage::source::ReadAt> = Arc::new(source::PyFileSource::new(obj)?);
+        let src: Arc<dyn rntuple::storage::local::source::ReadAt> = Arc::new(source::PyFileSource::new(obj)?);
         let file = unblocked(py, || RNTupleFile::from_source(src)).or_raise(py)?;
         Ok(NativeFile { file: Arc::new(file) })
     }

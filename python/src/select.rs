@@ -128,7 +128,7 @@ fn skim_writer(
     let opts = write_options(py, compression)?;
     let (w, names) = unblocked(py, || -> rntuple::Result<_> {
         if !rntuple::RNTupleFile::is_url(&input) {
-            rntuple::storage::output::refuse_same_file(&output, &[std::path::Path::new(&input)], "skim")?;
+            rntuple::storage::local::output::refuse_same_file(&output, &[std::path::Path::new(&input)], "skim")?;
         }
         let r = rntuple::RNTupleFile::open(&input)?.reader(&ntuple)?;
         let (schema, names) = output_schema(&r, fields.as_deref())?;

@@ -4,7 +4,7 @@
 //! A [`FileForge`] assembles a complete ROOT file in a `Vec<u8>`: the file header, the TFile key
 //! with the top directory, RBlob keys holding envelopes and pages, `ROOT::RNTuple` anchor keys,
 //! subdirectories, the keys lists, a StreamerInfo record and the free-segments record, laid out as
-//! the writer lays out a file (see `storage::tfile_write`). Nothing in it checks that a descriptor
+//! the writer lays out a file (see `storage::container::tfile_write`). Nothing in it checks that a descriptor
 //! is sane: an arbitrary [`Descriptor`] is serialized into envelopes with valid checksums, so
 //! that a hostile or random descriptor reaches the parsers and readers behind the checksums. With
 //! a sane descriptor the file is one this reader and ROOT read.
@@ -40,9 +40,9 @@ use rntuple::format::envelope::{self, ENVELOPE_FOOTER, ENVELOPE_HEADER, ENVELOPE
 use rntuple::format::serialize;
 use rntuple::primitives::column_type::ColumnType;
 use rntuple::primitives::encode::{encode_page, PageValues};
-use rntuple::storage::source::{MemSource, ReadAt};
-use rntuple::storage::tfile::{read_blob, RootFile};
-use rntuple::storage::tfile_write::{anchor_bytes, key_header_at, tstring, tstring_len, ROOT_VERSION};
+use rntuple::storage::container::tfile::{read_blob, RootFile};
+use rntuple::storage::container::tfile_write::{anchor_bytes, key_header_at, tstring, tstring_len, ROOT_VERSION};
+use rntuple::storage::local::source::{MemSource, ReadAt};
 use rntuple::{Error, Result};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -290,7 +290,7 @@ impl FileForge {
         // StreamerInfo, stored raw.
         let seek_info = self.end();
         let si_len = key_len("TList", "StreamerInfo", "Doubly linked list");
-        let si = rntuple::storage::streamer_info::rntuple_streamer_info(si_len);
+        let si = rntuple::storage::container::streamer_info::rntuple_streamer_info(si_len);
         let nbytes_info = u32_of(si_len + si.len(), "StreamerInfo")?;
         self.buf.extend(key_header(nbytes_info, si.len() as u32, seek_info, BEGIN, "TList", "StreamerInfo", "Doubly linked list"));
         self.buf.extend_from_slice(&si);

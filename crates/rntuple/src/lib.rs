@@ -46,6 +46,21 @@ macro_rules! unstable_mod {
 }
 pub(crate) use unstable_mod;
 
+/// Declares a sub-room of a layer (a folder of modules, such as `storage::container`): public
+/// with the `unstable` feature, crate-private without. Unlike `unstable_mod!` it allows no lint:
+/// each module in the room is declared with the visibility (and lints) of its own.
+macro_rules! unstable_room {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[cfg(feature = "unstable")]
+        pub mod $name;
+        $(#[$m])*
+        #[cfg(not(feature = "unstable"))]
+        pub(crate) mod $name;
+    };
+}
+pub(crate) use unstable_room;
+
 #[cfg(feature = "convert")]
 pub mod convert;
 pub mod dataset;

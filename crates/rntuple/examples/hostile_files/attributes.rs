@@ -80,7 +80,7 @@ fn malformed_attributes(bad: Bad) -> Res<Vec<u8>> {
     let mut a = attribute_ntuple(&mut f, bad)?;
     single_group(&mut a);
     let anchor = f.put_ntuple(&mut a, &NTupleOptions::default())?;
-    let bytes = rntuple::storage::tfile_write::anchor_bytes(&anchor);
+    let bytes = rntuple::storage::container::tfile_write::anchor_bytes(&anchor);
     let offset = f.blob(&bytes, bytes.len() as u64);
     let mut d = super::control(&mut f, "Events")?;
     let len = bytes.len() as u32;

@@ -39,7 +39,7 @@ use crate::ops::merge_union::{fill_reps, union_columns, union_error};
 use crate::ops::skim_one::{skim_reader, Skim};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
-use crate::storage::output::refuse_same_file;
+use crate::storage::local::output::refuse_same_file;
 use crate::write::sealed::{ClusterOut, SealedCluster};
 use crate::write::sink::Dataset;
 use crate::write::WriteOptions;

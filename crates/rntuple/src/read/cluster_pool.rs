@@ -10,7 +10,7 @@
 pub(super) use super::pool_state::Chunk;
 use super::pool_state::{ChunkState, Entry, Shared, State};
 use crate::error::{Error, Result};
-use crate::storage::source::ReadAt;
+use crate::storage::local::source::ReadAt;
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex};
@@ -35,7 +35,7 @@ pub struct ReadAhead {
     /// Most bytes held for clusters loaded ahead; a read's own clusters are always loaded.
     pub bytes: u64,
     /// Fraction of unwanted bytes a request may read over to save requests (see
-    /// `storage::coalesce::coalesce`); ROOT's 0.25 by default.
+    /// `storage::local::coalesce::coalesce`); ROOT's 0.25 by default.
     pub overhead: f64,
     /// For reads of local files that do not go through the pool (see
     /// [`Reader::set_read_ahead`](crate::Reader::set_read_ahead)): announce the clusters ahead
@@ -64,7 +64,7 @@ impl Default for ReadAhead {
             enabled: true,
             clusters: 2,
             bytes: 256 << 20,
-            overhead: crate::storage::coalesce::DEFAULT_OVERHEAD,
+            overhead: crate::storage::local::coalesce::DEFAULT_OVERHEAD,
             local: false,
             streams: DEFAULT_STREAMS,
             kernel_dense: true,

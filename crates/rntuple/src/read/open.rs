@@ -12,8 +12,8 @@ use crate::format::envelope;
 use crate::logical::kind::{classify, Kind};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::decode::ColumnCodec;
-use crate::storage::source::ReadAt;
-use crate::storage::tfile::read_blob;
+use crate::storage::container::tfile::read_blob;
+use crate::storage::local::source::ReadAt;
 use std::sync::Arc;
 
 /// Largest envelope accepted (as ROOT's `MaxEnvelopeSize` for untrusted anchors).
@@ -71,7 +71,7 @@ pub struct Reader {
 #[derive(Default)]
 pub(super) struct StreamerState {
     /// The file's StreamerInfo records (empty when it has none or they cannot be read).
-    pub(super) records: std::sync::OnceLock<Vec<crate::storage::streamer_info_read::ClassInfo>>,
+    pub(super) records: std::sync::OnceLock<Vec<crate::storage::container::streamer_info_read::ClassInfo>>,
     /// Whether streamer fields are read as raw bytes.
     pub(super) raw: bool,
     /// Per top-level streamer field: whether its first entry deserializes by the records (a class

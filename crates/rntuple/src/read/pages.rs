@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::format::compression;
 use crate::format::descriptor::{ColumnDescriptor, PageDescriptor};
 use crate::primitives::decode::ColumnCodec;
-use crate::storage::tfile::read_blob;
+use crate::storage::container::tfile::read_blob;
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 

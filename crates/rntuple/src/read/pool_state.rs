@@ -2,7 +2,7 @@
 //! queue of clusters to load, the budget; under one mutex, with a condition variable that both
 //! the loading threads (`pool_streams`) and decoding (`cluster_pool`) wait on.
 
-use crate::storage::source::ReadAt;
+use crate::storage::local::source::ReadAt;
 use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

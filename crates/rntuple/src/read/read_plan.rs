@@ -51,7 +51,7 @@ impl ReadPlan {
 mod tests {
     use super::Span;
     use crate::read::ReadAhead;
-    use crate::storage::source::{MemSource, RangeSink, ReadAt};
+    use crate::storage::local::source::{MemSource, RangeSink, ReadAt};
     use crate::write::{WriteOptions, Writer};
     use crate::{RNTupleFile, Reader, Result, Value};
     use arrow_array::RecordBatch;

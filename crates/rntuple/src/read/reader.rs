@@ -19,7 +19,7 @@ use crate::format::descriptor::{Descriptor, FieldDescriptor, Role};
 use crate::logical::kind::Kind;
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::decode::ColumnCodec;
-use crate::storage::source::ReadAt;
+use crate::storage::local::source::ReadAt;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, Field, Schema};
 use std::sync::Arc;

@@ -20,7 +20,7 @@
 //! use arrow_array::{cast::AsArray, types::Int32Type, Array};
 //! use arrow_schema::DataType;
 //! use rntuple::read::streamed_arrow::{object_array, object_type};
-//! use rntuple::storage::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
+//! use rntuple::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
 //! use rntuple::Value;
 //! let member = |name: &str, ty: i32, type_name: &str| ElementInfo {
 //!     class: ElementClass::BasicType, name: name.into(), title: String::new(), ty, size: 4,
@@ -41,7 +41,7 @@
 use crate::error::{Error, Result};
 use crate::logical::streamed_types::{basic_from_name, Basic, Stl, TypeName};
 use crate::read::streamed_object::{basic_of_code, class_of, CHAR_STAR};
-use crate::storage::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
+use crate::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
 use crate::value::Value;
 use arrow_array::types::*;
 use arrow_array::*;

@@ -1,5 +1,5 @@
 //! Deserializes an object streamed by ROOT's `TBufferFile` (one entry of a streamer field) by the
-//! `TStreamerInfo` records of its file (`storage::streamer_info_read`) into a [`Value`]: a record
+//! `TStreamerInfo` records of its file (`storage::container::streamer_info_read`) into a [`Value`]: a record
 //! of the class's members (base classes under `:_0`, `:_1`, ...), as ROOT's `ReadClassBuffer`
 //! reads it: each class's version header (with a checksum for a class without `ClassDef`),
 //! fundamental types big-endian, `Double32_t`/`Float16_t` with their ranges and bits, fixed arrays,
@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use rntuple::read::streamed_object::deserialize;
-//! use rntuple::storage::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
+//! use rntuple::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
 //! let member = |name: &str, ty: i32, type_name: &str| ElementInfo {
 //!     class: ElementClass::BasicType, name: name.into(), title: String::new(), ty, size: 4,
 //!     array_length: 0, dims: vec![], type_name: type_name.into(), base_version: 0, stl_type: 0,
@@ -25,8 +25,8 @@
 
 use crate::error::{Error, Result};
 use crate::logical::streamed_types::{basic_from_name, Basic, TypeName};
-use crate::storage::streamer_info_read::{ClassInfo, ElementClass, ElementInfo, Range};
-use crate::storage::tbuffer::{TBuf, Tag};
+use crate::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo, Range};
+use crate::storage::container::tbuffer::{TBuf, Tag};
 use crate::value::Value;
 use std::collections::HashMap;
 

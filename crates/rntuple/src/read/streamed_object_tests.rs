@@ -2,7 +2,7 @@
 //! bytes ROOT 6.40 streamed for a class of many members, and hostile inputs.
 
 use super::*;
-use crate::storage::streamer_info_read::{ClassInfo, ElementClass as C, ElementInfo, Range};
+use crate::storage::container::streamer_info_read::{ClassInfo, ElementClass as C, ElementInfo, Range};
 
 fn el(class: C, name: &str, ty: i32, type_name: &str) -> ElementInfo {
     ElementInfo {

@@ -6,7 +6,7 @@
 //!
 //! ```
 //! use rntuple::read::streamed_object::deserialize;
-//! use rntuple::storage::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
+//! use rntuple::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
 //! let v = ElementInfo {
 //!     class: ElementClass::Stl, name: "v".into(), title: String::new(), ty: 500, size: 24,
 //!     array_length: 0, dims: vec![], type_name: "vector<short>".into(), base_version: 0,
@@ -22,8 +22,8 @@
 use crate::error::Result;
 use crate::logical::streamed_types::{Stl, TypeName};
 use crate::read::streamed_object::{class_of, Deserializer};
-use crate::storage::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
-use crate::storage::tbuffer::MEMBER_WISE;
+use crate::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
+use crate::storage::container::tbuffer::MEMBER_WISE;
 use crate::value::Value;
 
 impl Deserializer<'_> {

@@ -31,7 +31,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
-use crate::storage::key_plan::KeyPlan;
+use crate::storage::container::key_plan::KeyPlan;
 use crate::value::Value;
 use crate::write::builder::ClusterBuilder;
 use crate::write::options::WriteOptions;

@@ -382,8 +382,8 @@ mod tests {
     use crate::logical::class_streamers::streamer_infos;
     use crate::logical::typename::parse;
     use crate::read::streamed_object::deserialize;
-    use crate::storage::streamer_info::streamer_info_object;
-    use crate::storage::streamer_info_read::parse_streamer_info_object;
+    use crate::storage::container::streamer_info::streamer_info_object;
+    use crate::storage::container::streamer_info_read::parse_streamer_info_object;
     use serde_json::json;
 
     fn t(s: &str) -> TypeExpr {

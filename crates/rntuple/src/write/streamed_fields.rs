@@ -6,8 +6,8 @@
 use crate::error::{Error, Result};
 use crate::format::descriptor::{Descriptor, ExtraTypeInfo, Role};
 use crate::logical::typename::ClassDef;
-use crate::storage::streamer_info::{from_read, streamer_info_object, ElementKind, StreamerInfo};
-use crate::storage::streamer_info_read::parse_streamer_info_object;
+use crate::storage::container::streamer_info::{from_read, streamer_info_object, ElementKind, StreamerInfo};
+use crate::storage::container::streamer_info_read::parse_streamer_info_object;
 use crate::value::Value;
 use crate::write::plan::Plan;
 use arrow_array::{cast::AsArray, types::*, Array, ArrayRef};

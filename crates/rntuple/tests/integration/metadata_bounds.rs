@@ -71,7 +71,7 @@ fn attribute_set_whose_range_start_is_a_string_is_refused() {
     let columns = vec![Some(column_range(0, 0, vec![p0])), Some(column_range(0, 0, vec![p1])), Some(column_range(0, 0, vec![p2]))];
     a.clusters.push(ClusterDescriptor { id: 0, first_entry: 0, n_entries: 1, columns });
     single_group(&mut a);
-    let anchor = rntuple::storage::tfile_write::anchor_bytes(&f.put_ntuple(&mut a, &NTupleOptions::default()).unwrap());
+    let anchor = rntuple::storage::container::tfile_write::anchor_bytes(&f.put_ntuple(&mut a, &NTupleOptions::default()).unwrap());
     let offset = f.blob(&anchor, anchor.len() as u64);
     let mut d = Descriptor { name: "Events".into(), ..Default::default() };
     push_field(&mut d, None, Role::Record, "e", "");

@@ -8,8 +8,8 @@
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
 use crate::logical::typename::TypeExpr;
-use crate::storage::key_plan::KeyPlan;
-use crate::storage::positioned::{write_placement, Placement, WriteTarget};
+use crate::storage::container::key_plan::KeyPlan;
+use crate::storage::container::positioned::{write_placement, Placement, WriteTarget};
 use crate::write::builder::ClusterBuilder;
 use crate::write::distributed::wire::{decode_shipped, encode_cluster, encode_placed, PlacedCluster};
 use crate::write::options::WriteOptions;

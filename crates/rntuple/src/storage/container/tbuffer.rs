@@ -1,12 +1,12 @@
 //! A reader of ROOT's `TBufferFile` object streaming (big-endian numbers, `TString`s, version
 //! headers with byte counts, class tags and object references), shared by the parser of the
-//! StreamerInfo record (`storage::streamer_info_read`) and the deserializer of streamed objects
+//! StreamerInfo record (`storage::container::streamer_info_read`) and the deserializer of streamed objects
 //! (`read::streamed_object`). Pure: bytes in, numbers out; every length is checked against the
 //! bytes present and every error names the byte offset (counted as ROOT counts it: from the start
 //! of the buffer plus its displacement, the key header's length for a key's payload).
 //!
 //! ```
-//! use rntuple::storage::tbuffer::TBuf;
+//! use rntuple::storage::container::tbuffer::TBuf;
 //! // A byte count (0x40000000 | 7: the 7 bytes after it), version 3, then a TString "ab" and a
 //! // big-endian u16.
 //! let b = [0x40, 0, 0, 7, 0, 3, 2, b'a', b'b', 0, 7];

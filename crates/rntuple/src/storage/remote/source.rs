@@ -1,6 +1,6 @@
 //! Remote byte sources: HTTP(S) servers answering range requests, and S3-compatible object
 //! stores, through arrow-rs's `object_store` (retries, credentials from the environment), every
-//! answer checked by `storage::http_checks` (range, length, encoding, idle timeout). Several
+//! answer checked by `storage::remote::http_checks` (range, length, encoding, idle timeout). Several
 //! requests are kept in flight by [`ReadAt::read_ranges`]; the first and last bytes of the file
 //! (ROOT's header, and usually the RNTuple's anchor, footer and page lists) are read once when
 //! the file is opened, so that opening takes few round trips.
@@ -9,9 +9,9 @@ use super::edges::Edges;
 use super::http_checks::CheckedConnector;
 use super::http_credentials::HttpCredentials;
 #[cfg(test)]
-use super::location::is_url;
+use crate::storage::location::is_url;
 use super::remote_options::RemoteOptions;
-use super::source::{RangeSink, ReadAt, SourceCounters};
+use crate::storage::local::source::{RangeSink, ReadAt, SourceCounters};
 use crate::error::{Error, Result};
 use futures::StreamExt;
 use object_store::path::Path as StorePath;
@@ -29,8 +29,8 @@ const IN_FLIGHT: usize = 16;
 /// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` or
 /// `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL` for a server other than
 /// AWS; an `http://` endpoint is allowed). `https://` presents the grid's credentials: the WLCG
-/// bearer token and the X.509 proxy, trusting the CA directory too (`storage::credentials`,
-/// `storage::http_credentials`); a 401 or 403 is an error naming the URL, the status and the
+/// bearer token and the X.509 proxy, trusting the CA directory too (`storage::remote::credentials`,
+/// `storage::remote::http_credentials`); a 401 or 403 is an error naming the URL, the status and the
 /// credential tried. Timeouts and retries are [`RemoteOptions::current`]: a request must
 /// complete within [`RemoteOptions::request_deadline`], retries included.
 pub struct RemoteSource {
@@ -151,7 +151,7 @@ impl Target<'_> {
         Error::Invalid(format!("{}: {why}", self.url))
     }
 
-    /// The connector checking every answer (`storage::http_checks`).
+    /// The connector checking every answer (`storage::remote::http_checks`).
     fn connector(&self) -> CheckedConnector {
         let o = &self.options;
         CheckedConnector { connect: o.connect_timeout, idle: o.idle_timeout, timeout: self.timeout, credentials: self.credentials.clone() }

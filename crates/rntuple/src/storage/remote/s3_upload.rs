@@ -4,18 +4,18 @@
 //! one is a multipart upload: parts of [`part_size`] (8 MiB, more for a file above 80 GB: S3 takes
 //! at most 10,000 parts), [`IN_FLIGHT`] at once, with explicit part numbers (a writer that streams
 //! may send them in any order), and `CompleteMultipartUpload` only at the commit. An upload that
-//! fails, is dropped, or is cancelled by an interrupt (`storage::interrupt`) is aborted
+//! fails, is dropped, or is cancelled by an interrupt (`storage::local::interrupt`) is aborted
 //! (`AbortMultipartUpload`): S3 then discards its parts. A process killed outright (SIGKILL) leaves
 //! an unfinished multipart upload behind, which is no object (a `GET` or `LIST` of the key does not
 //! see it) and which a bucket's lifecycle rule (`AbortIncompleteMultipartUpload`) removes.
 //!
 //! Keys, region and endpoint come from the usual variables, as for reading
-//! (`storage::remote::RemoteSource`); an error names the URL, the request (and part number) and
+//! (`storage::remote::source::RemoteSource`); an error names the URL, the request (and part number) and
 //! which credential was tried, never a secret.
 
 use super::http_credentials::HttpCredentials;
-use super::interrupt::{self, Cleanup, Pending};
-use super::remote::s3_store_for;
+use crate::storage::local::interrupt::{self, Cleanup, Pending};
+use super::source::s3_store_for;
 use super::remote_options::RemoteOptions;
 use crate::error::{Error, Result};
 use futures::StreamExt;

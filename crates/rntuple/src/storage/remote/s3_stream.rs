@@ -9,16 +9,16 @@
 //! of the staging file (`fallocate(PUNCH_HOLE)`), which stays sparse. Part 1, the TFile header and the first records
 //! that the commit rewrites, and the parts after the last one streamed are uploaded at the commit
 //! ([`S3Stream::finish`]), then the upload is completed: the object appears complete or not at
-//! all, as with the staged upload of `storage::s3_upload`. Disk (or tmpfs memory) use is thus
+//! all, as with the staged upload of `storage::remote::s3_upload`. Disk (or tmpfs memory) use is thus
 //! bounded by part 1, the parts in flight and the out-of-order tail: a few clusters.
 //!
 //! An output smaller than two parts streams nothing and is uploaded whole at the commit. A failed
 //! part stops the streaming and fails the commit (the upload is aborted); a write into bytes
 //! already uploaded fails the commit too (writers only append beyond part 1, so this is a guard).
 
-use super::interrupt;
+use crate::storage::local::interrupt;
 use super::s3_upload::{upload_file, S3Upload, MIN_PART};
-use super::upload_window::{punch_hole, UploadWindow};
+use crate::storage::local::upload_window::{punch_hole, UploadWindow};
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -112,7 +112,7 @@ impl S3Stream {
 
     /// At the commit: the file is complete (`len` bytes); uploads what was not streamed (the parts
     /// after the last streamed, then part 1) and completes the upload. Without streamed parts the
-    /// file is uploaded whole (`storage::s3_upload::upload_file`).
+    /// file is uploaded whole (`storage::remote::s3_upload::upload_file`).
     pub(crate) fn finish(mut self, file: &File, len: u64) -> Result<()> {
         let streamed = self.stop()?;
         if let Some(why) = self.window.rewritten() {

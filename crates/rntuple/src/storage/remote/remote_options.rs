@@ -1,4 +1,4 @@
-//! How patient remote reads (HTTP(S), S3, and XRootD through XrdCl: storage/xrootd.rs) are: connect
+//! How patient remote reads (HTTP(S), S3, and XRootD through XrdCl: storage/remote/xrootd.rs) are: connect
 //! and idle timeouts and retries. The one owner of their defaults; the environment (`RNTUPLE_CONNECT_TIMEOUT`, `RNTUPLE_IDLE_TIMEOUT`,
 //! `RNTUPLE_RETRIES`) overrides the defaults, and a program (the CLI's global flags, Python's
 //! `rntuple.set_remote_options`) overrides both for the whole process with

@@ -16,22 +16,23 @@
 //!   on, so that the destination never holds a file without a checkpoint. A file opened for
 //!   update is written in place ([`OutputFile::existing`]).
 //! - **Non-regular outputs** (`/dev/null`, a FIFO, a character device) are written directly.
-//! - **Remote outputs** (`s3://bucket/key`, `root://host//path`) are staged in a temporary file
-//!   in `TMPDIR` and uploaded atomically at the commit (see `storage::remote_output`).
-//! - **Interrupts.** Every temporary file is registered (`storage::interrupt`) until its commit, so
-//!   that a program handling SIGINT/SIGTERM removes it with
+//! - **Staged outputs.** An output at a URL (`s3://bucket/key`, `root://host//path`) is staged in
+//!   a temporary file in `TMPDIR` and uploaded atomically at the commit: `storage::remote` makes
+//!   the staging file and its upload (a `StagedUpload`) and hands both to `OutputFile::staged`;
+//!   this file knows no URL (`storage::location::create_output` tells them from paths).
+//! - **Interrupts.** Every temporary file is registered (`storage::local::interrupt`) until its
+//!   commit, so that a program handling SIGINT/SIGTERM removes it with
 //!   [`crate::storage::clean_up_pending_outputs`]; after that, no output commits.
 //! - **Same file as an input.** [`refuse_same_file`] refuses an output that is an input under
 //!   any name (the same device and inode: hard links, symbolic links, relative paths), before
 //!   anything is opened for writing.
 
 use crate::error::{Error, Result};
-use crate::storage::interrupt::{self, Cleanup, Pending};
-use crate::storage::remote_output::{remote_destination, staging_file, start_stream, upload, RemoteDestination, Stream};
-use crate::storage::upload_window::UploadWindow;
-use std::sync::Arc;
+use crate::storage::local::interrupt::{self, Cleanup, Pending};
+use crate::storage::local::upload_window::UploadWindow;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How a new output file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,20 +44,37 @@ pub enum OutputMode {
     Checkpointed,
 }
 
+/// The upload of a staged output (an output at a URL, made by `storage::remote`): its staging
+/// file is written as any output is, and uploaded to the destination at the commit instead of
+/// renamed over it.
+pub(crate) trait StagedUpload: std::fmt::Debug + Send {
+    /// The destination (for messages).
+    fn url(&self) -> &str;
+
+    /// Where the output's writes are recorded, for an upload that streams while the file is
+    /// written (see `storage::local::upload_window`).
+    fn window(&self) -> Option<Arc<UploadWindow>>;
+
+    /// Uploads the `len` bytes of the staging file `file` to the destination, atomically (for an
+    /// upload that streams, the rest of them).
+    fn finish(self: Box<Self>, file: &File, len: u64) -> Result<()>;
+}
+
 /// A file being written: its handle, and where it goes at the commit.
 #[derive(Debug)]
 pub struct OutputFile {
     file: File,
     /// The destination as the caller named it (for messages).
     path: PathBuf,
-    /// Atomic mode: (temporary file, destination with symbolic links resolved).
+    /// Atomic mode: (temporary file, destination with symbolic links resolved); a staged output:
+    /// (staging file, nothing).
     pending: Option<(PathBuf, PathBuf)>,
-    /// A remote output: where the temporary (staging) file is uploaded at the commit.
-    remote: Option<RemoteDestination>,
+    /// Created for a writer with checkpoints ([`OutputMode::Checkpointed`]).
+    checkpointed: bool,
     /// The temporary file's registration for an interrupt's clean-up.
     registered: Option<Pending>,
-    /// A remote output uploaded while it is written (S3).
-    stream: Option<Stream>,
+    /// A staged output: the upload of its staging file at the commit (it may stream meanwhile).
+    upload: Option<Box<dyn StagedUpload>>,
 }
 
 /// Whether `path` names something that exists and is not a regular file (a device, a FIFO, a
@@ -101,27 +119,16 @@ fn temporary_name(dest: &Path, attempt: u32) -> Result<PathBuf> {
 }
 
 impl OutputFile {
-    /// Creates the output `path` under a temporary name beside it (both modes differ in when it is
-    /// renamed: see [`OutputMode`]). A non-regular `path` (`/dev/null`) is opened for writing
-    /// directly.
+    /// Creates the local output `path` under a temporary name beside it (both modes differ in when
+    /// it is renamed: see [`OutputMode`]). A non-regular `path` (`/dev/null`) is opened for
+    /// writing directly. `path` is a path, never a URL: `storage::location::create_output` takes
+    /// either.
     pub fn create(path: impl AsRef<Path>, mode: OutputMode) -> Result<OutputFile> {
         let path = path.as_ref();
-        if let Some(dest) = remote_destination(path)? {
-            if mode == OutputMode::Checkpointed {
-                return Err(Error::Unsupported(format!(
-                    "{}: a writer with checkpoints writes a local file (complete in place at each checkpoint); a remote (s3://, root://, http(s)://) output \
-                     is uploaded once, at the commit: write without checkpoints, or write locally",
-                    dest.url()
-                )));
-            }
-            let (file, tmp) = staging_file(&dest)?;
-            let registered = Some(interrupt::register(Cleanup::File(tmp.clone())));
-            let stream = start_stream(&dest, &file)?;
-            return Ok(OutputFile { file, path: path.to_path_buf(), pending: Some((tmp, PathBuf::new())), remote: Some(dest), registered, stream });
-        }
+        let checkpointed = mode == OutputMode::Checkpointed;
         if is_special(path)? {
             let file = OpenOptions::new().write(true).open(path).map_err(|e| Error::io(format!("opening {} for writing", path.display()), e))?;
-            return Ok(OutputFile { file, path: path.to_path_buf(), pending: None, remote: None, registered: None, stream: None });
+            return Ok(OutputFile { file, path: path.to_path_buf(), pending: None, checkpointed, registered: None, upload: None });
         }
         let dest = resolve_destination(path)?;
         let mut attempt = 0;
@@ -130,7 +137,7 @@ impl OutputFile {
             match OpenOptions::new().read(true).write(true).create_new(true).open(&tmp) {
                 Ok(file) => {
                     let registered = Some(interrupt::register(Cleanup::File(tmp.clone())));
-                    return Ok(OutputFile { file, path: path.to_path_buf(), pending: Some((tmp, dest)), remote: None, registered, stream: None });
+                    return Ok(OutputFile { file, path: path.to_path_buf(), pending: Some((tmp, dest)), checkpointed, registered, upload: None });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
                 Err(e) => return Err(Error::io(format!("creating {} (as the temporary file {})", path.display(), tmp.display()), e)),
@@ -140,7 +147,21 @@ impl OutputFile {
 
     /// An existing file written in place (update mode): nothing is renamed or removed.
     pub fn existing(file: File, path: impl AsRef<Path>) -> OutputFile {
-        OutputFile { file, path: path.as_ref().to_path_buf(), pending: None, remote: None, registered: None, stream: None }
+        OutputFile { file, path: path.as_ref().to_path_buf(), pending: None, checkpointed: false, registered: None, upload: None }
+    }
+
+    /// A staged output (atomic mode): `file` is the staging file `tmp` (registered for an
+    /// interrupt's clean-up as `registered`), uploaded by `upload` at the commit and removed after
+    /// it, on failure and when the output is dropped uncommitted; `path` is the destination as the
+    /// caller named it.
+    pub(crate) fn staged(file: File, path: &Path, tmp: PathBuf, registered: Pending, upload: Box<dyn StagedUpload>) -> OutputFile {
+        OutputFile { file, path: path.to_path_buf(), pending: Some((tmp, PathBuf::new())), checkpointed: false, registered: Some(registered), upload: Some(upload) }
+    }
+
+    /// Whether it was created for a writer with checkpoints ([`OutputMode::Checkpointed`]): its
+    /// first checkpoint publishes it.
+    pub fn is_checkpointed(&self) -> bool {
+        self.checkpointed
     }
 
     /// The open file.
@@ -148,16 +169,16 @@ impl OutputFile {
         &self.file
     }
 
-    /// Where the writes of a streaming upload are recorded (see `storage::upload_window`).
+    /// Where the writes of a streaming upload are recorded (see `storage::local::upload_window`).
     pub(crate) fn window(&self) -> Option<Arc<UploadWindow>> {
-        self.stream.as_ref().map(|s| s.window())
+        self.upload.as_ref().and_then(|u| u.window())
     }
 
     /// Records that `len` bytes at `offset` are written (or skipped on purpose), for a streaming
     /// upload.
     pub(crate) fn record(&self, offset: u64, len: u64) {
-        if let Some(s) = &self.stream {
-            s.window().record(offset, len);
+        if let Some(w) = self.upload.as_ref().and_then(|u| u.window()) {
+            w.record(offset, len);
         }
     }
 
@@ -177,24 +198,24 @@ impl OutputFile {
     }
 
     /// Syncs the file (`fsync`), then renames a temporary file over the destination
-    /// ([`OutputFile::publish`]); a remote output's staging file is uploaded instead (not synced:
+    /// ([`OutputFile::publish`]); a staged output's staging file is uploaded instead (not synced:
     /// it is removed after the upload).
     pub fn commit(mut self) -> Result<()> {
-        if self.remote.is_none() {
+        if self.upload.is_none() {
             ignore_unsyncable(self.file.sync_all()).map_err(|e| Error::io(format!("syncing {}", self.shown()), e))?;
         }
         self.publish()
     }
 
-    /// Uploads the staging file of a remote output, then removes it.
-    fn upload(&mut self, dest: &RemoteDestination) -> Result<()> {
+    /// Uploads the staging file of a staged output, then removes it.
+    fn finish_upload(&mut self, upload: Box<dyn StagedUpload>) -> Result<()> {
         let Some((tmp, _)) = self.pending.take() else { return Ok(()) };
         let r = (|| {
             let len = self.file.metadata().map_err(|e| Error::io(format!("the size of {}", tmp.display()), e))?.len();
             if interrupt::interrupted() {
-                return Err(Error::Invalid(format!("{}: not uploaded: the process is interrupted", dest.url())));
+                return Err(Error::Invalid(format!("{}: not uploaded: the process is interrupted", upload.url())));
             }
-            upload(&self.file, len, dest, self.stream.take())
+            upload.finish(&self.file, len)
         })();
         let _ = std::fs::remove_file(&tmp);
         self.registered = None;
@@ -205,8 +226,8 @@ impl OutputFile {
     /// the file is there after a crash; the handle stays open and writes go on in place. The
     /// caller has synced the file's content before.
     pub fn publish(&mut self) -> Result<()> {
-        if let Some(dest) = self.remote.take() {
-            return self.upload(&dest);
+        if let Some(upload) = self.upload.take() {
+            return self.finish_upload(upload);
         }
         if self.pending.is_some()
             && let Some(reg) = self.registered.take()
@@ -231,8 +252,8 @@ impl OutputFile {
     }
 
     fn shown(&self) -> String {
-        if let (Some(dest), Some((tmp, _))) = (&self.remote, &self.pending) {
-            return format!("{} (local staging file of {})", tmp.display(), dest.url());
+        if let (Some(upload), Some((tmp, _))) = (&self.upload, &self.pending) {
+            return format!("{} (local staging file of {})", tmp.display(), upload.url());
         }
         match &self.pending {
             Some((tmp, _)) => format!("{} (temporary file of {})", tmp.display(), self.path.display()),
@@ -264,7 +285,7 @@ fn ignore_unsyncable(r: std::io::Result<()>) -> std::io::Result<()> {
 /// ("merge", "skim"). Called before anything is opened for writing.
 ///
 /// ```
-/// use rntuple::storage::output::refuse_same_file;
+/// use rntuple::storage::local::output::refuse_same_file;
 /// let dir = std::env::temp_dir();
 /// let a = dir.join("rntuple-doc-same-file.txt");
 /// std::fs::write(&a, b"input")?;

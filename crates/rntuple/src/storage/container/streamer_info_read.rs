@@ -2,12 +2,12 @@
 //! `TList` of `TStreamerInfo`): per class its name, version, checksum and elements (base classes
 //! and data members: name, type code, type name, array dimensions, collection type, count member,
 //! and the range and bits of a `Double32_t`/`Float16_t` from its title). The counterpart of
-//! `storage::streamer_info`, which writes such records. Pure: bytes in, records out; objects of
+//! `storage::container::streamer_info`, which writes such records. Pure: bytes in, records out; objects of
 //! other classes in the list (the schema-evolution rules' `TList`) are skipped by their byte count.
 //!
 //! ```
-//! use rntuple::storage::streamer_info::rntuple_streamer_info;
-//! use rntuple::storage::streamer_info_read::parse_streamer_infos;
+//! use rntuple::storage::container::streamer_info::rntuple_streamer_info;
+//! use rntuple::storage::container::streamer_info_read::parse_streamer_infos;
 //! let infos = parse_streamer_infos(&rntuple_streamer_info(72), 72)?;
 //! assert_eq!(infos[0].name, "ROOT::RNTuple");
 //! assert_eq!(infos[0].version, 2);
@@ -17,7 +17,7 @@
 //! ```
 
 use crate::error::Result;
-use crate::storage::tbuffer::{TBuf, Tag};
+use crate::storage::container::tbuffer::{TBuf, Tag};
 
 /// Most nested objects (lists in lists) the record may hold.
 const MAX_DEPTH: usize = 16;
@@ -319,7 +319,7 @@ fn range(title: &str) -> Option<Range> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::streamer_info::{streamer_info_list, ElementKind, StreamerElement, StreamerInfo};
+    use crate::storage::container::streamer_info::{streamer_info_list, ElementKind, StreamerElement, StreamerInfo};
 
     fn el(kind: ElementKind, name: &str, ty: u32, dims: Vec<u32>, type_name: &str) -> StreamerElement {
         StreamerElement { kind, name: name.into(), ty, size: 4, dims, base_checksum: 0, type_name: type_name.into() }

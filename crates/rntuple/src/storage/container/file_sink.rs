@@ -1,6 +1,7 @@
 //! The file side of writing: what belongs to the ROOT file rather than to one RNTuple in it. A
 //! [`FileSink`] owns the output (atomic, checkpointed or updated in place: see
-//! [`crate::storage::output`]), hands out byte ranges (RBlob keys, aligned for direct I/O),
+//! [`crate::storage::local::output`]; local or staged for an upload: it is made by
+//! `storage::location::create_file_sink`), hands out byte ranges (RBlob keys, aligned for direct I/O),
 //! writes the TFile records (keys list, StreamerInfo, free segments, directory and file header)
 //! and knows which RNTuples it holds. The RNTuple side (schema, clusters, page lists, header,
 //! footer, anchor) is `write::sink::Dataset`.
@@ -14,10 +15,9 @@
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
 use crate::format::compression::Compression;
-use crate::storage::key_plan::KeyPlan;
-use crate::storage::output::OutputMode;
-use crate::storage::positioned::{open_direct, Placement, WriteTarget, DIRECT_IO_ALIGN};
-use crate::storage::tfile_write::RootFileWriter;
+use crate::storage::container::key_plan::KeyPlan;
+use crate::storage::container::positioned::{open_direct, Placement, WriteTarget, DIRECT_IO_ALIGN};
+use crate::storage::container::tfile_write::RootFileWriter;
 use std::fs::File;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -64,23 +64,10 @@ pub struct FileSink {
 }
 
 impl FileSink {
-    /// Creates the file (or opens it for update) with the file-level options `opts`.
-    pub fn create(path: &Path, opts: &FileOptions) -> Result<FileSink> {
-        let file = if opts.update_existing_file {
-            if let Some(dest) = crate::storage::remote_output::remote_destination(path)? {
-                return Err(Error::Unsupported(format!(
-                    "{}: a file is updated in place, locally; a remote (s3://, root://, http(s)://) output is written new",
-                    dest.url()
-                )));
-            }
-            RootFileWriter::open_update(path, opts.compression)?
-        } else {
-            // A writer with checkpoints writes at the final path from its first checkpoint: its
-            // checkpoints are what a crash leaves behind. Any other writes under a temporary
-            // name, renamed at the commit.
-            let mode = if opts.checkpointed { OutputMode::Checkpointed } else { OutputMode::Atomic };
-            RootFileWriter::create_with(path, opts.compression, mode)?
-        };
+    /// The file sink of the ROOT file `file` (created, or opened for update, at `path`: see
+    /// `storage::location::create_file_sink`, which tells a path from an output URL) with the
+    /// file-level options `opts`.
+    pub(crate) fn new(file: RootFileWriter, path: &Path, opts: &FileOptions) -> Result<FileSink> {
         // The file as it is on disk now (its temporary name until the commit).
         let direct = if opts.use_direct_io { Some(open_direct(file.temporary_path().unwrap_or(path))?) } else { None };
         Ok(FileSink { file, direct, preallocate: opts.preallocate, ntuples: Vec::new() })
@@ -191,7 +178,7 @@ impl FileSink {
     }
 
     /// Adds the `TStreamerInfo` records of class fields' classes to the file's StreamerInfo record.
-    pub fn add_streamer_infos(&mut self, infos: &[crate::storage::streamer_info::StreamerInfo]) {
+    pub fn add_streamer_infos(&mut self, infos: &[crate::storage::container::streamer_info::StreamerInfo]) {
         self.file.add_streamer_infos(infos)
     }
 

@@ -14,7 +14,7 @@ pub const DEFAULT_OVERHEAD: f64 = 0.25;
 /// from the smallest up while their sum stays within `overhead` × the wanted bytes.
 ///
 /// ```
-/// use rntuple::storage::coalesce::gap_cut;
+/// use rntuple::storage::local::coalesce::gap_cut;
 /// // 300 wanted bytes; gaps of 10, 20 and 1000: 10 + 20 <= 75, 10 + 20 + 1000 is not.
 /// assert_eq!(gap_cut(&[0..100, 110..200, 220..250, 1250..1280], 0.25), 20);
 /// ```
@@ -49,7 +49,7 @@ pub fn gap_cut(sorted: &[Range<u64>], overhead: f64) -> u64 {
 /// requests sorted by offset; every wanted range lies inside exactly one of them.
 ///
 /// ```
-/// use rntuple::storage::coalesce::coalesce;
+/// use rntuple::storage::local::coalesce::coalesce;
 /// let reqs = coalesce(vec![220..250, 0..100, 110..200, 1250..1280], 0.25, 0);
 /// assert_eq!(reqs, vec![0..250, 1250..1280]);
 /// // A limit on the request size splits where the limit would be passed.

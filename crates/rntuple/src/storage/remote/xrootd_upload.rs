@@ -5,7 +5,7 @@
 //! (`rm`). A process killed outright leaves the temporary file, never a partial destination.
 
 use super::credentials;
-use super::interrupt::{self, Cleanup, Pending};
+use crate::storage::local::interrupt::{self, Cleanup, Pending};
 use super::remote_options::RemoteOptions;
 use super::xrootd::patience;
 use crate::error::{Error, Result};

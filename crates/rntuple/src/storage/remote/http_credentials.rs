@@ -171,7 +171,7 @@ impl HttpCredentials {
 
     /// A reqwest client builder that presents these credentials' TLS client identity and trusts
     /// the extra CA certificates, for requests made without `object_store` (the WebDAV uploads of
-    /// `storage::webdav_upload`); the caller sets the rest and adds the bearer token itself.
+    /// `storage::remote::webdav_upload`); the caller sets the rest and adds the bearer token itself.
     pub(crate) fn reqwest_builder(&self) -> reqwest::ClientBuilder {
         let mut b = reqwest::Client::builder();
         for c in &self.roots {

@@ -14,7 +14,7 @@
 //!
 //! Failures are not retried by `object_store` (they are the server's deliberate answers);
 //! connection errors and 5xx answers are. The service also presents the store's grid credentials
-//! (`storage::http_credentials`): a bearer token on `https://` requests, the TLS client identity
+//! (`storage::remote::http_credentials`): a bearer token on `https://` requests, the TLS client identity
 //! and CA certificates in the client it wraps.
 
 use super::http_credentials::HttpCredentials;

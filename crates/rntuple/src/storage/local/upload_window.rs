@@ -1,5 +1,5 @@
 //! Which bytes of a staged output are final, for an upload that streams while the file is being
-//! written (`storage::s3_stream`). Writers reserve byte ranges in increasing offsets and write them
+//! written (`storage::remote::s3_stream`). Writers reserve byte ranges in increasing offsets and write them
 //! later, from several threads, in any order; every completed write (and every gap skipped on
 //! purpose) is [`UploadWindow::record`]ed here. The window keeps the end of the contiguous prefix
 //! written so far and the completed ranges beyond it; an uploader waits for the prefix to pass a

@@ -10,7 +10,7 @@
 //! # let mut w = Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?;
 //! # for i in 0..3 { w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32))]))?; }
 //! # w.commit()?;
-//! let src = Arc::new(rntuple::storage::mapped::MappedSource::open(&path)?);
+//! let src = Arc::new(rntuple::storage::local::mapped::MappedSource::open(&path)?);
 //! let f = rntuple::RNTupleFile::from_source(src)?;
 //! assert_eq!(f.reader("Events")?.num_entries(), 3);
 //! # std::fs::remove_file(&path)?;
@@ -35,7 +35,7 @@ use std::path::Path;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use rntuple::storage::mapped::MappedSource;
+/// use rntuple::storage::local::mapped::MappedSource;
 /// use rntuple::storage::ReadAt;
 /// # use rntuple::write::{Writer, WriteOptions};
 /// # use rntuple::Value;
@@ -150,7 +150,7 @@ impl ReadAt for MappedSource {
 #[cfg(test)]
 mod tests {
     use super::MappedSource;
-    use crate::storage::source::ReadAt;
+    use crate::storage::local::source::ReadAt;
 
     #[test]
     fn reads_and_views_agree_with_the_file_and_refuse_the_outside() {

@@ -4,9 +4,9 @@
 //! own on the file, or its `O_DIRECT` twin) in vectored `pwritev` calls.
 
 use crate::error::{Error, Result};
-use crate::storage::key_plan::{KeyPlan, Piece};
-use crate::storage::tfile_write::{blob_slot, BlobSlot, BLOB_KEY_LEN};
-use crate::storage::upload_window::UploadWindow;
+use crate::storage::container::key_plan::{KeyPlan, Piece};
+use crate::storage::container::tfile_write::{blob_slot, BlobSlot, BLOB_KEY_LEN};
+use crate::storage::local::upload_window::UploadWindow;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;

@@ -6,10 +6,10 @@
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
 use crate::format::compression::Compression;
-use crate::storage::key_plan::{KeyPlan, Piece};
-use crate::storage::output::{OutputFile, OutputMode};
-use crate::storage::streamer_info::{streamer_info_list, StreamerInfo};
-use crate::storage::tfile_dirs::{record, split_path, uuid_of, SubDir, DIRECTORY_CLASS, RECORD_LEN};
+use crate::storage::container::key_plan::{KeyPlan, Piece};
+use crate::storage::local::output::OutputFile;
+use crate::storage::container::streamer_info::{streamer_info_list, StreamerInfo};
+use crate::storage::container::tfile_dirs::{record, split_path, uuid_of, SubDir, DIRECTORY_CLASS, RECORD_LEN};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -167,25 +167,21 @@ pub struct RootFileWriter {
 }
 
 impl RootFileWriter {
-    /// Creates a ROOT file atomically: under a temporary name beside `path`, renamed over it by
-    /// [`RootFileWriter::finish`] (see [`crate::storage::output`]).
-    pub fn create(path: impl AsRef<Path>, compression: Compression) -> Result<Self> {
-        Self::create_with(path, compression, OutputMode::Atomic)
-    }
-
-    /// Creates a ROOT file, atomically or for checkpoints (then the first
-    /// [`RootFileWriter::checkpoint`] renames it over `path`: see [`OutputMode`]).
-    pub fn create_with(path: impl AsRef<Path>, compression: Compression, mode: OutputMode) -> Result<Self> {
-        let p = path.as_ref();
-        let out = OutputFile::create(p, mode)?;
-        let file_name = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    /// Creates a ROOT file in the new output `out` (see [`crate::storage::local::output`]; made
+    /// by `storage::location::create_output` for a path or an output URL): atomically, under a
+    /// temporary name renamed over its destination by [`RootFileWriter::finish`], or for
+    /// checkpoints (then the first [`RootFileWriter::checkpoint`] renames it: see [`OutputMode`](crate::storage::local::output::OutputMode)).
+    pub fn create(out: OutputFile, compression: Compression) -> Result<Self> {
+        let path = out.path().display().to_string();
+        let file_name = out.path().file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let publish_at_checkpoint = out.is_checkpointed();
         // UUID version 1, all zero.
         let mut uuid = [0u8; 18];
         uuid[1] = 1;
         let mut w = RootFileWriter {
-            publish_at_checkpoint: mode == OutputMode::Checkpointed,
+            publish_at_checkpoint,
             out,
-            path: p.display().to_string(),
+            path,
             file_name,
             end: 0,
             compression,
@@ -220,8 +216,8 @@ impl RootFileWriter {
         let p = path.as_ref();
         let file = std::fs::OpenOptions::new().read(true).write(true).open(p).map_err(|e| Error::io(format!("opening {} for update", p.display()), e))?;
         let dup = file.try_clone().map_err(|e| Error::io(format!("duplicating the handle of {}", p.display()), e))?;
-        let src = crate::storage::source::FileSource::from_file(dup, p)?;
-        let top = crate::storage::tfile::top_directory(&src).map_err(|e| Error::Invalid(format!("{}: cannot add to this file: {e}", p.display())))?;
+        let src = crate::storage::local::source::FileSource::from_file(dup, p)?;
+        let top = crate::storage::container::tfile::top_directory(&src).map_err(|e| Error::Invalid(format!("{}: cannot add to this file: {e}", p.display())))?;
         if top.begin != BEGIN {
             return Err(Error::Unsupported(format!(
                 "{}: the top directory starts at {} (fBEGIN), not at {BEGIN} as in the files ROOT writes",
@@ -291,7 +287,7 @@ impl RootFileWriter {
     }
 
     /// Appends a payload (an envelope) in RBlob keys of at most `max_key_size` bytes, split into
-    /// chunks as ROOT does when it is larger (see [`crate::storage::key_plan`]); returns the
+    /// chunks as ROOT does when it is larger (see [`crate::storage::container::key_plan`]); returns the
     /// offset its locator points at.
     pub fn write_payload(&mut self, payload: &[u8], obj_len: u64, max_key_size: u64) -> Result<u64> {
         let plan = KeyPlan::new(&[payload.len() as u64], max_key_size)?;
@@ -378,7 +374,7 @@ impl RootFileWriter {
 
     /// Where the writes of a streaming upload are recorded (an S3 output), for the handles writing
     /// reserved ranges.
-    pub(crate) fn upload_window(&self) -> Option<std::sync::Arc<crate::storage::upload_window::UploadWindow>> {
+    pub(crate) fn upload_window(&self) -> Option<std::sync::Arc<crate::storage::local::upload_window::UploadWindow>> {
         self.out.window()
     }
 

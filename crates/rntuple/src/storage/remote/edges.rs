@@ -3,7 +3,7 @@
 //! page lists, and the StreamerInfo record usually lie there, so that opening takes few round trips.
 //! Shared by the HTTP/S3 and XRootD sources.
 
-use super::source::ReadAt;
+use crate::storage::local::source::ReadAt;
 use crate::error::Result;
 
 /// Bytes read at the start of a remote file when it is opened (the TFile header, the RNTuple
@@ -56,7 +56,7 @@ impl Edges {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::source::MemSource;
+    use crate::storage::local::source::MemSource;
     use std::sync::Arc;
 
     #[test]

@@ -1,13 +1,13 @@
-//! An XRootD output uploaded while it is being written, as an S3 one is (`storage::s3_stream`):
+//! An XRootD output uploaded while it is being written, as an S3 one is (`storage::remote::s3_stream`):
 //! once the staged file's contiguous written prefix passes [`STEP`] bytes beyond what was sent,
 //! the bytes from 8 MiB on are written into the temporary file beside the destination (created
-//! with the first of them, `storage::xrootd_upload`) and punched out of the staging file. At the
+//! with the first of them, `storage::remote::xrootd_upload`) and punched out of the staging file. At the
 //! commit the rest and the first 8 MiB (the TFile header and first records, rewritten at the
 //! commit) are written, the file closed (synced) and moved over the destination. An output below
 //! 16 MiB is uploaded whole at the commit.
 
-use super::interrupt;
-use super::upload_window::{punch_hole, UploadWindow};
+use crate::storage::local::interrupt;
+use crate::storage::local::upload_window::{punch_hole, UploadWindow};
 use super::xrootd_upload::{upload_file, XrdUpload};
 use crate::error::{Error, Result};
 use std::fs::File;
@@ -83,7 +83,7 @@ impl XrdStream {
 
     /// At the commit (the file complete, `len` bytes): writes the rest and the first bytes, then
     /// closes and moves the temporary file over the destination. Without streamed bytes the file
-    /// is uploaded whole (`storage::xrootd_upload::upload_file`).
+    /// is uploaded whole (`storage::remote::xrootd_upload::upload_file`).
     pub(crate) fn finish(mut self, file: &File, len: u64) -> Result<()> {
         let streamed = self.stop()?;
         if let Some(why) = self.window.rewritten() {

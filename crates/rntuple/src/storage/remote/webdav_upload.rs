@@ -6,15 +6,15 @@
 //! with WebDAV's `MOVE` (`Destination:` the destination, `Overwrite: T`), which the server does
 //! as a rename (a destination that is a directory is refused first: `MOVE` would replace it). On
 //! any failure, when the output is dropped uncommitted, and on an interrupt's clean-up
-//! (`storage::interrupt`: the `PUT` in flight is cut, then the temporary file deleted) the
+//! (`storage::local::interrupt`: the `PUT` in flight is cut, then the temporary file deleted) the
 //! temporary file is removed (`DELETE`). A server that refuses `MOVE` (405, 501) fails the upload
 //! with a message saying so: the file is never written to the destination directly (a partial
 //! file could appear there). A process killed outright may leave the temporary file, never a
 //! partial destination.
 //!
-//! Credentials, timeouts and retries are those of remote reads (`storage::webdav_client`).
+//! Credentials, timeouts and retries are those of remote reads (`storage::remote::webdav_client`).
 
-use super::interrupt::{self, Cleanup, Pending};
+use crate::storage::local::interrupt::{self, Cleanup, Pending};
 use super::remote_options::RemoteOptions;
 use super::webdav_client::{cancelled, file_body, request_error, DavClient};
 use crate::error::{Error, Result};

@@ -1,5 +1,5 @@
-//! The HTTP side of the WebDAV uploads of `storage::webdav_upload`: a reqwest client presenting
-//! the grid credentials of `storage::http_credentials` (the bearer token as `Authorization:
+//! The HTTP side of the WebDAV uploads of `storage::remote::webdav_upload`: a reqwest client presenting
+//! the grid credentials of `storage::remote::http_credentials` (the bearer token as `Authorization:
 //! Bearer` on `https://` requests only, the X.509 proxy as the TLS client identity, the CA
 //! directory trusted), requests bounded and retried as remote reads are
 //! ([`RemoteOptions`]: the connect timeout, the request's deadline (connect and idle timeouts plus
@@ -11,7 +11,7 @@
 
 use super::http_checks::chain;
 use super::http_credentials::HttpCredentials;
-use super::interrupt;
+use crate::storage::local::interrupt;
 use super::remote_options::RemoteOptions;
 use crate::error::{Error, Result};
 use bytes::Bytes;

@@ -4,15 +4,16 @@
 //!
 //! A remote output is staged: written exactly as a local output is (positioned writes of reserved
 //! ranges, the TFile header and directory records at the commit) into a temporary file in the
-//! local temporary directory (`TMPDIR`, else `/tmp`), and uploaded atomically (see
-//! `storage::s3_upload`, `storage::xrootd_upload` and `storage::webdav_upload`): the object
-//! appears complete after the commit, or not at all. S3 and XRootD uploads stream: the bytes are
-//! sent while the file is written, as soon as its contiguous written prefix covers them, and
-//! punched out of the staging file (`storage::s3_stream`, `storage::xrootd_stream`;
-//! `RNTUPLE_UPLOAD_STREAMING=0` uploads everything at the commit instead). A WebDAV output is sent
-//! whole at the commit (one `PUT` of the complete file, streamed from the staging file). The
-//! staged file is removed after the upload, on failure, when the output is dropped uncommitted,
-//! and by an interrupt's clean-up (`storage::interrupt`). Checkpoints
+//! local temporary directory (`TMPDIR`, else `/tmp`), and uploaded atomically (see `s3_upload`,
+//! `xrootd_upload` and `webdav_upload`): the object appears complete after the commit, or not at
+//! all. [`create_output`] makes the staging file and hands it to `storage::local::output` as an
+//! `OutputFile` holding its upload (a `StagedUpload`), so that the local output knows no URL. S3
+//! and XRootD uploads stream: the bytes are sent while the file is written, as soon as its
+//! contiguous written prefix covers them, and punched out of the staging file (`s3_stream`,
+//! `xrootd_stream`; `RNTUPLE_UPLOAD_STREAMING=0` uploads everything at the commit instead). A
+//! WebDAV output is sent whole at the commit (one `PUT` of the complete file, streamed from the
+//! staging file). The staged file is removed after the upload, on failure, when the output is
+//! dropped uncommitted, and by an interrupt's clean-up (`storage::local::interrupt`). Checkpoints
 //! (a file that is complete every K clusters, in place) and update mode need a local file and are
 //! refused for a URL.
 
@@ -20,7 +21,11 @@
 #![cfg_attr(not(any(feature = "remote", feature = "xrootd")), allow(dead_code))]
 
 use crate::error::{Error, Result};
+use crate::storage::local::interrupt::{self, Cleanup};
+use crate::storage::local::output::{OutputFile, StagedUpload};
+use crate::storage::local::upload_window::UploadWindow;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Where a remote output goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +76,7 @@ pub(crate) fn remote_destination(path: &Path) -> Result<Option<RemoteDestination
 
 /// A streaming upload.
 #[derive(Debug)]
-pub(crate) enum Stream {
+enum Stream {
     /// To S3, in parts.
     #[cfg(feature = "remote")]
     S3(super::s3_stream::S3Stream),
@@ -85,7 +90,7 @@ pub(crate) enum Stream {
 
 impl Stream {
     /// Where the output's writes are recorded.
-    pub(crate) fn window(&self) -> std::sync::Arc<super::upload_window::UploadWindow> {
+    fn window(&self) -> Arc<UploadWindow> {
         match self {
             #[cfg(feature = "remote")]
             Stream::S3(s) => s.window(),
@@ -110,9 +115,51 @@ impl Stream {
     }
 }
 
+/// The upload of a remote output's staging file: where it goes, and the upload that streams it
+/// while it is written (if any).
+#[derive(Debug)]
+struct Staged {
+    dest: RemoteDestination,
+    stream: Option<Stream>,
+}
+
+impl StagedUpload for Staged {
+    fn url(&self) -> &str {
+        self.dest.url()
+    }
+
+    fn window(&self) -> Option<Arc<UploadWindow>> {
+        self.stream.as_ref().map(Stream::window)
+    }
+
+    fn finish(self: Box<Self>, file: &std::fs::File, len: u64) -> Result<()> {
+        let Staged { dest, stream } = *self;
+        upload(file, len, &dest, stream)
+    }
+}
+
+/// Creates the output `path` names, the remote destination `dest`: a staging file in the local
+/// temporary directory (registered for an interrupt's clean-up), streamed to `dest` while it is
+/// written where it can be, and uploaded atomically at the commit. A writer with checkpoints
+/// (`checkpointed`) is refused: its file is complete in place at each checkpoint, an upload
+/// happens once.
+pub(crate) fn create_output(path: &Path, dest: RemoteDestination, checkpointed: bool) -> Result<OutputFile> {
+    if checkpointed {
+        return Err(Error::Unsupported(format!(
+            "{}: a writer with checkpoints writes a local file (complete in place at each checkpoint); a remote (s3://, root://, http(s)://) output \
+             is uploaded once, at the commit: write without checkpoints, or write locally",
+            dest.url()
+        )));
+    }
+    let (file, tmp) = staging_file(&dest)?;
+    let registered = interrupt::register(Cleanup::File(tmp.clone()));
+    let stream = start_stream(&dest, &file)?;
+    Ok(OutputFile::staged(file, path, tmp, registered, Box::new(Staged { dest, stream })))
+}
+
 /// Starts streaming the staging file `file` to `dest` while it is written (unless
 /// `RNTUPLE_UPLOAD_STREAMING=0`); a WebDAV output never streams (one `PUT` at the commit).
-pub(crate) fn start_stream(dest: &RemoteDestination, file: &std::fs::File) -> Result<Option<Stream>> {
+fn start_stream(dest: &RemoteDestination, file: &std::fs::File) -> Result<Option<Stream>> {
     if std::env::var("RNTUPLE_UPLOAD_STREAMING").is_ok_and(|v| v.trim() == "0") {
         return Ok(None);
     }
@@ -133,7 +180,7 @@ pub(crate) fn start_stream(dest: &RemoteDestination, file: &std::fs::File) -> Re
 
 /// Uploads `len` bytes of the staged file `file` to `dest`, atomically (the rest of a streaming
 /// upload `stream`).
-pub(crate) fn upload(file: &std::fs::File, len: u64, dest: &RemoteDestination, stream: Option<Stream>) -> Result<()> {
+fn upload(file: &std::fs::File, len: u64, dest: &RemoteDestination, stream: Option<Stream>) -> Result<()> {
     if let Some(s) = stream {
         return s.finish(file, len);
     }

@@ -1,7 +1,7 @@
 //! The ROOT file container: file header, TKeys, directories, and the RNTuple anchor objects.
 //! All container integers are big-endian.
 
-use super::source::ReadAt;
+use crate::storage::local::source::ReadAt;
 use crate::error::{Error, Result};
 use crate::format::anchor::{parse_anchor, Anchor, AnchorStatus};
 use crate::format::compression;
@@ -306,7 +306,7 @@ fn file_header(src: &dyn ReadAt) -> Result<(Vec<u8>, u32, u64)> {
 
 /// The file's StreamerInfo records (the `TStreamerInfo` of every class it describes), read from
 /// its StreamerInfo key (`fSeekInfo` of the file header); an empty list when the file has none.
-pub fn read_streamer_infos(src: &dyn ReadAt) -> Result<Vec<crate::storage::streamer_info_read::ClassInfo>> {
+pub fn read_streamer_infos(src: &dyn ReadAt) -> Result<Vec<crate::storage::container::streamer_info_read::ClassInfo>> {
     let (hdr, version, _) = file_header(src)?;
     let mut r = Be { b: &hdr, pos: 12, base: 0 };
     let big = version >= 1_000_000;
@@ -318,7 +318,7 @@ pub fn read_streamer_infos(src: &dyn ReadAt) -> Result<Vec<crate::storage::strea
         return Ok(Vec::new());
     }
     let (key, payload) = read_key_at(src, seek_info, "StreamerInfo key")?;
-    crate::storage::streamer_info_read::parse_streamer_infos(&payload, u32::from(key.key_len)).map_err(|e| e.context(format!("the StreamerInfo key at byte {seek_info}")))
+    crate::storage::container::streamer_info_read::parse_streamer_infos(&payload, u32::from(key.key_len)).map_err(|e| e.context(format!("the StreamerInfo key at byte {seek_info}")))
 }
 
 /// Reads a key header at `offset` of `src` and its (decompressed) payload.
@@ -344,7 +344,7 @@ fn read_key_at(src: &dyn ReadAt, offset: u64, what: &str) -> Result<(KeyHeader, 
 }
 
 /// What adding keys to an existing file's top directory needs to know about it (see
-/// [`crate::storage::tfile_write::RootFileWriter::open_update`]).
+/// [`crate::storage::container::tfile_write::RootFileWriter::open_update`]).
 #[derive(Debug, Clone)]
 pub struct TopDirectory {
     /// The file header's `fBEGIN` (where the TFile key is; 100 in every file ROOT writes).
@@ -444,7 +444,7 @@ fn dir_record(r: &mut Be) -> Result<(u32, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::source::MemSource;
+    use crate::storage::local::source::MemSource;
 
     #[test]
     fn blob_chunked_over_several_keys() {

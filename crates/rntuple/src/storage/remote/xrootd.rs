@@ -18,7 +18,7 @@
 use super::credentials;
 use super::edges::Edges;
 use super::remote_options::RemoteOptions;
-use super::source::{RangeSink, ReadAt, SourceCounters};
+use crate::storage::local::source::{RangeSink, ReadAt, SourceCounters};
 use crate::error::{Error, Result};
 use rntuple_xrootd::{File, Patience, XrdError, MAX_CHUNK, MAX_CHUNKS};
 use std::ops::Range;

@@ -6,7 +6,7 @@
 //! credential comes from is ever shown in a message, never the token or the key.
 //!
 //! ```
-//! use rntuple::storage::credentials::token_from;
+//! use rntuple::storage::remote::credentials::token_from;
 //! let env = |k: &str| (k == "BEARER_TOKEN").then(|| " abc.def \n".to_string());
 //! let t = token_from(env, 1000).unwrap();
 //! assert_eq!((t.token.as_str(), t.origin.as_str()), ("abc.def", "the variable BEARER_TOKEN"));
@@ -85,7 +85,7 @@ pub struct X509Proxy {
 /// report), else `/tmp/x509up_u<uid>` when that is a file.
 ///
 /// ```
-/// use rntuple::storage::credentials::x509_proxy_from;
+/// use rntuple::storage::remote::credentials::x509_proxy_from;
 /// let p = x509_proxy_from(|k: &str| (k == "X509_USER_PROXY").then(|| "/p/x509".to_string()), 1000).unwrap();
 /// assert_eq!((p.path.to_str(), p.origin.as_str()), (Some("/p/x509"), "X509_USER_PROXY=/p/x509"));
 /// ```
@@ -101,7 +101,7 @@ pub fn x509_proxy_from(env: impl Fn(&str) -> Option<String>, uid: u32) -> Option
 /// else `/etc/grid-security/certificates` when that is a directory.
 ///
 /// ```
-/// use rntuple::storage::credentials::ca_dir_from;
+/// use rntuple::storage::remote::credentials::ca_dir_from;
 /// let (dir, origin) = ca_dir_from(|k: &str| (k == "X509_CERT_DIR").then(|| "/cas".to_string())).unwrap();
 /// assert_eq!((dir.to_str(), origin.as_str()), (Some("/cas"), "X509_CERT_DIR=/cas"));
 /// ```
@@ -129,7 +129,7 @@ pub fn ca_dir() -> Option<(PathBuf, String)> {
 /// proxy's origins, or "no credential: ..." with where they were looked for.
 ///
 /// ```
-/// use rntuple::storage::credentials::{https_tried, Token};
+/// use rntuple::storage::remote::credentials::{https_tried, Token};
 /// let t = Token { token: "secret".into(), origin: "BEARER_TOKEN_FILE=/t".into() };
 /// assert!(https_tried(Some(&t), None).starts_with("the bearer token from BEARER_TOKEN_FILE=/t (no X.509 proxy"));
 /// assert!(https_tried(None, None).starts_with("no credential: no bearer token in BEARER_TOKEN"));

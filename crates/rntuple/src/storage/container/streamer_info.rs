@@ -12,7 +12,7 @@
 //! without `ROOT::RNTuple`'s, are an RNTuple's extra type information for its streamer fields
 //! ([`streamer_info_object`]); [`from_read`] turns records read back into ones to write again.
 
-use crate::storage::streamer_info_read::{ClassInfo, ElementClass};
+use crate::storage::container::streamer_info_read::{ClassInfo, ElementClass};
 
 /// Big-endian buffer with ROOT byte counts.
 struct Buf {
@@ -236,7 +236,7 @@ fn write_info(w: &mut Buf, seen: &mut Vec<(String, usize)>, c: &StreamerInfo) {
     w.close(obj);
 }
 
-/// The records of `classes` as read from a file (`storage::streamer_info_read`), to be written
+/// The records of `classes` as read from a file (`storage::container::streamer_info_read`), to be written
 /// again (the classes of streamer fields whose records an RNTuple's extra type information
 /// carries). A class with an element kind this file does not write (pointers to arrays,
 /// `TObject`s, `TString`s, loops, ...) is left out; a base's checksum is its class's checksum in
@@ -393,7 +393,7 @@ mod tests {
         long.extend_from_slice(&300u32.to_be_bytes());
         long.extend_from_slice(name.as_bytes());
         assert!(b.windows(long.len()).any(|w| w == long));
-        let back = crate::storage::streamer_info_read::parse_streamer_infos(&b, 72).unwrap();
+        let back = crate::storage::container::streamer_info_read::parse_streamer_infos(&b, 72).unwrap();
         let c = back.iter().find(|c| c.name == name).expect("the long-named class read back");
         assert_eq!((c.version, c.checksum), (3, 7));
     }

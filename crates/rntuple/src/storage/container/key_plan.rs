@@ -5,12 +5,12 @@
 //! limit. A payload larger than the limit is split over several keys: the first key holds
 //! `max_key_size - 8 * (n - 1)` bytes of it followed by the little-endian file offsets of the data
 //! of the other `n - 1` chunks, which hold up to `max_key_size` bytes each; its locator points at
-//! the first chunk with the payload's total size (see `storage::tfile::read_blob`, the reading
+//! the first chunk with the payload's total size (see `storage::container::tfile::read_blob`, the reading
 //! side). The plan is pure arithmetic: the caller reserves the keys (consecutively), then writes
 //! their pieces.
 //!
 //! ```
-//! use rntuple::storage::key_plan::{KeyPlan, Piece};
+//! use rntuple::storage::container::key_plan::{KeyPlan, Piece};
 //! // Three pages of 40, 50 and 300 bytes with keys of at most 100 bytes.
 //! let plan = KeyPlan::new(&[40, 50, 300], 100)?;
 //! // Key 0 holds the first two pages; the third is split into a first chunk (76 bytes and a
@@ -143,7 +143,7 @@ impl KeyPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::source::ReadAt;
+    use crate::storage::local::source::ReadAt;
 
     struct Mem(Vec<u8>);
     impl ReadAt for Mem {
@@ -185,7 +185,7 @@ mod tests {
         }
         let src = Mem(file);
         for (i, off) in plan.item_offsets(&offs).into_iter().enumerate() {
-            let got = crate::storage::tfile::read_blob(&src, off, lens[i], max_key, "payload").unwrap();
+            let got = crate::storage::container::tfile::read_blob(&src, off, lens[i], max_key, "payload").unwrap();
             assert_eq!(got, payloads[i], "payload {i} of {lens:?} with keys of {max_key}");
         }
     }
