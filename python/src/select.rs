@@ -12,7 +12,8 @@ use rntuple::write::ParallelWriter;
 use rntuple::write::WriteOptions;
 use std::path::PathBuf;
 
-use crate::arrow_ffi::{batch_from_pyarrow, batch_to_pyarrow};
+use crate::arrow_ffi::batch_to_pyarrow;
+use crate::capsule::batch_from_pyarrow;
 use crate::errors::{unblocked, OrRaise};
 use crate::ops::report_dict;
 use crate::parallel::NativeParallelWriter;
