@@ -95,7 +95,7 @@ struct ReadmeProgram;
 /// What the code `#[derive(Record)]` generates calls; not an API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::read::typed::{member, member_opt, member_path};
+    pub use crate::read::arrow::typed::{member, member_opt, member_path};
 }
 
 /// Re-exports of the Arrow crates used in the public API.

@@ -1,5 +1,5 @@
 //! The C++ type names and fundamental types of objects streamed by ROOT's `TBufferFile`
-//! (`read::streamed_object`): a collection's type name parsed into its template and arguments
+//! (`read::streamer::streamed_object`): a collection's type name parsed into its template and arguments
 //! (`map<int,vector<float> >`), and the fundamental types as streamed.
 //!
 //! ```

@@ -1,6 +1,6 @@
 //! Serializes one entry of a streamer field: an object of a class ([`ClassDef`]) given as a
 //! [`Value`], as ROOT's `TBufferFile` streams it by the `TStreamerInfo` records that
-//! `logical::class_streamers` makes for the class (the mirror of `read::streamed_object`).
+//! `logical::class_streamers` makes for the class (the mirror of `read::streamer::streamed_object`).
 //!
 //! Each class is written as ROOT's `WriteClassBuffer` writes it: a byte count
 //! (`0x40000000 | bytes after it`), the class version (for a class without `ClassDef`, which
@@ -375,13 +375,13 @@ fn list(v: &[&str]) -> String {
 }
 
 /// Objects serialized here read back by the deserializer of streamer fields
-/// (`read::streamed_object`) through the StreamerInfo records this crate writes for their classes.
+/// (`read::streamer::streamed_object`) through the StreamerInfo records this crate writes for their classes.
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::logical::class_streamers::streamer_infos;
     use crate::logical::typename::parse;
-    use crate::read::streamed_object::deserialize;
+    use crate::read::streamer::streamed_object::deserialize;
     use crate::storage::container::streamer_info::streamer_info_object;
     use crate::storage::container::streamer_info_read::parse_streamer_info_object;
     use serde_json::json;

@@ -1,7 +1,7 @@
 //! A reader of ROOT's `TBufferFile` object streaming (big-endian numbers, `TString`s, version
 //! headers with byte counts, class tags and object references), shared by the parser of the
 //! StreamerInfo record (`storage::container::streamer_info_read`) and the deserializer of streamed objects
-//! (`read::streamed_object`). Pure: bytes in, numbers out; every length is checked against the
+//! (`read::streamer::streamed_object`). Pure: bytes in, numbers out; every length is checked against the
 //! bytes present and every error names the byte offset (counted as ROOT counts it: from the start
 //! of the buffer plus its displacement, the key header's length for a key's payload).
 //!

@@ -1,7 +1,7 @@
 //! The kernel's read-ahead window for a local file: how many bytes Linux reads in one go when a
 //! `pread` misses the page cache in a file read in order (the `read_ahead_kb` of the block
 //! device holding it). A read that wants most bytes of its clusters is served best by that
-//! read-ahead when the window is large (see `read::page_source`).
+//! read-ahead when the window is large (see `read::pool::page_source`).
 
 use std::fs::File;
 

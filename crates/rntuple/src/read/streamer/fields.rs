@@ -1,17 +1,17 @@
 //! Streamer fields read as objects: the file's StreamerInfo records, loaded once when first
 //! needed, describe the class of a streamer field; each entry's bytes are then deserialized into
-//! a record of the class's members (`read::streamed_object`). An entry the records cannot
+//! a record of the class's members (`read::streamer::streamed_object`). An entry the records cannot
 //! describe (a class with a custom `Streamer`: no record, or bytes the records do not consume
 //! exactly) stays raw bytes, as does every entry with [`Reader::set_streamer_objects`]`(false)`.
 //! In Arrow (`read_batch`, the Arrow streams, Python's arrays) a described class is a struct of
-//! its members (`read::streamed_arrow`); an entry the records cannot describe is then an error
+//! its members (`read::streamer::streamed_arrow`); an entry the records cannot describe is then an error
 //! that says how to read the field as bytes.
 
-use super::open::Reader;
+use crate::read::open::Reader;
 use crate::error::{Error, Result};
 use crate::logical::kind::Kind;
-use crate::read::streamed_arrow::{object_array, object_type};
-use crate::read::streamed_object::{describes, deserialize};
+use crate::read::streamer::streamed_arrow::{object_array, object_type};
+use crate::read::streamer::streamed_object::{describes, deserialize};
 use crate::storage::container::streamer_info_read::ClassInfo;
 use crate::storage::container::tfile::read_streamer_infos;
 use crate::value::Value;
@@ -96,14 +96,14 @@ impl Reader {
     }
 
     /// Whether streamer fields are read as objects (not switched off).
-    pub(super) fn streamer_objects_on(&self) -> bool {
+    pub(crate) fn streamer_objects_on(&self) -> bool {
         !self.streamer.raw
     }
 
     /// The Arrow type of streamer field `field` read as objects: `None` when its entries stay
     /// bytes (no record of its class, objects switched off, or a class without an Arrow type,
     /// such as one that contains itself).
-    pub(super) fn streamer_arrow_type(&self, field: u32) -> Option<DataType> {
+    pub(crate) fn streamer_arrow_type(&self, field: u32) -> Option<DataType> {
         if self.streamer_objects(field) != Some(true) {
             return None;
         }
@@ -111,7 +111,7 @@ impl Reader {
     }
 
     /// The objects of the entries `bytes` of streamer field `field`, as an array of type `t`.
-    pub(super) fn streamer_objects_array(&self, field: u32, bytes: &LargeBinaryArray, t: &DataType) -> Result<ArrayRef> {
+    pub(crate) fn streamer_objects_array(&self, field: u32, bytes: &LargeBinaryArray, t: &DataType) -> Result<ArrayRef> {
         let f = &self.descriptor().fields[field as usize];
         let mut values = Vec::with_capacity(bytes.len());
         for row in 0..bytes.len() {
@@ -133,7 +133,7 @@ impl Reader {
     }
 
     /// One entry of streamer field `field`: its object, or its bytes.
-    pub(super) fn streamer_value(&self, field: u32, bytes: &[u8]) -> Value {
+    pub(crate) fn streamer_value(&self, field: u32, bytes: &[u8]) -> Value {
         if self.streamer_objects(field) == Some(true) {
             let class = &self.descriptor().fields[field as usize].type_name;
             if let Ok(v) = deserialize(bytes, self.streamer_records(), class) {

@@ -5,14 +5,14 @@
 //! read's plan says. ROOT's counterpart: `RColumn` and `RColumnElement` (reading and unpacking a
 //! column's elements).
 
-use super::open::Reader;
 use super::pages::relocate;
-use super::read_plan::{ReadPlan, Span};
 use crate::error::{Error, Result};
 use crate::format::descriptor::{ClusterDescriptor, ColumnDescriptor, ColumnRange, FieldDescriptor, PageDescriptor};
 use crate::primitives::alloc::vec_with_capacity;
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::decode::{decode_append, decode_switch, decode_uninit, ColumnCodec, Native};
+use crate::read::open::Reader;
+use crate::read::pool::read_plan::{ReadPlan, Span};
 use std::mem::MaybeUninit;
 
 /// A part of a page to decode: the page, and the first and end element wanted within it.
@@ -77,7 +77,7 @@ impl Reader {
 
     /// A field may lack data in a cluster only if its columns are deferred or come from the
     /// schema extension (late model extension); otherwise the page list is incomplete.
-    pub(super) fn check_may_be_absent(&self, f: &FieldDescriptor, cluster: &ClusterDescriptor, n_req: u64) -> Result<()> {
+    pub(crate) fn check_may_be_absent(&self, f: &FieldDescriptor, cluster: &ClusterDescriptor, n_req: u64) -> Result<()> {
         if n_req == 0 {
             return Ok(());
         }
@@ -133,7 +133,7 @@ impl Reader {
     /// Reads elements [s, e) (cluster-local) of column `k` of field `f` in a cluster, appending to `out`.
     /// `origin` is `Some(global index of local element 0)` for columns without a collection ancestor
     /// (needed for deferred columns), `None` otherwise.
-    pub(super) fn read_column<T: Native>(
+    pub(crate) fn read_column<T: Native>(
         &self,
         plan: &ReadPlan,
         f: &FieldDescriptor,
@@ -257,7 +257,7 @@ impl Reader {
         Ok(())
     }
 
-    pub(super) fn read_switch(&self, plan: &ReadPlan, f: &FieldDescriptor, span: Span, origin: Option<u64>, out: &mut Vec<(u64, u32)>) -> Result<()> {
+    pub(crate) fn read_switch(&self, plan: &ReadPlan, f: &FieldDescriptor, span: Span, origin: Option<u64>, out: &mut Vec<(u64, u32)>) -> Result<()> {
         let n_req = span.end - span.start;
         let Some(sl) = self.column_slice(f, 0, span, origin)? else {
             if origin.is_none() && n_req > 0 {
@@ -291,7 +291,7 @@ impl Reader {
 
     /// Reads end offsets of a collection (column 0) over spans. Returns the global offsets
     /// (n+1 values starting at 0) and the child spans.
-    pub(super) fn offsets(&self, plan: &ReadPlan, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<(Vec<i64>, Vec<Span>)> {
+    pub(crate) fn offsets(&self, plan: &ReadPlan, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>) -> Result<(Vec<i64>, Vec<Span>)> {
         // Reserved as far as the page lists back the spans (a lying offset cannot drive it).
         let mut offs: Vec<i64> = vec_with_capacity(self.reservation(plan, f, spans).saturating_add(1));
         offs.push(0i64);
@@ -362,7 +362,7 @@ impl Reader {
     /// drive the allocation). Above [`MAX_RESERVATION`] the pages of those clusters are probed
     /// first (`PageSource::probe_page`); if one does not back its count, only `MAX_RESERVATION` is
     /// reserved (a hint: the read then fails on that page, or grows its output fallibly).
-    pub(super) fn reservation(&self, plan: &ReadPlan, f: &FieldDescriptor, spans: &[Span]) -> usize {
+    pub(crate) fn reservation(&self, plan: &ReadPlan, f: &FieldDescriptor, spans: &[Span]) -> usize {
         let mut total = 0u64;
         for sp in spans {
             let c = &self.desc.clusters[sp.cluster];
@@ -391,11 +391,11 @@ impl Reader {
     }
 }
 
-pub(super) fn origin(mult: Option<u64>, c: &ClusterDescriptor) -> Option<u64> {
+pub(crate) fn origin(mult: Option<u64>, c: &ClusterDescriptor) -> Option<u64> {
     mult.and_then(|m| c.first_entry.checked_mul(m))
 }
 
-pub(super) fn mul_span(s: &Span, n: u64) -> Result<Span> {
+pub(crate) fn mul_span(s: &Span, n: u64) -> Result<Span> {
     let start = s.start.checked_mul(n).ok_or_else(|| Error::corrupt("array size overflows", 0))?;
     let end = s.end.checked_mul(n).ok_or_else(|| Error::corrupt("array size overflows", 0))?;
     Ok(Span { cluster: s.cluster, start, end })

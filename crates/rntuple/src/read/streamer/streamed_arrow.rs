@@ -1,5 +1,5 @@
 //! Streamer fields as Arrow arrays: the Arrow type of a class described by `TStreamerInfo`
-//! records ([`object_type`]), and the array built from the objects `read::streamed_object`
+//! records ([`object_type`]), and the array built from the objects `read::streamer::streamed_object`
 //! deserializes ([`object_array`]), as uproot models the objects of a TTree.
 //!
 //! - a class is a struct of its members, the members of its base classes first and in place
@@ -19,7 +19,7 @@
 //! ```
 //! use arrow_array::{cast::AsArray, types::Int32Type, Array};
 //! use arrow_schema::DataType;
-//! use rntuple::read::streamed_arrow::{object_array, object_type};
+//! use rntuple::read::streamer::streamed_arrow::{object_array, object_type};
 //! use rntuple::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
 //! use rntuple::Value;
 //! let member = |name: &str, ty: i32, type_name: &str| ElementInfo {
@@ -40,7 +40,7 @@
 
 use crate::error::{Error, Result};
 use crate::logical::streamed_types::{basic_from_name, Basic, Stl, TypeName};
-use crate::read::streamed_object::{basic_of_code, class_of, CHAR_STAR};
+use crate::read::streamer::streamed_object::{basic_of_code, class_of, CHAR_STAR};
 use crate::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
 use crate::value::Value;
 use arrow_array::types::*;
@@ -128,7 +128,7 @@ impl Types<'_> {
             _ => {}
         }
         let n = usize::try_from(e.array_length).unwrap_or(0);
-        let ty = crate::read::streamed_object::streamed_type(e);
+        let ty = crate::read::streamer::streamed_object::streamed_type(e);
         Ok(match ty {
             1..=19 => basic_code(ty)?,
             21..=39 => fixed(basic_code(ty - 20)?, n, &e.dims)?,
@@ -227,7 +227,7 @@ fn basic(b: Basic) -> DataType {
 static NULL: Value = Value::Null;
 
 /// The array of type `t` (from [`object_type`]) holding `values` (objects as
-/// `read::streamed_object` gives them; `Value::Null` for a null entry).
+/// `read::streamer::streamed_object` gives them; `Value::Null` for a null entry).
 pub fn object_array(values: &[&Value], t: &DataType) -> Result<ArrayRef> {
     build(values, t).map_err(|e| e.context(format!("objects as Arrow {t}")))
 }

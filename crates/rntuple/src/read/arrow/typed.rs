@@ -37,7 +37,7 @@
 
 use crate::error::{Error, Result};
 use crate::logical::kind::Scalar;
-use crate::read::reader::Reader;
+use crate::read::open::Reader;
 use crate::value::Value;
 
 /// A Rust type that a field's value can be read into.

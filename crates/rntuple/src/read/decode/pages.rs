@@ -4,12 +4,12 @@
 //! errors of a page's decoding are relocated to its offset. ROOT's counterpart:
 //! `RPageSource::LoadPage` and `RPageSource::UnzipPage`.
 
-use super::page_source::PageSource;
-use super::read_plan::ReadPlan;
 use crate::error::{Error, Result};
 use crate::format::compression;
 use crate::format::descriptor::{ColumnDescriptor, PageDescriptor};
 use crate::primitives::decode::ColumnCodec;
+use crate::read::pool::page_source::PageSource;
+use crate::read::pool::read_plan::ReadPlan;
 use crate::storage::container::tfile::read_blob;
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
@@ -22,7 +22,7 @@ thread_local! {
 impl PageSource {
     /// Loads a page of a read following `plan` (read, checksum, decompress) into thread-local
     /// scratch buffers and hands the uncompressed bytes to `f`. Buffers are reused across pages.
-    pub(super) fn with_page<R>(
+    pub(crate) fn with_page<R>(
         &self,
         plan: &ReadPlan,
         col: &ColumnDescriptor,
@@ -41,7 +41,7 @@ impl PageSource {
     /// [`PageSource::with_page`] with the caller's scratch buffers (stored bytes, uncompressed
     /// bytes) instead of the thread's: a bulk read keeps its own (`BulkReader`).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn with_page_in<R>(
+    pub(crate) fn with_page_in<R>(
         &self,
         plan: &ReadPlan,
         col: &ColumnDescriptor,
@@ -99,7 +99,7 @@ impl PageSource {
     /// from the file, 9 bytes per block) add up to the uncompressed length. Run before an output
     /// buffer for many elements is reserved, so that a page list's lying counts fail before the
     /// allocation they would drive. Pages split over several keys are checked by size only.
-    pub(super) fn probe_page(&self, plan: &ReadPlan, col: &ColumnDescriptor, codec: &ColumnCodec, page: &PageDescriptor, cluster: usize) -> Result<()> {
+    pub(crate) fn probe_page(&self, plan: &ReadPlan, col: &ColumnDescriptor, codec: &ColumnCodec, page: &PageDescriptor, cluster: usize) -> Result<()> {
         let what = || format!("page of column {} ({}) at offset {}", col.id, codec.ty.name(), page.locator.offset);
         let (offset, size) = (page.locator.offset, page.locator.size);
         let len = codec.page_bytes(page.n_elements as u64);
@@ -233,7 +233,7 @@ fn check_page_len(len: u64, what: &dyn Fn() -> String) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn relocate(e: Error, page: &PageDescriptor) -> Error {
+pub(crate) fn relocate(e: Error, page: &PageDescriptor) -> Error {
     match e {
         Error::Corrupt { what, envelope: None, .. } => Error::corrupt(what, page.locator.offset),
         other => other,

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::logical::kind::{Kind, Scalar};
-use crate::read::reader::Reader;
+use crate::read::open::Reader;
 use crate::value::Value;
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;

@@ -9,14 +9,14 @@
 
 use super::bulk_element::{BulkElement, Scratch};
 use super::columns::origin;
-use super::open::Reader;
 use super::pages::relocate;
-use super::read_plan::ReadPlan;
 use crate::error::{Error, Result};
 use crate::format::descriptor::{ClusterDescriptor, ColumnDescriptor, FieldDescriptor, PageDescriptor, Role, COLUMN_FLAG_DEFERRED};
 use crate::logical::kind::{Kind, Scalar};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::decode::{decode_index64_rebased, decode_uninit, ColumnCodec};
+use crate::read::open::Reader;
+use crate::read::pool::read_plan::ReadPlan;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
@@ -42,7 +42,7 @@ use std::ops::Range;
 #[derive(Debug, Clone)]
 pub struct BulkColumn {
     field: u32,
-    pub(super) top: u32,
+    pub(crate) top: u32,
     column: usize,
     path: String,
     element: Scalar,
@@ -115,7 +115,7 @@ impl BulkColumn {
     }
 
     /// An error unless `T` is the column's element type.
-    pub(super) fn check_type<T: BulkElement>(&self) -> Result<()> {
+    pub(crate) fn check_type<T: BulkElement>(&self) -> Result<()> {
         if T::accepts(self.element) {
             return Ok(());
         }
@@ -127,7 +127,7 @@ impl BulkColumn {
         )))
     }
 
-    pub(super) fn what(&self) -> String {
+    pub(crate) fn what(&self) -> String {
         format!("field '{}' column {}", self.path, self.column)
     }
 }
@@ -168,7 +168,7 @@ impl BulkColumn {
 /// ```
 #[derive(Debug, Default)]
 pub struct BulkReader {
-    pub(super) scratch: Scratch,
+    pub(crate) scratch: Scratch,
 }
 
 impl BulkReader {
@@ -427,7 +427,7 @@ impl Reader {
 
     /// The pages of `col` in cluster `k` with the zeros a deferred column starts with (`None`
     /// when the column holds no data there).
-    pub(super) fn bulk_pages(&self, col: &BulkColumn, k: usize) -> Result<Option<(u64, &[PageDescriptor])>> {
+    pub(crate) fn bulk_pages(&self, col: &BulkColumn, k: usize) -> Result<Option<(u64, &[PageDescriptor])>> {
         let cl = self.desc.clusters.get(k).ok_or_else(|| Error::Invalid(format!("{}: no cluster {k}", col.what())))?;
         let f = &self.desc.fields[col.field as usize];
         let Some((cd, range)) =
@@ -448,7 +448,7 @@ impl Reader {
     /// the clusters before), page by page while each is in cache. Returns the items up to the end
     /// of the span (`base` for other columns).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn bulk_cluster<T: BulkElement>(
+    pub(crate) fn bulk_cluster<T: BulkElement>(
         &self,
         plan: &ReadPlan,
         col: &BulkColumn,
@@ -563,7 +563,7 @@ impl Reader {
 /// Bulk reads against the Arrow read of the same file: every column of a file of many small
 /// clusters, cluster by cluster into one reused buffer and over the whole range at once; misuse.
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::{BulkElement, BulkReader};
     use crate::error::Error;
     use crate::logical::kind::Scalar;

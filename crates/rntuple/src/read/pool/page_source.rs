@@ -48,11 +48,11 @@ pub struct ReadStats {
 
 /// See the module documentation.
 pub(crate) struct PageSource {
-    pub(super) src: Arc<dyn ReadAt>,
+    pub(crate) src: Arc<dyn ReadAt>,
     /// The anchor's largest key: blobs larger than this are split over several keys.
-    pub(super) max_key_size: u64,
-    pub(super) stats: ReadStats,
-    pub(super) verify_page_checksums: bool,
+    pub(crate) max_key_size: u64,
+    pub(crate) stats: ReadStats,
+    pub(crate) verify_page_checksums: bool,
     read_ahead: ReadAhead,
     pool: ClusterPool,
     /// Set by [`PageSource::share_between_threads`]: several reads at once, so local files are
@@ -61,35 +61,35 @@ pub(crate) struct PageSource {
 }
 
 impl PageSource {
-    pub(super) fn new(src: Arc<dyn ReadAt>, max_key_size: u64) -> PageSource {
+    pub(crate) fn new(src: Arc<dyn ReadAt>, max_key_size: u64) -> PageSource {
         let pool = ClusterPool::new(src.clone());
         PageSource { src, max_key_size, stats: ReadStats::default(), verify_page_checksums: true, read_ahead: ReadAhead::default(), pool, shared_reads: false }
     }
 
     /// See [`Reader::set_read_ahead`](crate::Reader::set_read_ahead).
-    pub(super) fn set_read_ahead(&mut self, read_ahead: ReadAhead) {
+    pub(crate) fn set_read_ahead(&mut self, read_ahead: ReadAhead) {
         self.read_ahead = read_ahead;
     }
 
     /// See [`Reader::share_between_threads`](crate::Reader::share_between_threads).
-    pub(super) fn share_between_threads(&mut self) {
+    pub(crate) fn share_between_threads(&mut self) {
         self.shared_reads = true;
     }
 
     /// The read-ahead settings.
-    pub(super) fn read_ahead(&self) -> ReadAhead {
+    pub(crate) fn read_ahead(&self) -> ReadAhead {
         self.read_ahead
     }
 
     /// Most bytes the read-ahead held at once so far.
-    pub(super) fn read_ahead_peak_bytes(&self) -> u64 {
+    pub(crate) fn read_ahead_peak_bytes(&self) -> u64 {
         self.pool.peak_bytes()
     }
 
     /// The plan of a read of the top-level fields `ids` (of `desc`) over `spans`, by `threads`
     /// decoding threads; hands the cluster pool the clusters of `spans` (needed now) and the next
     /// `read_ahead.clusters` ones, for the read's columns, when the plan takes its pages from it.
-    pub(super) fn prefetch(&self, desc: &Descriptor, ids: &[u32], spans: &[Span], threads: usize) -> Result<ReadPlan> {
+    pub(crate) fn prefetch(&self, desc: &Descriptor, ids: &[u32], spans: &[Span], threads: usize) -> Result<ReadPlan> {
         let mut plan = ReadPlan::new(desc, ids, spans);
         let ra = self.read_ahead;
         if !ra.enabled || spans.is_empty() {
@@ -236,7 +236,7 @@ impl PageSource {
     /// The pool's bytes of a page of cluster `c` (waiting for them if they are on their way), and
     /// where the page starts in them; `None` when the pool does not hold the page or the read's
     /// `plan` does not take its pages from the pool.
-    pub(super) fn pooled_page(&self, plan: &ReadPlan, c: usize, p: &PageDescriptor) -> Result<Option<(Chunk, usize)>> {
+    pub(crate) fn pooled_page(&self, plan: &ReadPlan, c: usize, p: &PageDescriptor) -> Result<Option<(Chunk, usize)>> {
         // Reads that do not use the pool take no lock per page.
         if !self.read_ahead.enabled || !plan.pooled {
             return Ok(None);

@@ -1,11 +1,11 @@
-//! Collections in objects streamed by ROOT's `TBufferFile` (`read::streamed_object`): a
+//! Collections in objects streamed by ROOT's `TBufferFile` (`read::streamer::streamed_object`): a
 //! `std::string` member, and `std::vector`/`list`/`deque`/`set`/`map`... of anything (nested
 //! collections, classes, pairs, pointers) as `TStreamerSTL` elements stream them: a version
 //! header, then the size and the items (object-wise), or (`kStreamedMemberWise` in the version)
 //! the items' class version and checksum, the size, then each member of all items in turn.
 //!
 //! ```
-//! use rntuple::read::streamed_object::deserialize;
+//! use rntuple::read::streamer::streamed_object::deserialize;
 //! use rntuple::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
 //! let v = ElementInfo {
 //!     class: ElementClass::Stl, name: "v".into(), title: String::new(), ty: 500, size: 24,
@@ -21,7 +21,7 @@
 
 use crate::error::Result;
 use crate::logical::streamed_types::{Stl, TypeName};
-use crate::read::streamed_object::{class_of, Deserializer};
+use crate::read::streamer::streamed_object::{class_of, Deserializer};
 use crate::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
 use crate::storage::container::tbuffer::MEMBER_WISE;
 use crate::value::Value;

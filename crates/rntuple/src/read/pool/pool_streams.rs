@@ -1,7 +1,7 @@
 //! The cluster pool's loading threads. With one stream (remote sources, which keep several
 //! requests in flight themselves, and the single-stream setting) a thread takes the queued
 //! requests of a few clusters at a time and hands them to the source in one batch. With several
-//! streams (a cold local file, [`ReadAhead::streams`](super::ReadAhead::streams)) each thread
+//! streams (a cold local file, [`ReadAhead::streams`](crate::read::ReadAhead::streams)) each thread
 //! takes one request at a time, the lowest rank first (the column groups decoding takes first),
 //! over the clusters in the order wanted, and reads it with `pread`: the streams keep that many
 //! reads in flight, which the disk serves at once. Memory is bounded as with one stream: a
@@ -88,7 +88,7 @@ fn take_one(st: &mut State) -> Taken {
 /// Loading thread `id`: takes queued requests (needed clusters' always, others within the
 /// budget) while it is one of the state's streams, and reads them through the source; the first
 /// thread also makes the announcements (`ReadAt::advise`) when nothing is queued.
-pub(super) fn load_loop(shared: &Arc<Shared>, id: usize) {
+pub(crate) fn load_loop(shared: &Arc<Shared>, id: usize) {
     loop {
         let (batch, ranges) = {
             let mut st = shared.lock();

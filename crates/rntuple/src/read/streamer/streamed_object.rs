@@ -4,11 +4,11 @@
 //! reads it: each class's version header (with a checksum for a class without `ClassDef`),
 //! fundamental types big-endian, `Double32_t`/`Float16_t` with their ranges and bits, fixed arrays,
 //! strings, nested classes, pointers (class tags, null tags, references to objects already read),
-//! `TObject`/`TNamed`, and collections (`read::streamed_stl`) object-wise or member-wise.
+//! `TObject`/`TNamed`, and collections (`read::streamer::streamed_stl`) object-wise or member-wise.
 //! Pure: bytes and records in, a value out; depth and every count are bounded by the bytes.
 //!
 //! ```
-//! use rntuple::read::streamed_object::deserialize;
+//! use rntuple::read::streamer::streamed_object::deserialize;
 //! use rntuple::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
 //! let member = |name: &str, ty: i32, type_name: &str| ElementInfo {
 //!     class: ElementClass::BasicType, name: name.into(), title: String::new(), ty, size: 4,

@@ -8,9 +8,9 @@ use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// Bytes of one request, shared by the pages inside it.
-pub(super) type Chunk = Arc<Vec<u8>>;
+pub(crate) type Chunk = Arc<Vec<u8>>;
 
-pub(super) enum ChunkState {
+pub(crate) enum ChunkState {
     /// Waiting for the loading thread.
     Queued,
     /// Requested from the source.
@@ -19,62 +19,62 @@ pub(super) enum ChunkState {
     Failed(Arc<str>),
 }
 
-pub(super) struct Entry {
+pub(crate) struct Entry {
     /// Sorted, de-duplicated physical column ids whose pages are held or on their way.
-    pub(super) columns: Vec<u32>,
+    pub(crate) columns: Vec<u32>,
     /// The requests, in the order planned (a later plan adds the pages of more columns), and
     /// what became of them.
-    pub(super) chunks: Vec<(Range<u64>, ChunkState)>,
+    pub(crate) chunks: Vec<(Range<u64>, ChunkState)>,
     /// Each request's rank: several streams load lower ranks (column groups decoded earlier)
     /// of every cluster first.
-    pub(super) ranks: Vec<u32>,
+    pub(crate) ranks: Vec<u32>,
     /// Needed by a read now (loaded regardless of the budget).
-    pub(super) needed: bool,
+    pub(crate) needed: bool,
     /// Tells a reloaded cluster's entry from an earlier one of the same cluster.
-    pub(super) serial: u64,
+    pub(crate) serial: u64,
 }
 
 impl Entry {
     /// Bytes of the requests handed to the source (in flight or arrived).
-    pub(super) fn held(&self) -> u64 {
+    pub(crate) fn held(&self) -> u64 {
         self.chunks.iter().filter(|(_, s)| !matches!(s, ChunkState::Queued)).map(|(r, _)| r.end - r.start).sum()
     }
-    pub(super) fn queued(&self) -> u64 {
+    pub(crate) fn queued(&self) -> u64 {
         self.chunks.iter().filter(|(_, s)| matches!(s, ChunkState::Queued)).map(|(r, _)| r.end - r.start).sum()
     }
 }
 
 #[derive(Default)]
-pub(super) struct State {
-    pub(super) entries: HashMap<usize, Entry>,
+pub(crate) struct State {
+    pub(crate) entries: HashMap<usize, Entry>,
     /// Clusters with requests waiting to be loaded, in the order wanted.
-    pub(super) queue: VecDeque<usize>,
+    pub(crate) queue: VecDeque<usize>,
     /// Ranges to announce to the source (`ReadAt::advise`), a cluster's at a time, in order.
-    pub(super) advice: VecDeque<Vec<Range<u64>>>,
-    pub(super) budget: u64,
-    pub(super) serial: u64,
-    pub(super) shutdown: bool,
+    pub(crate) advice: VecDeque<Vec<Range<u64>>>,
+    pub(crate) budget: u64,
+    pub(crate) serial: u64,
+    pub(crate) shutdown: bool,
     /// Peak bytes held at once (for tests and benchmarks).
-    pub(super) peak: u64,
+    pub(crate) peak: u64,
     /// Loading threads at work: 1 takes a few clusters' requests at a time (a remote source
     /// keeps them in flight itself); more take one request each, as concurrent streams.
-    pub(super) streams: usize,
+    pub(crate) streams: usize,
 }
 
 impl State {
-    pub(super) fn held(&self) -> u64 {
+    pub(crate) fn held(&self) -> u64 {
         self.entries.values().map(Entry::held).sum()
     }
 }
 
-pub(super) struct Shared {
-    pub(super) state: Mutex<State>,
-    pub(super) changed: Condvar,
-    pub(super) src: Arc<dyn ReadAt>,
+pub(crate) struct Shared {
+    pub(crate) state: Mutex<State>,
+    pub(crate) changed: Condvar,
+    pub(crate) src: Arc<dyn ReadAt>,
 }
 
 impl Shared {
-    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

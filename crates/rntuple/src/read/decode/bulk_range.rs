@@ -5,9 +5,9 @@
 
 use super::bulk::{BulkColumn, BulkReader};
 use super::bulk_element::BulkElement;
-use super::open::Reader;
-use super::read_plan::ReadPlan;
 use crate::error::{Error, Result};
+use crate::read::open::Reader;
+use crate::read::pool::read_plan::ReadPlan;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
@@ -144,9 +144,9 @@ impl Reader {
     /// The plan of a bulk read: a local file is read page by page (from the page cache) with a
     /// plan that allocates nothing; a remote one has the clusters' pages loaded ahead, as other
     /// reads do.
-    pub(super) fn bulk_plan(&self, col: &BulkColumn, clusters: Range<usize>) -> Result<ReadPlan> {
+    pub(crate) fn bulk_plan(&self, col: &BulkColumn, clusters: Range<usize>) -> Result<ReadPlan> {
         if self.page_source.src.is_remote() {
-            let spans: Vec<_> = clusters.map(|c| super::read_plan::Span { cluster: c, start: 0, end: 0 }).collect();
+            let spans: Vec<_> = clusters.map(|c| crate::read::pool::read_plan::Span { cluster: c, start: 0, end: 0 }).collect();
             self.prefetch(&[col.top], &spans)
         } else {
             Ok(ReadPlan { columns: Vec::new(), clusters: Vec::new(), pooled: false })

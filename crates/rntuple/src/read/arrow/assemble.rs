@@ -3,14 +3,14 @@
 //! variants as dense unions), top-level fields read in parallel, all following the read's plan.
 //! ROOT's counterpart: the fields' bulk reading (`RFieldBase::ReadBulk`), into Arrow arrays.
 
-use super::columns::{mul_span, origin};
-use super::open::Reader;
-use super::read_plan::{ReadPlan, Span};
 use crate::error::{Error, Result};
 use crate::format::descriptor::FieldDescriptor;
 use crate::logical::kind::{Kind, Scalar};
 use crate::primitives::alloc::vec_with_capacity;
 use crate::primitives::decode::Native;
+use crate::read::decode::columns::{mul_span, origin};
+use crate::read::open::Reader;
+use crate::read::pool::read_plan::{ReadPlan, Span};
 use arrow_array::types::*;
 use arrow_array::*;
 use arrow_buffer::{OffsetBuffer, ScalarBuffer};
@@ -20,13 +20,13 @@ use std::sync::Arc;
 
 impl Reader {
     #[cfg(test)]
-    pub(super) fn read_fields_parallel(&self, plan: &ReadPlan, ids: &[u32], spans: &[Span]) -> Result<Vec<ArrayRef>> {
+    pub(crate) fn read_fields_parallel(&self, plan: &ReadPlan, ids: &[u32], spans: &[Span]) -> Result<Vec<ArrayRef>> {
         self.read_fields_as(plan, ids, spans, self.streamer_objects_on())
     }
 
     /// [`Reader::read_fields_parallel`], streamer fields as objects (`objects`, where their class
     /// is described) or as the raw bytes of each entry.
-    pub(super) fn read_fields_as(&self, plan: &ReadPlan, ids: &[u32], spans: &[Span], objects: bool) -> Result<Vec<ArrayRef>> {
+    pub(crate) fn read_fields_as(&self, plan: &ReadPlan, ids: &[u32], spans: &[Span], objects: bool) -> Result<Vec<ArrayRef>> {
         if ids.len() <= 1 {
             return ids.iter().map(|&id| self.read_node(plan, id, spans, Some(1), objects)).collect();
         }
@@ -57,7 +57,7 @@ impl Reader {
         results.into_iter().map(|r| r.unwrap_or_else(|| Err(Error::internal("a reading thread panicked")))).collect()
     }
 
-    pub(super) fn nullable(&self, id: u32) -> bool {
+    pub(crate) fn nullable(&self, id: u32) -> bool {
         matches!(self.kinds[id as usize], Ok(Kind::Optional))
     }
 
@@ -68,7 +68,7 @@ impl Reader {
     }
 
     /// [`Reader::arrow_type`], streamer fields as objects (`objects`) or raw bytes.
-    pub(super) fn arrow_type_as(&self, id: u32, objects: bool) -> Result<DataType> {
+    pub(crate) fn arrow_type_as(&self, id: u32, objects: bool) -> Result<DataType> {
         let f = &self.desc.fields[id as usize];
         let kind = self.kinds[id as usize].as_ref().map_err(|e| Error::Unsupported(e.clone()))?;
         let child = |i: usize| -> Result<Field> {

@@ -9,10 +9,10 @@ use crate::format::descriptor::Descriptor;
 
 /// A range of elements of one field within one cluster (cluster-local indices).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Span {
-    pub(super) cluster: usize,
-    pub(super) start: u64,
-    pub(super) end: u64,
+pub(crate) struct Span {
+    pub(crate) cluster: usize,
+    pub(crate) start: u64,
+    pub(crate) end: u64,
 }
 
 /// See the module documentation.
@@ -20,18 +20,18 @@ pub(super) struct Span {
 pub(crate) struct ReadPlan {
     /// The sorted, de-duplicated physical columns of the read's top-level fields and their
     /// subfields.
-    pub(super) columns: Vec<u32>,
+    pub(crate) columns: Vec<u32>,
     /// The clusters the read needs, in reading order.
-    pub(super) clusters: Vec<usize>,
+    pub(crate) clusters: Vec<usize>,
     /// Whether the read's pages are looked up in the cluster pool (else each page is read from the
     /// source when it is decoded).
-    pub(super) pooled: bool,
+    pub(crate) pooled: bool,
 }
 
 impl ReadPlan {
     /// The plan of a read of the top-level fields `ids` over `spans`, page by page until the page
     /// source decides otherwise.
-    pub(super) fn new(desc: &Descriptor, ids: &[u32], spans: &[Span]) -> ReadPlan {
+    pub(crate) fn new(desc: &Descriptor, ids: &[u32], spans: &[Span]) -> ReadPlan {
         let mut columns = Vec::new();
         let mut stack: Vec<u32> = ids.to_vec();
         while let Some(f) = stack.pop() {

@@ -7,7 +7,7 @@
 //! window are dropped. Knows nothing of descriptors: plans come from the caller
 //! (`PageSource::prefetch`). ROOT's counterpart: `RClusterPool`.
 
-pub(super) use super::pool_state::Chunk;
+pub(crate) use super::pool_state::Chunk;
 use super::pool_state::{ChunkState, Entry, Shared, State};
 use crate::error::{Error, Result};
 use crate::storage::local::source::ReadAt;
@@ -88,13 +88,13 @@ impl ReadAhead {
 pub const DEFAULT_STREAMS: usize = 4;
 
 /// See the module documentation.
-pub(super) struct ClusterPool {
+pub(crate) struct ClusterPool {
     shared: Arc<Shared>,
     workers: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl ClusterPool {
-    pub(super) fn new(src: Arc<dyn ReadAt>) -> Self {
+    pub(crate) fn new(src: Arc<dyn ReadAt>) -> Self {
         ClusterPool { shared: Arc::new(Shared { state: Mutex::new(State::default()), changed: Condvar::new(), src }), workers: Mutex::new(Vec::new()) }
     }
 
@@ -102,7 +102,7 @@ impl ClusterPool {
     /// `columns`: others are dropped; the pages of columns a cluster does not hold yet are
     /// planned with `plan(cluster, columns)` (requests and their ranks) and queued. Clusters
     /// ahead are loaded while at most `budget` bytes are held; `streams` threads load them.
-    pub(super) fn want(
+    pub(crate) fn want(
         &self,
         columns: &[u32],
         needed: &[usize],
@@ -145,7 +145,7 @@ impl ClusterPool {
 
     /// Drops every cluster held or queued (a read that does not use the pool). Readers waiting for
     /// a dropped request (another read's, through a shared reader) are woken to read it themselves.
-    pub(super) fn clear(&self) {
+    pub(crate) fn clear(&self) {
         let mut st = self.shared.lock();
         st.entries.clear();
         st.queue.clear();
@@ -156,7 +156,7 @@ impl ClusterPool {
     /// Has the loading thread announce each cluster's ranges to the source
     /// ([`ReadAt::advise`]), in order, replacing announcements not yet made: the caller does not
     /// wait for a local file's kernel to queue its read-ahead.
-    pub(super) fn advise(&self, per_cluster: Vec<Vec<Range<u64>>>) -> Result<()> {
+    pub(crate) fn advise(&self, per_cluster: Vec<Vec<Range<u64>>>) -> Result<()> {
         self.shared.lock().advice = per_cluster.into();
         self.shared.changed.notify_all();
         self.start_worker()
@@ -165,7 +165,7 @@ impl ClusterPool {
     /// The request holding `range` of cluster `cluster` and where the range starts in it,
     /// waiting for the request to arrive; `None` when the pool does not hold that range (the
     /// caller reads it from the source).
-    pub(super) fn page(&self, cluster: usize, range: Range<u64>) -> Result<Option<(Chunk, usize)>> {
+    pub(crate) fn page(&self, cluster: usize, range: Range<u64>) -> Result<Option<(Chunk, usize)>> {
         let mut st = self.shared.lock();
         if st.entries.is_empty() {
             return Ok(None);
@@ -203,7 +203,7 @@ impl ClusterPool {
     }
 
     /// Most bytes held at once so far.
-    pub(super) fn peak_bytes(&self) -> u64 {
+    pub(crate) fn peak_bytes(&self) -> u64 {
         self.shared.lock().peak
     }
 

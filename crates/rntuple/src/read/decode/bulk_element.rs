@@ -1,5 +1,5 @@
 //! The element types of bulk reads ([`BulkElement`], sealed) and the scratch a
-//! [`BulkReader`](super::BulkReader) keeps: a page's stored and decompressed bytes, and per
+//! [`BulkReader`](crate::read::BulkReader) keeps: a page's stored and decompressed bytes, and per
 //! element type a decoded page that a range read cuts through.
 
 use crate::logical::kind::Scalar;
