@@ -40,7 +40,7 @@ use crate::ops::skim_one::{skim_reader, Skim};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
 use crate::storage::local::output::refuse_same_file;
-use crate::write::sealed::{ClusterOut, SealedCluster};
+use crate::write::cluster::sealed::{ClusterOut, SealedCluster};
 use crate::write::sink::Dataset;
 use crate::write::WriteOptions;
 use std::collections::BTreeMap;

@@ -23,8 +23,8 @@ use crate::storage::container::file_sink::{FileRef, NtupleState, SharedFile};
 use crate::storage::container::key_plan::KeyPlan;
 pub(crate) use crate::storage::container::positioned::{write_placement, Placement, WriteTarget};
 use crate::storage::location::create_file_sink;
+use crate::write::cluster::sealed::{ClusterOut, SealedCluster};
 use crate::write::options::WriteOptions;
-use crate::write::sealed::{ClusterOut, SealedCluster};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -343,7 +343,7 @@ impl Dataset {
         // ROOT's files describe the classes of class fields in their StreamerInfo record.
         let mut classes = crate::logical::class_streamers::streamer_infos(&crate::logical::descriptor_types::descriptor_classes(&self.desc));
         // And those of streamer fields, from the extra type information.
-        classes.extend(crate::write::streamed_fields::key_records(&self.desc));
+        classes.extend(crate::write::streamer::streamed_fields::key_records(&self.desc));
         let file = self.file.as_mut().ok_or_else(|| Error::Invalid(format!("the RNTuple '{name}' was committed already")))?;
         let at = file.with(|f| {
             f.add_streamer_infos(&classes);

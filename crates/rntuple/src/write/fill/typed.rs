@@ -28,7 +28,7 @@ use crate::logical::kind::Scalar;
 use crate::logical::typename::TypeExpr;
 pub use crate::primitives::element::ScalarSlice;
 use crate::value::Value;
-use crate::write::plan::Plan;
+use crate::write::cluster::plan::Plan;
 
 /// A Rust type that can be written as an RNTuple field.
 ///
@@ -353,7 +353,7 @@ impl<'a> RecordWriter<'a> {
             }
             Capture::Root(plan, items) => {
                 let Plan::Streamed { idx, bytes, class, counter } = plan else { return Err(Error::internal("a streamed record without its plan")) };
-                let blob = crate::write::streamed_fields::encode(class, &Value::List(items), self.path)?;
+                let blob = crate::write::streamer::streamed_fields::encode(class, &Value::List(items), self.path)?;
                 self.cols.extend_scalars(*bytes, ScalarSlice::U8(&blob))?;
                 let end = self.cols.col_len(*bytes);
                 self.cols.push_index(*idx, end)?;

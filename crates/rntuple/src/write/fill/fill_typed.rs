@@ -1,16 +1,16 @@
 //! The typed fill path: Rust values (`#[derive(Record)]` structs, primitives, `Vec`, `Option`,
-//! tuples) written straight into the column buffers through [`crate::write::typed`]'s writers,
+//! tuples) written straight into the column buffers through [`crate::write::fill::typed`]'s writers,
 //! which reach the columns through the [`TypedCols`] access implemented here.
 
 use crate::error::{Error, Result};
 use crate::logical::typename::TypeExpr;
 use crate::primitives::element::{BufElement, ScalarSlice, SliceVisitor};
-use crate::write::builder::ClusterBuilder;
-use crate::write::sealed::ClusterOut;
-use crate::write::typed::{Entry, RecordWriter, TypedCols};
+use crate::write::cluster::builder::ClusterBuilder;
+use crate::write::cluster::sealed::ClusterOut;
+use crate::write::fill::typed::{Entry, RecordWriter, TypedCols};
 
 impl<O: ClusterOut> ClusterBuilder<O> {
-    /// Fills one typed entry (see [`crate::write::typed`]).
+    /// Fills one typed entry (see [`crate::write::fill::typed`]).
     pub fn fill_typed<E: Entry>(&mut self, e: &E) -> Result<()> {
         let id = std::any::TypeId::of::<E>();
         if self.typed_ok != Some(id) {

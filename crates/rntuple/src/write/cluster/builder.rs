@@ -2,39 +2,39 @@
 //! columns of the current cluster, and decides when a cluster is full (ROOT's flush rule). It knows
 //! nothing about files: a full cluster leaves it as a [`SealedCluster`] for its [`ClusterOut`].
 //! Values come in through the three fill paths, each an `impl` block of its own that this file
-//! does not know: dynamic values (`fill_value.rs`), Arrow batches (`fill_arrow.rs`) and typed
-//! Rust values (`fill_typed.rs`).
+//! does not know: dynamic values (`write::fill::fill_value`), Arrow batches (`fill_arrow`) and typed
+//! Rust values (`fill_typed`).
 
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
 use crate::logical::typename::{parse, TypeExpr};
-use crate::write::columns::{Column, Columns};
+use crate::write::cluster::columns::{Column, Columns};
+use crate::write::cluster::plan::{check_field_name, plan_field, plan_schema, streamed_classes, Origin, Plan};
+use crate::write::cluster::sealed::{ClusterOut, SealedCluster};
 use crate::write::options::WriteOptions;
-use crate::write::plan::{check_field_name, plan_field, plan_schema, Origin, Plan};
-use crate::write::sealed::{ClusterOut, SealedCluster};
 
 /// Fills the columns of one cluster at a time and hands full clusters to its output.
 pub(crate) struct ClusterBuilder<O: ClusterOut> {
-    pub(super) opts: WriteOptions,
-    pub(super) plans: Vec<(String, Plan)>,
+    pub(crate) opts: WriteOptions,
+    pub(crate) plans: Vec<(String, Plan)>,
     /// Elements per plan node in the current cluster.
-    pub(super) counts: Vec<u64>,
-    pub(super) cols: Columns,
+    pub(crate) counts: Vec<u64>,
+    pub(crate) cols: Columns,
     /// Entries in the current cluster.
-    pub(super) entries: u64,
+    pub(crate) entries: u64,
     /// Entries filled since creation.
     pub filled: u64,
     /// Clusters handed to the output.
     pub clusters: u64,
     /// The schema as types, for checking typed entries.
-    pub(super) exprs: Vec<(String, TypeExpr)>,
+    pub(crate) exprs: Vec<(String, TypeExpr)>,
     /// The plans of the top-level fields (for typed entries).
-    pub(super) top_plans: Vec<Plan>,
+    pub(crate) top_plans: Vec<Plan>,
     /// The Rust entry type last checked against the schema.
-    pub(super) typed_ok: Option<std::any::TypeId>,
+    pub(crate) typed_ok: Option<std::any::TypeId>,
     /// Uncompressed bytes per entry of the last batch slice (how a batch is sliced to honour the
     /// cluster size: `fill_arrow`).
-    pub(super) entry_bytes: Option<f64>,
+    pub(crate) entry_bytes: Option<f64>,
     pub out: O,
 }
 
@@ -47,9 +47,9 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         // schema as given.
         let named: Vec<(String, TypeExpr)> = schema.iter().map(|(n, t)| (n.clone(), crate::logical::record_classes::name_records(t, n))).collect();
         let (plans, mut cols, n_counters) = plan_schema(desc, &named, compressed, opts.columns.streamer_fields())?;
-        crate::write::streamed_fields::check_marked(desc, first_field, opts.columns.streamer_fields())?;
-        crate::write::streamed_fields::record_classes(desc, &plans)?;
-        crate::write::reduced::apply_column_options(desc, &mut cols, first_field, first_column, &opts.columns)?;
+        crate::write::streamer::streamed_fields::check_marked(desc, first_field, opts.columns.streamer_fields())?;
+        crate::write::streamer::streamed_fields::record_classes(desc, &streamed_classes(&plans))?;
+        crate::write::cluster::reduced::apply_column_options(desc, &mut cols, first_field, first_column, &opts.columns)?;
         crate::write::projections::add_projections(desc, &opts.projections)?;
         Ok(Self::assemble(opts, plans, cols, n_counters, schema.to_vec(), out))
     }
@@ -117,11 +117,11 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         let first_field = desc.fields.len();
         let plan = plan_field(desc, &mut self.cols.cols, &mut n_counters, None, name, &te, compressed, origin)?;
         if streamed.contains(&name.to_string()) {
-            crate::write::streamed_fields::check_marked(desc, first_field, &[name.to_string()])?;
+            crate::write::streamer::streamed_fields::check_marked(desc, first_field, &[name.to_string()])?;
         }
         self.counts.resize(n_counters, 0);
         self.plans.push((name.to_string(), plan));
-        crate::write::streamed_fields::record_classes(desc, &self.plans)?;
+        crate::write::streamer::streamed_fields::record_classes(desc, &streamed_classes(&self.plans))?;
         self.exprs.push((name.to_string(), te));
         self.top_plans = self.plans.iter().map(|(_, p)| p.clone()).collect();
         self.typed_ok = None;
@@ -129,7 +129,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
     }
 
     /// Counts `n` entries filled into the current cluster and flushes it when it is full.
-    pub(super) fn entries_filled(&mut self, n: u64) -> Result<()> {
+    pub(crate) fn entries_filled(&mut self, n: u64) -> Result<()> {
         self.entries += n;
         self.filled += n;
         self.maybe_flush()
@@ -146,13 +146,13 @@ impl<O: ClusterOut> ClusterBuilder<O> {
 
     /// How full the current cluster is: its uncompressed bytes over the size at which
     /// [`ClusterBuilder::maybe_flush`] flushes it (1.0 and above: full).
-    pub(super) fn cluster_fill(&self) -> f64 {
+    pub(crate) fn cluster_fill(&self) -> f64 {
         let (held, limit) = self.cluster_budget();
         held / limit
     }
 
     /// The uncompressed bytes the current cluster holds and the size at which it is flushed.
-    pub(super) fn cluster_budget(&self) -> (f64, f64) {
+    pub(crate) fn cluster_budget(&self) -> (f64, f64) {
         // Uncompressed data has a ratio of 1 (as in ROOT, whose first uncompressed cluster closes at
         // the target size); otherwise 0.5 until pages were compressed, then the average so far.
         let ratio = if self.opts.compression.is_none() {

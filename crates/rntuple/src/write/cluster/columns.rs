@@ -10,9 +10,9 @@ use crate::primitives::column_type::ColumnType;
 use crate::primitives::element::{BufElement, ColumnBuf};
 use crate::primitives::encode::encode_page;
 use crate::primitives::reduced_float::{encode_reduced, FloatRepr};
+use crate::write::cluster::same_pages::WrittenPages;
+use crate::write::cluster::sealed::{ClusterOut, PagePosition, SealedColumn, SealedPage};
 use crate::write::options::WriteOptions;
-use crate::write::same_pages::WrittenPages;
-use crate::write::sealed::{ClusterOut, PagePosition, SealedColumn, SealedPage};
 use std::time::Instant;
 
 /// One page of the current cluster.
@@ -443,7 +443,7 @@ mod tests {
     #[derive(Default)]
     struct Pages(Vec<Vec<u8>>);
     impl ClusterOut for Pages {
-        fn cluster(&mut self, _: &mut crate::write::sealed::SealedCluster) -> Result<()> {
+        fn cluster(&mut self, _: &mut crate::write::cluster::sealed::SealedCluster) -> Result<()> {
             Ok(())
         }
         fn page(&mut self, bytes: &[u8]) -> Result<u64> {

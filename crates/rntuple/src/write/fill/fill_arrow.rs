@@ -5,9 +5,9 @@
 use crate::error::{Error, Result};
 use crate::logical::kind::Scalar;
 use crate::primitives::element::ColumnBuf;
-use crate::write::builder::ClusterBuilder;
-use crate::write::plan::{CollKind, Plan};
-use crate::write::sealed::ClusterOut;
+use crate::write::cluster::builder::ClusterBuilder;
+use crate::write::cluster::plan::{CollKind, Plan};
+use crate::write::cluster::sealed::ClusterOut;
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, RecordBatch};
@@ -90,9 +90,9 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             for ((name, plan), c) in plans.iter().zip(&cols) {
                 check_array(plan, c.as_ref(), name)?;
                 // Values outside a quantized field's range are refused before anything is written.
-                if crate::write::reduced::has_quantized(&self.cols.cols, plan) {
+                if crate::write::cluster::reduced::has_quantized(&self.cols.cols, plan) {
                     let first = self.filled;
-                    crate::write::reduced::check_array_ranges(&self.cols.cols, plan, c.as_ref(), &|i| first + i as u64)?;
+                    crate::write::cluster::reduced::check_array_ranges(&self.cols.cols, plan, c.as_ref(), &|i| first + i as u64)?;
                 }
             }
             let n = batch.num_rows();
@@ -269,7 +269,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             Plan::Streamed { idx, bytes, class, .. } => {
                 let (idx, bytes) = (*idx, *bytes);
                 let base = self.cols.cols[bytes].in_cluster;
-                let (blob, offsets) = crate::write::streamed_fields::arrow_blobs(class, a.as_ref(), &class.name)?;
+                let (blob, offsets) = crate::write::streamer::streamed_fields::arrow_blobs(class, a.as_ref(), &class.name)?;
                 self.cols.extend(bytes, &blob, &mut self.out)?;
                 self.cols.extend_index(idx, base, &offsets, &mut self.out)?;
             }
@@ -397,7 +397,7 @@ fn check_array(plan: &Plan, a: &dyn Array, path: &str) -> Result<()> {
         },
         Plan::Wrapper { child, .. } => check_array(child, a, path),
         // Every object is streamed once to check it (binary arrays: objects streamed already).
-        Plan::Streamed { class, .. } => crate::write::streamed_fields::arrow_blobs(class, a, path).map(|_| ()),
+        Plan::Streamed { class, .. } => crate::write::streamer::streamed_fields::arrow_blobs(class, a, path).map(|_| ()),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::logical::kind::Scalar;
 use crate::logical::typename::{parse, ClassDef, TypeExpr};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::element::{BufElement, ColumnBuf};
-use crate::write::columns::Column;
+use crate::write::cluster::columns::Column;
 
 /// How a field is filled. Every node counts its elements in the current cluster
 /// (`counter`), which gives collections their end offsets and variants their indices.
@@ -57,7 +57,7 @@ pub(crate) enum Plan {
         child: Box<Plan>,
         counter: usize,
     },
-    /// A streamer field: each value's object serialized (`write::streamed_encode`) into the
+    /// A streamer field: each value's object serialized (`write::streamer::streamed_encode`) into the
     /// bytes of a collection of bytes (an index column and a byte column).
     Streamed {
         idx: usize,
@@ -395,7 +395,7 @@ fn plan_streamed(
         return Err(Error::Invalid(format!("field '{path}' is marked streamer but is {t}: only class fields can be streamer fields")));
     };
     class_version_checksum(path, te)?;
-    crate::write::streamed_encode::check_streamable(c).map_err(|e| Error::Unsupported(format!("streamer field '{path}': {e}")))?;
+    crate::write::streamer::streamed_encode::check_streamable(c).map_err(|e| Error::Unsupported(format!("streamer field '{path}': {e}")))?;
     let version = if crate::logical::class_streamers::has_class_def(c) { c.version } else { u32::MAX };
     let id = push_field(desc, parent, name, &c.name, Role::Streamer, origin, |f| {
         (f.type_version, f.flags, f.type_checksum) = (version, 0x04, Some(c.type_checksum()));
@@ -459,4 +459,23 @@ fn misplaced_record(te: &TypeExpr) -> Option<String> {
         TypeExpr::Tuple(_, items) | TypeExpr::Variant(items) => items.iter().collect(),
     };
     inner.iter().any(|i| i.name().is_empty()).then(|| te.name())
+}
+
+/// The classes of the streamer fields among `plans` (nested ones too), each name once.
+pub(crate) fn streamed_classes(plans: &[(String, Plan)]) -> Vec<ClassDef> {
+    fn walk(p: &Plan, out: &mut Vec<ClassDef>) {
+        match p {
+            Plan::Streamed { class, .. } => {
+                if !out.iter().any(|c| c.name == class.name) {
+                    out.push((**class).clone());
+                }
+            }
+            Plan::Collection { child, .. } | Plan::Array { child, .. } | Plan::Wrapper { child, .. } => walk(child, out),
+            Plan::Record { children, .. } | Plan::Variant { children, .. } => children.iter().for_each(|c| walk(c, out)),
+            Plan::Scalar { .. } | Plan::String { .. } | Plan::Bitset { .. } => {}
+        }
+    }
+    let mut out = Vec::new();
+    plans.iter().for_each(|(_, p)| walk(p, &mut out));
+    out
 }

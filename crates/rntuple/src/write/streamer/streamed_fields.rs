@@ -1,4 +1,5 @@
-//! Streamer fields on the write side, around their plans (`Plan::Streamed`): the marked paths
+//! Streamer fields on the write side, around their plans (`Plan::Streamed`, which this file does
+//! not know: the builder hands over the classes of the plans): the marked paths
 //! checked against the planned schema, the classes' StreamerInfo records kept in the
 //! descriptor's extra type information (content id 0, in the footer, as ROOT writes them), and
 //! the records the file's StreamerInfo key gets from there.
@@ -9,7 +10,6 @@ use crate::logical::typename::ClassDef;
 use crate::storage::container::streamer_info::{from_read, streamer_info_object, ElementKind, StreamerInfo};
 use crate::storage::container::streamer_info_read::parse_streamer_info_object;
 use crate::value::Value;
-use crate::write::plan::Plan;
 use arrow_array::{cast::AsArray, types::*, Array, ArrayRef};
 use arrow_schema::DataType;
 
@@ -29,34 +29,15 @@ pub(crate) fn check_marked(desc: &Descriptor, first_field: usize, marked: &[Stri
     Ok(())
 }
 
-/// The classes of the streamer fields among `plans` (nested ones too), each name once.
-fn streamed_classes(plans: &[(String, Plan)]) -> Vec<ClassDef> {
-    fn walk(p: &Plan, out: &mut Vec<ClassDef>) {
-        match p {
-            Plan::Streamed { class, .. } => {
-                if !out.iter().any(|c| c.name == class.name) {
-                    out.push((**class).clone());
-                }
-            }
-            Plan::Collection { child, .. } | Plan::Array { child, .. } | Plan::Wrapper { child, .. } => walk(child, out),
-            Plan::Record { children, .. } | Plan::Variant { children, .. } => children.iter().for_each(|c| walk(c, out)),
-            Plan::Scalar { .. } | Plan::String { .. } | Plan::Bitset { .. } => {}
-        }
-    }
-    let mut out = Vec::new();
-    plans.iter().for_each(|(_, p)| walk(p, &mut out));
-    out
-}
-
 /// Sets the extra type information of `desc` to the StreamerInfo records of the streamer fields'
-/// classes (their bases and nested classes too), as ROOT's `RStreamerField`s record them; none
-/// without streamer fields. Two classes of one name but different members are refused.
-pub(crate) fn record_classes(desc: &mut Descriptor, plans: &[(String, Plan)]) -> Result<()> {
-    let classes = streamed_classes(plans);
+/// `classes` (each name once: `write::cluster::plan::streamed_classes` of the fields' plans) and
+/// of their bases and nested classes, as ROOT's `RStreamerField`s record them; none without
+/// streamer fields. Two classes of one name but different members are refused.
+pub(crate) fn record_classes(desc: &mut Descriptor, classes: &[ClassDef]) -> Result<()> {
     if classes.is_empty() {
         return Ok(());
     }
-    let infos = crate::logical::class_streamers::streamer_infos(&classes);
+    let infos = crate::logical::class_streamers::streamer_infos(classes);
     for (i, a) in infos.iter().enumerate() {
         if let Some(b) = infos[..i].iter().find(|b| b.name == a.name && b.checksum != a.checksum) {
             return Err(Error::Invalid(format!("streamer fields: two different classes are named {} (checksums {} and {})", a.name, b.checksum, a.checksum)));
@@ -95,7 +76,7 @@ fn with_array_codes(mut infos: Vec<StreamerInfo>, offset: bool) -> Vec<StreamerI
 
 /// One entry of streamer field `path` of `class`: its object's bytes.
 pub(crate) fn encode(class: &ClassDef, v: &Value, path: &str) -> Result<Vec<u8>> {
-    crate::write::streamed_encode::serialize(class, v).map_err(|e| e.context(format!("streamer field '{path}'")))
+    crate::write::streamer::streamed_encode::serialize(class, v).map_err(|e| e.context(format!("streamer field '{path}'")))
 }
 
 /// The bytes of the entries of `a` for a streamer field of `class`, all entries one after the

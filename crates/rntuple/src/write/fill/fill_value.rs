@@ -6,9 +6,9 @@ use crate::error::{Error, Result};
 use crate::logical::kind::Scalar;
 use crate::primitives::element::{ColumnBuf, Number};
 use crate::value::Value;
-use crate::write::builder::ClusterBuilder;
-use crate::write::plan::{CollKind, Plan};
-use crate::write::sealed::ClusterOut;
+use crate::write::cluster::builder::ClusterBuilder;
+use crate::write::cluster::plan::{CollKind, Plan};
+use crate::write::cluster::sealed::ClusterOut;
 
 impl<O: ClusterOut> ClusterBuilder<O> {
     /// Fills one entry: a [`Value::Record`] with one member per top-level field, in any order.
@@ -29,8 +29,8 @@ impl<O: ClusterOut> ClusterBuilder<O> {
         }
         // Values outside a quantized field's range are refused before anything is written.
         for ((_, plan), v) in self.plans.iter().zip(&ordered) {
-            if crate::write::reduced::has_quantized(&self.cols.cols, plan) {
-                crate::write::reduced::check_value_ranges(&self.cols.cols, plan, v, self.filled)?;
+            if crate::write::cluster::reduced::has_quantized(&self.cols.cols, plan) {
+                crate::write::cluster::reduced::check_value_ranges(&self.cols.cols, plan, v, self.filled)?;
             }
         }
         let plans = std::mem::take(&mut self.plans);
@@ -128,7 +128,7 @@ impl<O: ClusterOut> ClusterBuilder<O> {
             }
             Plan::Wrapper { child, .. } => self.put(child, v),
             Plan::Streamed { idx, bytes, class, .. } => {
-                let blob = crate::write::streamed_fields::encode(class, v, &class.name)?;
+                let blob = crate::write::streamer::streamed_fields::encode(class, v, &class.name)?;
                 self.cols.extend(*bytes, &blob, &mut self.out)?;
                 let end = self.cols.cols[*bytes].in_cluster;
                 self.cols.push_index(*idx, end, &mut self.out)
@@ -209,7 +209,7 @@ fn check(plan: &Plan, v: &Value, path: &str) -> Result<()> {
             _ => bad("a value of one of the variant's alternatives"),
         },
         Plan::Wrapper { child, .. } => check(child, v, path),
-        Plan::Streamed { class, .. } => crate::write::streamed_fields::encode(class, v, path).map(|_| ()),
+        Plan::Streamed { class, .. } => crate::write::streamer::streamed_fields::encode(class, v, path).map(|_| ()),
     }
 }
 

@@ -9,9 +9,9 @@ use crate::format::descriptor::{Descriptor, Role};
 use crate::primitives::element::ColumnBuf;
 use crate::primitives::reduced_float::FloatRepr;
 use crate::value::Value;
-use crate::write::columns::Column;
+use crate::write::cluster::columns::Column;
+use crate::write::cluster::plan::{CollKind, Plan};
 use crate::write::options::ColumnOptions;
-use crate::write::plan::{CollKind, Plan};
 use arrow_array::{cast::AsArray, types::*, Array, ArrayRef};
 use arrow_schema::DataType;
 

@@ -10,7 +10,7 @@
 //! writer's streamed pages) are compared with copies of the cluster's earlier written pages, kept
 //! up to [`WrittenPages::MAX_BYTES`].
 
-use crate::write::sealed::{PagePosition, SealedCluster};
+use crate::write::cluster::sealed::{PagePosition, SealedCluster};
 use std::collections::HashMap;
 
 /// The first chunk of each page checksum seen in one cluster.
@@ -127,7 +127,7 @@ impl SealedCluster {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::write::sealed::{SealedColumn, SealedPage};
+    use crate::write::cluster::sealed::{SealedColumn, SealedPage};
 
     fn page(body: &[u8]) -> Vec<u8> {
         let mut b = body.to_vec();
