@@ -31,24 +31,10 @@
 //! ```
 #![warn(missing_docs)]
 
-/// Declares an internal module: public (and documented as unstable) with the `unstable` feature,
-/// which the fuzz targets, the benchmarks and the integration tests enable; crate-private without.
-macro_rules! unstable_mod {
-    ($(#[$m:meta])* $name:ident) => {
-        $(#[$m])*
-        #[cfg(feature = "unstable")]
-        pub mod $name;
-        $(#[$m])*
-        #[cfg(not(feature = "unstable"))]
-        #[allow(dead_code, unused_imports, unreachable_pub)]
-        pub(crate) mod $name;
-    };
-}
-pub(crate) use unstable_mod;
-
 /// Declares a sub-room of a layer (a folder of modules, such as `storage::container`): public
-/// with the `unstable` feature, crate-private without. Unlike `unstable_mod!` it allows no lint:
-/// each module in the room is declared with the visibility (and lints) of its own.
+/// with the `unstable` feature, which the fuzz targets, the benchmarks and the integration tests
+/// enable; crate-private without. Each module in the room is declared with a visibility (and
+/// lints) of its own.
 macro_rules! unstable_room {
     ($(#[$m:meta])* $name:ident) => {
         $(#[$m])*
@@ -60,6 +46,19 @@ macro_rules! unstable_room {
     };
 }
 pub(crate) use unstable_room;
+
+/// Declares an internal module: public (and documented as unstable) with the `unstable` feature,
+/// crate-private without, where what only the `unstable` users call is not dead code.
+macro_rules! unstable_mod {
+    ($(#[$m:meta])* $name:ident) => {
+        crate::unstable_room! {
+            $(#[$m])*
+            #[cfg_attr(not(feature = "unstable"), allow(dead_code, unused_imports, unreachable_pub))]
+            $name
+        }
+    };
+}
+pub(crate) use unstable_mod;
 
 #[cfg(feature = "convert")]
 pub mod convert;

@@ -377,7 +377,8 @@ fn optional_union(u: &UnionArray, idx: &[Option<u64>]) -> Result<ArrayRef> {
     Ok(Arc::new(UnionArray::try_new(fields.clone(), ScalarBuffer::from(type_ids), Some(ScalarBuffer::from(offsets)), children)?))
 }
 
-fn scalar_type(s: Scalar) -> DataType {
+/// The Arrow type of a scalar field (and of a fundamental type in a streamed object).
+pub(crate) fn scalar_type(s: Scalar) -> DataType {
     match s {
         Scalar::Bool => DataType::Boolean,
         Scalar::Char | Scalar::I8 => DataType::Int8,

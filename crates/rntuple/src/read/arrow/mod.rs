@@ -5,7 +5,8 @@
 //!
 //! Uses `read::decode` (column spans and offsets), `read::pool` (each read's plan), and of
 //! `read`'s own files `open` (the `Reader` struct) and `evolution` (reading into requested
-//! types); not `read::streamer` (a streamer field's arrays are made there, through the `Reader`).
+//! types); not `read::streamer`, which uses it (a streamer field's arrays are made there and
+//! reach `assemble` through the `Reader`).
 
 pub(super) mod assemble;
 pub(crate) mod typed;

@@ -3,8 +3,9 @@
 //! as bytes), the deserializer of streamed objects (`streamed_object`), their collections
 //! (`streamed_stl`) and their Arrow structs (`streamed_arrow`).
 //!
-//! Uses `read::open` (the `Reader` struct `fields` adds an `impl Reader` block to); the
-//! deserializers use no other file of `read`, only the StreamerInfo records of
+//! Uses `read::open` (the `Reader` struct `fields` adds an `impl Reader` block to) and
+//! `read::arrow` (the Arrow type of a fundamental type, `assemble::scalar_type`, which
+//! `streamed_arrow` shares); the deserializers otherwise use only the StreamerInfo records of
 //! `storage::container` and the type names of `logical::streamed_types`.
 
 pub(super) mod fields;

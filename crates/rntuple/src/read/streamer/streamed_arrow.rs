@@ -40,6 +40,7 @@
 
 use crate::error::{Error, Result};
 use crate::logical::streamed_types::{basic_from_name, Basic, Stl, TypeName};
+use crate::read::arrow::assemble::scalar_type;
 use crate::read::streamer::streamed_object::{basic_of_code, class_of, CHAR_STAR};
 use crate::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo};
 use crate::value::Value;
@@ -210,17 +211,9 @@ fn basic_code(ty: i32) -> Result<DataType> {
 
 fn basic(b: Basic) -> DataType {
     match b {
-        Basic::Bool => DataType::Boolean,
-        Basic::I8 => DataType::Int8,
-        Basic::U8 => DataType::UInt8,
-        Basic::I16 => DataType::Int16,
-        Basic::U16 => DataType::UInt16,
-        Basic::I32 => DataType::Int32,
-        Basic::U32 => DataType::UInt32,
-        Basic::I64 => DataType::Int64,
-        Basic::U64 => DataType::UInt64,
-        Basic::F32 | Basic::Float16 => DataType::Float32,
-        Basic::F64 | Basic::Double32 => DataType::Float64,
+        Basic::Scalar(s) => scalar_type(s),
+        Basic::Float16 => DataType::Float32,
+        Basic::Double32 => DataType::Float64,
     }
 }
 

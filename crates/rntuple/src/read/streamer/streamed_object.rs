@@ -24,6 +24,7 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::logical::kind::Scalar;
 use crate::logical::streamed_types::{basic_from_name, Basic, TypeName};
 use crate::storage::container::streamer_info_read::{ClassInfo, ElementClass, ElementInfo, Range};
 use crate::storage::container::tbuffer::{TBuf, Tag};
@@ -197,17 +198,19 @@ impl<'a> Deserializer<'a> {
     pub(crate) fn read_basic(&mut self, b: Basic, range: Option<Range>) -> Result<Value> {
         let r = &mut self.r;
         Ok(match b {
-            Basic::Bool => Value::Bool(r.u8()? != 0),
-            Basic::I8 => Value::Int(i64::from(r.u8()? as i8)),
-            Basic::U8 => Value::UInt(u64::from(r.u8()?)),
-            Basic::I16 => Value::Int(i64::from(r.u16()? as i16)),
-            Basic::U16 => Value::UInt(u64::from(r.u16()?)),
-            Basic::I32 => Value::Int(i64::from(r.i32()?)),
-            Basic::U32 => Value::UInt(u64::from(r.u32()?)),
-            Basic::I64 => Value::Int(r.u64()? as i64),
-            Basic::U64 => Value::UInt(r.u64()?),
-            Basic::F32 => Value::F32(f32::from_bits(r.u32()?)),
-            Basic::F64 => Value::F64(f64::from_bits(r.u64()?)),
+            Basic::Scalar(s) => match s {
+                Scalar::Bool => Value::Bool(r.u8()? != 0),
+                Scalar::Char | Scalar::I8 => Value::Int(i64::from(r.u8()? as i8)),
+                Scalar::Byte | Scalar::U8 => Value::UInt(u64::from(r.u8()?)),
+                Scalar::I16 => Value::Int(i64::from(r.u16()? as i16)),
+                Scalar::U16 => Value::UInt(u64::from(r.u16()?)),
+                Scalar::I32 => Value::Int(i64::from(r.i32()?)),
+                Scalar::U32 => Value::UInt(u64::from(r.u32()?)),
+                Scalar::I64 => Value::Int(r.u64()? as i64),
+                Scalar::U64 => Value::UInt(r.u64()?),
+                Scalar::F32 => Value::F32(f32::from_bits(r.u32()?)),
+                Scalar::F64 => Value::F64(f64::from_bits(r.u64()?)),
+            },
             Basic::Double32 => Value::F64(reduced(r, range, false)?),
             Basic::Float16 => Value::F32(reduced(r, range, true)? as f32),
         })
@@ -314,18 +317,18 @@ pub(crate) const CHAR_STAR: i32 = 7;
 /// The fundamental type of `TStreamerInfo` type code `ty` (1 to 19, `char*` aside).
 pub(crate) fn basic_of_code(ty: i32) -> Option<Basic> {
     Some(match ty {
-        1 => Basic::I8,
-        2 => Basic::I16,
-        3 | 6 => Basic::I32,
-        4 | 16 => Basic::I64,
-        5 => Basic::F32,
-        8 => Basic::F64,
+        1 => Basic::Scalar(Scalar::I8),
+        2 => Basic::Scalar(Scalar::I16),
+        3 | 6 => Basic::Scalar(Scalar::I32),
+        4 | 16 => Basic::Scalar(Scalar::I64),
+        5 => Basic::Scalar(Scalar::F32),
+        8 => Basic::Scalar(Scalar::F64),
         9 => Basic::Double32,
-        11 => Basic::U8,
-        12 => Basic::U16,
-        13 | 15 => Basic::U32,
-        14 | 17 => Basic::U64,
-        18 => Basic::Bool,
+        11 => Basic::Scalar(Scalar::U8),
+        12 => Basic::Scalar(Scalar::U16),
+        13 | 15 => Basic::Scalar(Scalar::U32),
+        14 | 17 => Basic::Scalar(Scalar::U64),
+        18 => Basic::Scalar(Scalar::Bool),
         19 => Basic::Float16,
         _ => return None,
     })
