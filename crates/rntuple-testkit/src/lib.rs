@@ -263,6 +263,18 @@ impl FileForge {
         Ok(a)
     }
 
+    /// Serializes the attribute set `set` (an RNTuple of its own, named as the set) and writes its
+    /// anchor into a blob that no directory lists, as ROOT's attribute writer does; returns the
+    /// link to push to the main RNTuple's `attribute_sets` (schema version 1.0, the anchor's
+    /// locator). The one place that forges an attribute set's placement.
+    pub fn put_attribute_set(&mut self, set: &mut Descriptor, opts: &NTupleOptions) -> Result<AttributeSetLink> {
+        let anchor = self.put_ntuple(set, opts)?;
+        let bytes = anchor_bytes(&anchor);
+        let offset = self.blob(&bytes, bytes.len() as u64);
+        let len = bytes.len() as u32;
+        Ok(AttributeSetLink { schema_major: 1, schema_minor: 0, anchor_length: len, anchor: Locator { size: len as u64, offset }, name: set.name.clone() })
+    }
+
     /// Compresses an envelope and appends it as a blob; returns (offset, stored size).
     fn put_envelope(&mut self, env: &[u8], settings: u32) -> Result<(u64, u64)> {
         let mut z = Vec::new();
