@@ -225,7 +225,8 @@ pub(crate) fn plan_field(
     };
     let (type_version, type_checksum) = class_version_checksum(name, te)?;
     let id = push_field(desc, parent, name, &te.name(), role, origin, |f| {
-        (f.type_version, f.type_alias, f.repetition) = (type_version, alias, repetition);
+        (f.type_version, f.repetition) = (type_version, repetition);
+        f.set_type_alias(alias);
         (f.flags, f.type_checksum) = (if type_checksum.is_some() { 0x04 } else { 0 }, type_checksum);
     });
     let counter = *counters;

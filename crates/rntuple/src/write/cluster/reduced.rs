@@ -50,7 +50,7 @@ pub(crate) fn apply_column_options(desc: &mut Descriptor, cols: &mut [Column], f
                 )))
             }
         };
-        let double32 = f.type_alias == "Double32_t";
+        let double32 = f.type_alias() == "Double32_t";
         if double32 && matches!(repr, FloatRepr::Quantized { .. }) {
             return Err(Error::Unsupported(format!("column options for field '{path}': quantizing a Double32_t field is not supported (use double)")));
         }
