@@ -6,12 +6,17 @@
 //!
 //! * [`format`](mod@format): envelopes, frames, locators, descriptors and ROOT's compression
 //!   framing, as pure functions over bytes (public: [`format::descriptor`]);
-//! * [`storage`]: byte sources and the ROOT file container (keys, directories, anchors, blobs),
-//!   the file sink (public: the byte sources, such as [`storage::ReadAt`] to read from anywhere);
+//! * [`storage`]: where bytes come from and go to, in three rooms: `local` (byte sources over
+//!   a local file or memory, outputs that are never half-written) < `container` (the ROOT file
+//!   container: keys, directories, anchors, blobs, StreamerInfo; the file sink) < `remote`
+//!   (HTTP(S), S3, WebDAV and XRootD sources and uploads), with `location` above them telling
+//!   URLs from paths (public: the byte sources, such as [`storage::ReadAt`] to read from
+//!   anywhere);
 //! * `primitives` (internal): column types and their page encodings;
 //! * [`logical`]: the field tree and how C++ types map to columns;
-//! * [`read`]: the reader, producing Apache Arrow arrays, typed structs and dynamic values; and
-//!   [`write`](mod@write): the sequential, parallel and distributed writers (the two do not
+//! * [`read`]: the reader, producing Apache Arrow arrays, typed structs and dynamic values (rooms
+//!   `pool` < `decode` < `arrow` < `streamer`); and [`write`](mod@write): the sequential,
+//!   parallel and distributed writers (rooms `streamer` < `cluster` < `fill`; the two do not
 //!   import each other);
 //! * [`dataset`]: chains and joins of several RNTuples read as one (ROOT's `RNTupleProcessor`);
 //! * [`ops`]: merge and skim, which read one file and write another, over the selection
