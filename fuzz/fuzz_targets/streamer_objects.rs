@@ -6,9 +6,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rntuple::read::streamed_arrow::{object_array, object_type};
-use rntuple::read::streamed_object::deserialize;
-use rntuple::storage::streamer_info_read::{parse_streamer_infos, ClassInfo, ElementClass as C, ElementInfo, Range};
+use rntuple::read::streamer::streamed_arrow::{object_array, object_type};
+use rntuple::read::streamer::streamed_object::deserialize;
+use rntuple::storage::container::streamer_info_read::{parse_streamer_infos, ClassInfo, ElementClass as C, ElementInfo, Range};
 
 fn el(class: C, name: &str, ty: i32, type_name: &str, n: i32) -> ElementInfo {
     ElementInfo {

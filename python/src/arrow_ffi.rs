@@ -1,6 +1,8 @@
 //! Record batches across the Arrow C Data Interface, both ways, without copying their buffers: to pyarrow, and
-//! from pyarrow or any object of the Arrow PyCapsule interface's `__arrow_c_array__` (the capsules themselves,
-//! and streams, are handled in `capsule`).
+//! from pyarrow's older `_export_to_c`; the checks of imported data (`struct_to_batch`). The Arrow PyCapsule
+//! interface (capsules, streams, and the objects with `__arrow_c_array__` that `capsule::batch_from_pyarrow`
+//! takes before trying `_export_to_c`) is `capsule`'s, which uses this file; this file uses no other of the
+//! extension's Arrow files.
 
 use arrow_array::ffi::{from_ffi, to_ffi, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, RecordBatch, StructArray};
@@ -11,7 +13,6 @@ use pyo3::prelude::*;
 use rntuple::Error;
 use std::sync::Arc;
 
-use crate::capsule;
 use crate::errors::{caught, OrRaise};
 
 /// Moves a record batch into a `pyarrow.RecordBatch` without copying its buffers.
@@ -52,14 +53,11 @@ pub(crate) fn schema_to_pyarrow(py: Python<'_>, schema: &SchemaRef) -> PyResult<
     Ok(out.unbind())
 }
 
-/// Takes a `pyarrow.RecordBatch`, or any object whose `__arrow_c_array__` (the Arrow PyCapsule interface)
-/// gives a struct array (one row per entry, one child per field), without copying its buffers. pyarrow's
-/// older `_export_to_c` is used when `__arrow_c_array__` is missing.
-pub(crate) fn batch_from_pyarrow(obj: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
+/// Takes a `pyarrow.RecordBatch` (a struct array: one row per entry, one child per field) through pyarrow's
+/// older `_export_to_c`, without copying its buffers: what `capsule::batch_from_pyarrow` falls back to for an
+/// object without `__arrow_c_array__`.
+pub(crate) fn batch_from_export_to_c(obj: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
     let py = obj.py();
-    if obj.hasattr("__arrow_c_array__")? {
-        return capsule::batch_from_c_array(obj, !from_pyarrow(obj));
-    }
     if !obj.hasattr("_export_to_c")? {
         return Err(PyTypeError::new_err(format!(
             "expected a pyarrow.RecordBatch or an object with __arrow_c_array__ (the Arrow PyCapsule interface), got {}",

@@ -24,7 +24,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use rntuple::{Error, Reader};
 
-use crate::arrow_ffi::{batch_to_pyarrow, from_pyarrow, schema_to_pyarrow, struct_to_batch};
+use crate::arrow_ffi::{batch_from_export_to_c, batch_to_pyarrow, from_pyarrow, schema_to_pyarrow, struct_to_batch};
 use crate::errors::{caught, poisoned, to_py_err, unblocked, OrRaise};
 
 /// Capsule names of the interface.
@@ -305,10 +305,20 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
 }
 
+/// Takes a `pyarrow.RecordBatch`, or any object whose `__arrow_c_array__` (the Arrow PyCapsule interface)
+/// gives a struct array (one row per entry, one child per field), without copying its buffers. pyarrow's
+/// older `_export_to_c` is used when `__arrow_c_array__` is missing (`arrow_ffi::batch_from_export_to_c`).
+pub(crate) fn batch_from_pyarrow(obj: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
+    if obj.hasattr("__arrow_c_array__")? {
+        return batch_from_c_array(obj, !from_pyarrow(obj));
+    }
+    batch_from_export_to_c(obj)
+}
+
 /// The record batch an object's `__arrow_c_array__` gives (a struct array: one row per entry, one child per
 /// field), its array moved out of its capsule without copying buffers; `full`: every value checked (see
 /// `struct_to_batch`).
-pub(crate) fn batch_from_c_array(obj: &Bound<'_, PyAny>, full: bool) -> PyResult<RecordBatch> {
+fn batch_from_c_array(obj: &Bound<'_, PyAny>, full: bool) -> PyResult<RecordBatch> {
     let py = obj.py();
     let what = format!("{}.__arrow_c_array__()", type_name(obj));
     let pair = obj.call_method0("__arrow_c_array__")?;

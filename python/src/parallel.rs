@@ -8,7 +8,7 @@ use rntuple::write::{FillContext, ParallelWriter};
 use rntuple::Error;
 use std::sync::Mutex;
 
-use crate::arrow_ffi::batch_from_pyarrow;
+use crate::capsule::batch_from_pyarrow;
 use crate::convert::{py_schema, rows_to_values};
 use crate::errors::{poisoned, to_py_err, unblocked, OrRaise};
 use crate::options::write_options;

@@ -40,7 +40,7 @@ impl NativeFile {
     /// A ROOT file read through a seekable binary Python file object, range by range.
     #[staticmethod]
     fn from_file_object(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let src: Arc<dyn rntuple::storage::source::ReadAt> = Arc::new(source::PyFileSource::new(obj)?);
+        let src: Arc<dyn rntuple::storage::local::source::ReadAt> = Arc::new(source::PyFileSource::new(obj)?);
         let file = unblocked(py, || RNTupleFile::from_source(src)).or_raise(py)?;
         Ok(NativeFile { file: Arc::new(file) })
     }
@@ -233,8 +233,8 @@ impl NativeReader {
             x.set_item("id", f.id)?;
             x.set_item("name", &f.name)?;
             x.set_item("type", &f.type_name)?;
-            x.set_item("alias", &f.type_alias)?;
-            x.set_item("description", &f.description)?;
+            x.set_item("alias", f.type_alias())?;
+            x.set_item("description", f.description())?;
             x.set_item("role", role_name(f.role))?;
             x.set_item("parent", f.parent)?;
             x.set_item("children", &f.children)?;
@@ -271,8 +271,8 @@ impl NativeReader {
                 f.id.into_bound_py_any(py)?,
                 PyString::new(py, &f.name).into_any(),
                 intern(&f.type_name).into_any(),
-                intern(&f.type_alias).into_any(),
-                intern(&f.description).into_any(),
+                intern(f.type_alias()).into_any(),
+                intern(f.description()).into_any(),
                 intern(role_name(f.role)).into_any(),
                 f.parent.into_bound_py_any(py)?,
                 PyTuple::new(py, &f.children)?.into_any(),

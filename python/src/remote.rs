@@ -4,7 +4,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rntuple::storage::remote_options::RemoteOptions;
+use rntuple::storage::remote::remote_options::RemoteOptions;
 use rntuple::Error;
 use std::time::Duration;
 

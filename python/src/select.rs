@@ -12,7 +12,8 @@ use rntuple::write::ParallelWriter;
 use rntuple::write::WriteOptions;
 use std::path::PathBuf;
 
-use crate::arrow_ffi::{batch_from_pyarrow, batch_to_pyarrow};
+use crate::arrow_ffi::batch_to_pyarrow;
+use crate::capsule::batch_from_pyarrow;
 use crate::errors::{unblocked, OrRaise};
 use crate::ops::report_dict;
 use crate::parallel::NativeParallelWriter;
@@ -128,7 +129,7 @@ fn skim_writer(
     let opts = write_options(py, compression)?;
     let (w, names) = unblocked(py, || -> rntuple::Result<_> {
         if !rntuple::RNTupleFile::is_url(&input) {
-            rntuple::storage::output::refuse_same_file(&output, &[std::path::Path::new(&input)], "skim")?;
+            rntuple::storage::local::output::refuse_same_file(&output, &[std::path::Path::new(&input)], "skim")?;
         }
         let r = rntuple::RNTupleFile::open(&input)?.reader(&ntuple)?;
         let (schema, names) = output_schema(&r, fields.as_deref())?;

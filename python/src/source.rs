@@ -5,7 +5,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rntuple::storage::source::{RangeSink, ReadAt, SourceCounters};
+use rntuple::storage::local::source::{RangeSink, ReadAt, SourceCounters};
 use std::ops::Range;
 use std::sync::Mutex;
 

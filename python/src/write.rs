@@ -10,7 +10,7 @@ use rntuple::Error;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use crate::arrow_ffi::batch_from_pyarrow;
+use crate::capsule::batch_from_pyarrow;
 use crate::convert::{py_schema, rows_to_values};
 use crate::errors::{poisoned, to_py_err, unblocked, OrRaise};
 use crate::options::write_options;

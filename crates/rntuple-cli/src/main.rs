@@ -372,9 +372,9 @@ fn keep_freed_memory() {
 }
 
 /// `--connect-timeout`, `--idle-timeout`, `--retries`: over the environment's remote options
-/// (`rntuple::storage::remote_options`, the owner of the defaults), for the whole process.
+/// (`rntuple::storage::remote::remote_options`, the owner of the defaults), for the whole process.
 fn set_remote_options(connect: Option<f64>, idle: Option<f64>, retries: Option<usize>) -> Result<(), String> {
-    use rntuple::storage::remote_options::RemoteOptions;
+    use rntuple::storage::remote::remote_options::RemoteOptions;
     if connect.is_none() && idle.is_none() && retries.is_none() {
         return Ok(());
     }

@@ -4,7 +4,7 @@
 //! A [`FileForge`] assembles a complete ROOT file in a `Vec<u8>`: the file header, the TFile key
 //! with the top directory, RBlob keys holding envelopes and pages, `ROOT::RNTuple` anchor keys,
 //! subdirectories, the keys lists, a StreamerInfo record and the free-segments record, laid out as
-//! the writer lays out a file (see `storage::tfile_write`). Nothing in it checks that a descriptor
+//! the writer lays out a file (see `storage::container::tfile_write`). Nothing in it checks that a descriptor
 //! is sane: an arbitrary [`Descriptor`] is serialized into envelopes with valid checksums, so
 //! that a hostile or random descriptor reaches the parsers and readers behind the checksums. With
 //! a sane descriptor the file is one this reader and ROOT read.
@@ -40,9 +40,9 @@ use rntuple::format::envelope::{self, ENVELOPE_FOOTER, ENVELOPE_HEADER, ENVELOPE
 use rntuple::format::serialize;
 use rntuple::primitives::column_type::ColumnType;
 use rntuple::primitives::encode::{encode_page, PageValues};
-use rntuple::storage::source::{MemSource, ReadAt};
-use rntuple::storage::tfile::{read_blob, RootFile};
-use rntuple::storage::tfile_write::{anchor_bytes, key_header_at, tstring, tstring_len, ROOT_VERSION};
+use rntuple::storage::container::tfile::{read_blob, RootFile};
+use rntuple::storage::container::tfile_write::{anchor_bytes, key_header_at, tstring, tstring_len, ROOT_VERSION};
+use rntuple::storage::local::source::{MemSource, ReadAt};
 use rntuple::{Error, Result};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -263,6 +263,18 @@ impl FileForge {
         Ok(a)
     }
 
+    /// Serializes the attribute set `set` (an RNTuple of its own, named as the set) and writes its
+    /// anchor into a blob that no directory lists, as ROOT's attribute writer does; returns the
+    /// link to push to the main RNTuple's `attribute_sets` (schema version 1.0, the anchor's
+    /// locator). The one place that forges an attribute set's placement.
+    pub fn put_attribute_set(&mut self, set: &mut Descriptor, opts: &NTupleOptions) -> Result<AttributeSetLink> {
+        let anchor = self.put_ntuple(set, opts)?;
+        let bytes = anchor_bytes(&anchor);
+        let offset = self.blob(&bytes, bytes.len() as u64);
+        let len = bytes.len() as u32;
+        Ok(AttributeSetLink { schema_major: 1, schema_minor: 0, anchor_length: len, anchor: Locator { size: len as u64, offset }, name: set.name.clone() })
+    }
+
     /// Compresses an envelope and appends it as a blob; returns (offset, stored size).
     fn put_envelope(&mut self, env: &[u8], settings: u32) -> Result<(u64, u64)> {
         let mut z = Vec::new();
@@ -290,7 +302,7 @@ impl FileForge {
         // StreamerInfo, stored raw.
         let seek_info = self.end();
         let si_len = key_len("TList", "StreamerInfo", "Doubly linked list");
-        let si = rntuple::storage::streamer_info::rntuple_streamer_info(si_len);
+        let si = rntuple::storage::container::streamer_info::rntuple_streamer_info(si_len);
         let nbytes_info = u32_of(si_len + si.len(), "StreamerInfo")?;
         self.buf.extend(key_header(nbytes_info, si.len() as u32, seek_info, BEGIN, "TList", "StreamerInfo", "Doubly linked list"));
         self.buf.extend_from_slice(&si);

@@ -1,8 +1,8 @@
 //! Prints the decompressed payload of the key at an offset, as hex (a debugging aid).
 fn main() -> Result<(), rntuple::Error> {
     let a: Vec<String> = std::env::args().collect();
-    let src: std::sync::Arc<dyn rntuple::storage::source::ReadAt> = std::sync::Arc::new(rntuple::storage::source::FileSource::open(&a[1])?);
-    let f = rntuple::storage::tfile::RootFile::open(src)?;
+    let src: std::sync::Arc<dyn rntuple::storage::local::source::ReadAt> = std::sync::Arc::new(rntuple::storage::local::source::FileSource::open(&a[1])?);
+    let f = rntuple::storage::container::tfile::RootFile::open(src)?;
     let off: u64 = a[2].parse().map_err(|_| rntuple::Error::Invalid("offset".into()))?;
     let (k, p) = f.read_key(off, "key")?;
     eprintln!("{k:?}");

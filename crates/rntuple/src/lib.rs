@@ -6,12 +6,17 @@
 //!
 //! * [`format`](mod@format): envelopes, frames, locators, descriptors and ROOT's compression
 //!   framing, as pure functions over bytes (public: [`format::descriptor`]);
-//! * [`storage`]: byte sources and the ROOT file container (keys, directories, anchors, blobs),
-//!   the file sink (public: the byte sources, such as [`storage::ReadAt`] to read from anywhere);
+//! * [`storage`]: where bytes come from and go to, in three rooms: `local` (byte sources over
+//!   a local file or memory, outputs that are never half-written) < `container` (the ROOT file
+//!   container: keys, directories, anchors, blobs, StreamerInfo; the file sink) < `remote`
+//!   (HTTP(S), S3, WebDAV and XRootD sources and uploads), with `location` above them telling
+//!   URLs from paths (public: the byte sources, such as [`storage::ReadAt`] to read from
+//!   anywhere);
 //! * `primitives` (internal): column types and their page encodings;
 //! * [`logical`]: the field tree and how C++ types map to columns;
-//! * [`read`]: the reader, producing Apache Arrow arrays, typed structs and dynamic values; and
-//!   [`write`](mod@write): the sequential, parallel and distributed writers (the two do not
+//! * [`read`]: the reader, producing Apache Arrow arrays, typed structs and dynamic values (rooms
+//!   `pool` < `decode` < `arrow` < `streamer`); and [`write`](mod@write): the sequential,
+//!   parallel and distributed writers (rooms `streamer` < `cluster` < `fill`; the two do not
 //!   import each other);
 //! * [`dataset`]: chains and joins of several RNTuples read as one (ROOT's `RNTupleProcessor`);
 //! * [`ops`]: merge and skim, which read one file and write another, over the selection
@@ -31,17 +36,31 @@
 //! ```
 #![warn(missing_docs)]
 
-/// Declares an internal module: public (and documented as unstable) with the `unstable` feature,
-/// which the fuzz targets, the benchmarks and the integration tests enable; crate-private without.
-macro_rules! unstable_mod {
+/// Declares a sub-room of a layer (a folder of modules, such as `storage::container`): public
+/// with the `unstable` feature, which the fuzz targets, the benchmarks and the integration tests
+/// enable; crate-private without. Each module in the room is declared with a visibility (and
+/// lints) of its own.
+macro_rules! unstable_room {
     ($(#[$m:meta])* $name:ident) => {
         $(#[$m])*
         #[cfg(feature = "unstable")]
         pub mod $name;
         $(#[$m])*
         #[cfg(not(feature = "unstable"))]
-        #[allow(dead_code, unused_imports, unreachable_pub)]
         pub(crate) mod $name;
+    };
+}
+pub(crate) use unstable_room;
+
+/// Declares an internal module: public (and documented as unstable) with the `unstable` feature,
+/// crate-private without, where what only the `unstable` users call is not dead code.
+macro_rules! unstable_mod {
+    ($(#[$m:meta])* $name:ident) => {
+        crate::unstable_room! {
+            $(#[$m])*
+            #[cfg_attr(not(feature = "unstable"), allow(dead_code, unused_imports, unreachable_pub))]
+            $name
+        }
     };
 }
 pub(crate) use unstable_mod;
@@ -80,7 +99,7 @@ struct ReadmeProgram;
 /// What the code `#[derive(Record)]` generates calls; not an API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::read::typed::{member, member_opt, member_path};
+    pub use crate::read::arrow::typed::{member, member_opt, member_path};
 }
 
 /// Re-exports of the Arrow crates used in the public API.

@@ -12,7 +12,7 @@
 use super::{pick_ntuple, Res};
 use rntuple::logical::Scalar;
 use rntuple::read::{BulkColumn, BulkElement, BulkReader};
-use rntuple::storage::mapped::MappedSource;
+use rntuple::storage::local::mapped::MappedSource;
 use rntuple::{RNTupleFile, Reader};
 use std::error::Error;
 use std::ops::Range;

@@ -107,7 +107,7 @@ fn ntuple_json(name: &str, r: &Reader) -> serde_json::Value {
         let d = r.descriptor();
         let f = &d.fields[id as usize];
         out.push(serde_json::json!({
-            "path": r.descriptor().field_path(id), "type": r.display_type(id), "type_alias": f.type_alias,
+            "path": r.descriptor().field_path(id), "type": r.display_type(id), "type_alias": f.type_alias(),
             "projected": f.projection_source.is_some(), "schema_extension": f.from_extension,
             "streamer": matches!(r.kind(id), Ok(rntuple::logical::kind::Kind::Streamer)),
             "streamer_read_as": r.streamer_objects(id).map(|o| if o { "objects" } else { "raw bytes" }),
@@ -170,8 +170,8 @@ fn print_info(name: &str, r: &Reader) {
         let d = r.descriptor();
         let f = &d.fields[id as usize];
         let mut extra = String::new();
-        if !f.type_alias.is_empty() {
-            extra.push_str(&format!(" (alias {})", f.type_alias));
+        if !f.type_alias().is_empty() {
+            extra.push_str(&format!(" (alias {})", f.type_alias()));
         }
         if f.projection_source.is_some() {
             extra.push_str(" [projected]");

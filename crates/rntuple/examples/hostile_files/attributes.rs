@@ -5,8 +5,7 @@
 //! Python's attribute API refuse the set with one error.
 
 use super::{case, desc, Case, Res};
-use rntuple::format::cursor::Locator;
-use rntuple::format::descriptor::{AttributeSetLink, ClusterDescriptor, Descriptor, Role};
+use rntuple::format::descriptor::{ClusterDescriptor, Descriptor, Role};
 use rntuple::primitives::column_type::ColumnType as C;
 use rntuple::primitives::element::PageValues as V;
 use rntuple_testkit::{column_range, encode, push_column, push_field, single_group, FileForge, NTupleOptions, TOP};
@@ -79,18 +78,9 @@ fn malformed_attributes(bad: Bad) -> Res<Vec<u8>> {
     let mut f = FileForge::new("hostile.root");
     let mut a = attribute_ntuple(&mut f, bad)?;
     single_group(&mut a);
-    let anchor = f.put_ntuple(&mut a, &NTupleOptions::default())?;
-    let bytes = rntuple::storage::tfile_write::anchor_bytes(&anchor);
-    let offset = f.blob(&bytes, bytes.len() as u64);
+    let link = f.put_attribute_set(&mut a, &NTupleOptions::default())?;
     let mut d = super::control(&mut f, "Events")?;
-    let len = bytes.len() as u32;
-    d.attribute_sets.push(AttributeSetLink {
-        schema_major: 1,
-        schema_minor: 0,
-        anchor_length: len,
-        anchor: Locator { size: len as u64, offset },
-        name: "meta".into(),
-    });
+    d.attribute_sets.push(link);
     single_group(&mut d);
     f.add_ntuple(TOP, &mut d, &NTupleOptions::default())?;
     Ok(f.finish()?)

@@ -214,7 +214,7 @@ pub fn convert(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<Con
 pub fn convert_with_progress(input: &Path, output: &Path, opts: &ConvertOptions, progress: &mut dyn FnMut(u64, u64)) -> Result<ConvertSummary> {
     let (from, to) = (Format::of_path(input)?, Format::of_path(output)?);
     let name = opts.ntuple.as_deref().unwrap_or("Events");
-    if to != Format::Root && crate::storage::remote_output::remote_destination(output)?.is_some() {
+    if to != Format::Root && crate::storage::remote::remote_output::remote_destination(output)?.is_some() {
         return Err(Error::Unsupported(format!(
             "{}: a .parquet or .arrow output is written locally (only .root outputs go to s3://, root:// and http(s):// URLs)",
             output.display()

@@ -123,10 +123,10 @@ pub struct FieldDescriptor {
     pub name: String,
     /// Normalized C++ type name.
     pub type_name: String,
-    /// Type alias (e.g. `Double32_t`).
-    pub type_alias: String,
-    /// Description.
-    pub description: String,
+    /// The strings few fields have (type alias, description), `None` when both are empty: a field
+    /// without them holds a null pointer instead of two empty strings. Read them with
+    /// [`FieldDescriptor::type_alias`] and [`FieldDescriptor::description`].
+    pub extras: Option<Box<FieldExtras>>,
     /// Repetition count of fixed-size arrays and bitsets.
     pub repetition: Option<u64>,
     /// Source field of a projected field.
@@ -139,6 +139,97 @@ pub struct FieldDescriptor {
     pub columns: Vec<u32>,
     /// Whether the field came from the schema extension.
     pub from_extension: bool,
+}
+
+impl FieldDescriptor {
+    /// Type alias (e.g. `Double32_t`), empty when the field has none.
+    ///
+    /// ```
+    /// # use rntuple::write::{Writer, WriteOptions};
+    /// # let path = std::env::temp_dir().join(format!("rntuple-doc-type_alias-{}.root", std::process::id()));
+    /// # Writer::create(&path, "Events", &[("d", "Double32_t"), ("x", "double")], WriteOptions::default())?.commit()?;
+    /// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+    /// let d = r.descriptor();
+    /// let field = |name| &d.fields[d.field_by_path(name).unwrap() as usize];
+    /// assert_eq!((field("d").type_name.as_str(), field("d").type_alias()), ("double", "Double32_t"));
+    /// assert_eq!(field("x").type_alias(), "");
+    /// assert!(field("x").extras.is_none()); // nothing stored for a field without them
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn type_alias(&self) -> &str {
+        self.extras.as_ref().map_or("", |e| &e.type_alias)
+    }
+
+    /// Description, empty when the field has none.
+    ///
+    /// ```
+    /// use rntuple::format::descriptor::FieldExtras;
+    /// # use rntuple::write::{Writer, WriteOptions};
+    /// # let path = std::env::temp_dir().join(format!("rntuple-doc-description-{}.root", std::process::id()));
+    /// # Writer::create(&path, "Events", &[("x", "float")], WriteOptions::default())?.commit()?;
+    /// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+    /// let mut x = r.descriptor().fields[0].clone();
+    /// assert_eq!(x.description(), "");
+    /// x.extras = FieldExtras::of(String::new(), "transverse momentum".into());
+    /// assert_eq!((x.description(), x.type_alias()), ("transverse momentum", ""));
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn description(&self) -> &str {
+        self.extras.as_ref().map_or("", |e| &e.description)
+    }
+
+    /// Sets the type alias, keeping the description (nothing stored when both are empty).
+    ///
+    /// ```
+    /// # use rntuple::write::{Writer, WriteOptions};
+    /// # let path = std::env::temp_dir().join(format!("rntuple-doc-set_type_alias-{}.root", std::process::id()));
+    /// # Writer::create(&path, "Events", &[("x", "double")], WriteOptions::default())?.commit()?;
+    /// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+    /// let mut x = r.descriptor().fields[0].clone();
+    /// x.set_type_alias("Double32_t".into());
+    /// assert_eq!(x.type_alias(), "Double32_t");
+    /// x.set_type_alias(String::new());
+    /// assert!(x.extras.is_none());
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_type_alias(&mut self, type_alias: String) {
+        let description = self.extras.take().map(|e| e.description).unwrap_or_default();
+        self.extras = FieldExtras::of(type_alias, description);
+    }
+}
+
+/// The strings of a field record that few fields have: its type alias and its description,
+/// boxed apart from the field ([`FieldDescriptor::extras`]).
+///
+/// ```
+/// use rntuple::format::descriptor::FieldExtras;
+/// assert!(FieldExtras::of(String::new(), String::new()).is_none());
+/// let e = FieldExtras::of("Double32_t".into(), String::new()).unwrap();
+/// assert_eq!((e.type_alias.as_str(), e.description.as_str()), ("Double32_t", ""));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldExtras {
+    /// Type alias (e.g. `Double32_t`).
+    pub type_alias: String,
+    /// Description.
+    pub description: String,
+}
+
+impl FieldExtras {
+    /// The extras of a field with the type alias `type_alias` and the description `description`:
+    /// `None` when both are empty.
+    ///
+    /// ```
+    /// use rntuple::format::descriptor::FieldExtras;
+    /// assert_eq!(FieldExtras::of(String::new(), "calibrated".into()).map(|e| e.description), Some("calibrated".to_string()));
+    /// assert_eq!(FieldExtras::of(String::new(), String::new()), None);
+    /// ```
+    pub fn of(type_alias: String, description: String) -> Option<Box<FieldExtras>> {
+        (!type_alias.is_empty() || !description.is_empty()).then(|| Box::new(FieldExtras { type_alias, description }))
+    }
 }
 
 /// A physical column record.

@@ -133,8 +133,8 @@ fn schema(w: &mut ByteWriter, fields: &[FieldDescriptor], columns: &[ColumnDescr
         w.u16(flags);
         w.string(&f.name);
         w.string(&f.type_name);
-        w.string(&f.type_alias);
-        w.string(&f.description);
+        w.string(f.type_alias());
+        w.string(f.description());
         if let Some(n) = f.repetition {
             w.u64(n);
         }
@@ -319,8 +319,7 @@ mod tests {
             flags: 0,
             name: name.into(),
             type_name: ty.into(),
-            type_alias: String::new(),
-            description: String::new(),
+            extras: None,
             repetition: None,
             projection_source: None,
             type_checksum: None,

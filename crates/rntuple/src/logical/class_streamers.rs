@@ -1,4 +1,4 @@
-//! The `TStreamerInfo` records (see `storage::streamer_info`, which writes them) of a class
+//! The `TStreamerInfo` records (see `storage::container::streamer_info`, which writes them) of a class
 //! written as an RNTuple class field, as ROOT 6.40 writes it for
 //! a class it knows through an interpreted dictionary: one element per base class
 //! (`TStreamerBase`) and per data member (`TStreamerBasicType` for fundamental types, enums and
@@ -15,7 +15,7 @@
 
 use crate::logical::kind::Scalar;
 use crate::logical::typename::{ClassDef, TypeExpr};
-use crate::storage::streamer_info::{ElementKind as Kind, StreamerElement as Element, StreamerInfo};
+use crate::storage::container::streamer_info::{ElementKind as Kind, StreamerElement as Element, StreamerInfo};
 
 /// `TStreamerInfo` element type codes (`TVirtualStreamerInfo::EReadWrite`).
 const K_OFFSET_L: u32 = 20;

@@ -19,7 +19,7 @@ pub(crate) fn field_type(d: &Descriptor, id: u32, depth: usize) -> Result<TypeEx
     if f.role == Role::Streamer {
         return Err(Error::Unsupported(format!("field '{}' is a streamer field ({}), which this writer cannot write", d.field_path(id), f.type_name)));
     }
-    let name = if f.type_alias.is_empty() { &f.type_name } else { &f.type_alias };
+    let name = if f.type_alias().is_empty() { f.type_name.as_str() } else { f.type_alias() };
     // A cardinality (a projection of a collection's offsets) is written as its integer.
     let name = name.strip_prefix("ROOT::RNTupleCardinality<").and_then(|t| t.strip_suffix('>')).unwrap_or(name);
     let parsed = if name.is_empty() { None } else { Some(typename::parse(name)) };

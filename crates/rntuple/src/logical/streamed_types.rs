@@ -1,5 +1,5 @@
 //! The C++ type names and fundamental types of objects streamed by ROOT's `TBufferFile`
-//! (`read::streamed_object`): a collection's type name parsed into its template and arguments
+//! (`read::streamer::streamed_object`): a collection's type name parsed into its template and arguments
 //! (`map<int,vector<float> >`), and the fundamental types as streamed.
 //!
 //! ```
@@ -12,51 +12,31 @@
 //! assert_eq!(basic_from_name("Double32_t"), Some(Basic::Double32));
 //! ```
 
+use crate::logical::kind::Scalar;
+
 /// Most nested template arguments parsed.
 const MAX_TYPE_DEPTH: usize = 32;
 
-/// Fundamental types as streamed.
-#[allow(missing_docs)]
+/// Fundamental types as streamed: a scalar of the field tree's ([`Scalar`], one owner of the
+/// fundamental types), or one of the two reduced-precision floats that exist only as streamed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Basic {
-    Bool,
-    I8,
-    U8,
-    I16,
-    U16,
-    I32,
-    U32,
-    I64,
-    U64,
-    F32,
-    F64,
-    /// Without a range: a float on the wire.
+    /// A fundamental type streamed as its full in-memory value (`char` and `std::byte` as the
+    /// signed and unsigned 8-bit integers they are).
+    Scalar(Scalar),
+    /// `Double32_t` (without a range: a float on the wire).
     Double32,
-    /// Without a range: 12 mantissa bits.
+    /// `Float16_t` (without a range: 12 mantissa bits).
     Float16,
 }
 
 /// The fundamental type of a C++ type name, if it is one.
 pub fn basic_from_name(n: &str) -> Option<Basic> {
-    use crate::logical::kind::Scalar;
     match n {
-        "Double32_t" => return Some(Basic::Double32),
-        "Float16_t" => return Some(Basic::Float16),
-        _ => {}
+        "Double32_t" => Some(Basic::Double32),
+        "Float16_t" => Some(Basic::Float16),
+        _ => Scalar::from_type_name(n).map(Basic::Scalar),
     }
-    Some(match Scalar::from_type_name(n)? {
-        Scalar::Bool => Basic::Bool,
-        Scalar::Char | Scalar::I8 => Basic::I8,
-        Scalar::Byte | Scalar::U8 => Basic::U8,
-        Scalar::I16 => Basic::I16,
-        Scalar::U16 => Basic::U16,
-        Scalar::I32 => Basic::I32,
-        Scalar::U32 => Basic::U32,
-        Scalar::I64 => Basic::I64,
-        Scalar::U64 => Basic::U64,
-        Scalar::F32 => Basic::F32,
-        Scalar::F64 => Basic::F64,
-    })
 }
 
 /// A parsed C++ type name: template name, arguments, pointer.

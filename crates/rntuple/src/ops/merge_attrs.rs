@@ -124,15 +124,7 @@ impl AttributeSets {
             for e in &g.entries {
                 w.fill(&row(e))?;
             }
-            let anchor = w.commit_attribute_set()?;
-            let anchor_length = u32::try_from(anchor.size).map_err(|_| Error::internal("an anchor larger than 4 GiB"))?;
-            ds.desc.attribute_sets.push(crate::format::descriptor::AttributeSetLink {
-                schema_major: crate::write::attributes::ATTRIBUTE_SCHEMA_VERSION.0,
-                schema_minor: crate::write::attributes::ATTRIBUTE_SCHEMA_VERSION.1,
-                anchor_length,
-                anchor,
-                name: g.name.clone(),
-            });
+            ds.desc.attribute_sets.push(crate::write::attributes::link(g.name.clone(), w.commit_attribute_set()?)?);
         }
         Ok(())
     }

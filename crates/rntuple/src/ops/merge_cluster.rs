@@ -8,9 +8,9 @@ use crate::error::{Error, Result};
 use crate::format::compression::{compress, decompress, Compression};
 use crate::format::descriptor::{ClusterDescriptor, ColumnRange};
 use crate::read::reader::Reader;
-use crate::storage::tfile::read_blob;
-use crate::write::same_pages::SamePages;
-use crate::write::sealed::{PagePosition, SealedCluster, SealedColumn, SealedPage};
+use crate::storage::container::tfile::read_blob;
+use crate::write::cluster::same_pages::SamePages;
+use crate::write::cluster::sealed::{PagePosition, SealedCluster, SealedColumn, SealedPage};
 use std::collections::HashMap;
 
 /// Packed bytes of one zero page at most (ROOT's merger cuts its zero pages at 256 KiB).

@@ -13,7 +13,12 @@ pub(crate) fn filter_columns(out: &Descriptor, input: &Descriptor) -> std::resul
         let f = &d.fields[id as usize];
         format!(
             "'{}' (alias '{}', version {}/{}), role {:?}, repetition {:?}",
-            f.type_name, f.type_alias, f.type_version, f.field_version, f.role, f.repetition
+            f.type_name,
+            f.type_alias(),
+            f.type_version,
+            f.field_version,
+            f.role,
+            f.repetition
         )
     };
     // Every field that holds data (projected fields only alias the output's own columns), with
@@ -60,7 +65,16 @@ pub(crate) fn schema_key(d: &Descriptor) -> Vec<String> {
         let path = d.field_path(f.id);
         k.push(format!(
             "field '{path}': type '{}' (alias '{}', version {}/{}), role {:?}, flags {}, parent {:?}, repetition {:?}, projection {:?}, extension {}",
-            f.type_name, f.type_alias, f.type_version, f.field_version, f.role, f.flags, f.parent, f.repetition, f.projection_source, f.from_extension
+            f.type_name,
+            f.type_alias(),
+            f.type_version,
+            f.field_version,
+            f.role,
+            f.flags,
+            f.parent,
+            f.repetition,
+            f.projection_source,
+            f.from_extension
         ));
     }
     for c in &d.columns {

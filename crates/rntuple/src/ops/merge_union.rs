@@ -62,7 +62,7 @@ fn describe(d: &Descriptor, id: u32) -> String {
     format!(
         "'{}' (alias '{}', version {}/{}, checksum {:?}), role {:?}, repetition {:?}, {} columns, {} subfields{}",
         f.type_name,
-        f.type_alias,
+        f.type_alias(),
         f.type_version,
         f.field_version,
         f.type_checksum,

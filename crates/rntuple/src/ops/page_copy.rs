@@ -6,8 +6,8 @@ use crate::error::{Error, Result};
 use crate::format::descriptor::ClusterDescriptor;
 use crate::ops::merge_cluster::verify_page_checksum;
 use crate::read::reader::Reader;
-use crate::storage::tfile::read_blob;
-use crate::write::sealed::{ClusterOut, PagePosition, SealedCluster, SealedColumn, SealedPage};
+use crate::storage::container::tfile::read_blob;
+use crate::write::cluster::sealed::{ClusterOut, PagePosition, SealedCluster, SealedColumn, SealedPage};
 use crate::write::sink::Dataset;
 use std::collections::HashMap;
 

@@ -55,7 +55,7 @@ use crate::ops::select_attrs::{boundaries, PartLog, Placements, ThreadLog};
 use crate::ops::skim_one::{batch_end, only_ntuple, read_columns, subset, top_ancestors, uncopyable, Subset};
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
-use crate::storage::output::refuse_same_file;
+use crate::storage::local::output::refuse_same_file;
 use crate::write::ParallelWriter;
 use crate::write::WriteOptions;
 use arrow_array::RecordBatch;

@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 use crate::ops::select::{skim_many, SkimMany};
 use crate::ops::skim_one::{self, only_ntuple};
 use crate::read::file::RNTupleFile;
-use crate::storage::output::refuse_same_file;
+use crate::storage::local::output::refuse_same_file;
 use crate::write::WriteOptions;
 use serde_json::json;
 use std::path::Path;

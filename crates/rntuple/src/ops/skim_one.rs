@@ -43,7 +43,7 @@ use crate::ops::merge_attrs::AttributeSets;
 use crate::ops::page_copy::copy_cluster_into;
 use crate::read::file::RNTupleFile;
 use crate::read::reader::Reader;
-use crate::storage::output::refuse_same_file;
+use crate::storage::local::output::refuse_same_file;
 use crate::write::sink::Dataset;
 use crate::write::{WriteOptions, Writer};
 use std::collections::HashSet;

@@ -8,7 +8,7 @@ use crate::format::compression;
 use crate::primitives::alloc::vec_with_capacity;
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::decode::ColumnCodec;
-use crate::storage::tfile::read_blob;
+use crate::storage::container::tfile::read_blob;
 use std::time::Instant;
 
 impl Reader {

@@ -19,7 +19,7 @@
 //! # Ok::<(), rntuple::Error>(())
 //! ```
 
-use super::read_plan::Span;
+use super::pool::read_plan::Span;
 use crate::format::descriptor::{ClusterDescriptor, Role};
 use crate::read::reader::Reader;
 use std::sync::atomic::Ordering;

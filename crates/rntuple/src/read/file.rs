@@ -4,10 +4,10 @@ use crate::error::{Error, Result};
 use crate::format::anchor::AnchorStatus;
 use crate::read::live;
 use crate::read::reader::Reader;
+use crate::storage::container::tfile::RootFile;
+use crate::storage::local::mapped::MappedSource;
+use crate::storage::local::source::{MemSource, ReadAt};
 use crate::storage::location::{is_url, open_location};
-use crate::storage::mapped::MappedSource;
-use crate::storage::source::{MemSource, ReadAt};
-use crate::storage::tfile::RootFile;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -32,7 +32,7 @@ pub struct RNTupleFile {
 impl RNTupleFile {
     /// Opens a ROOT file from disk, or from a server by URL: `http://` and `https://` (range
     /// requests) or `s3://bucket/key` (credentials and endpoint from the `AWS_*` environment
-    /// variables; see `storage::remote::RemoteSource`).
+    /// variables; see `storage::remote::source::RemoteSource`).
     ///
     /// A local file that a writer with `checkpoint_clusters` is still extending opens as its last
     /// checkpoint, whole (never a mix of two); before the first checkpoint (the path does not exist

@@ -2,7 +2,7 @@
 //! takes one checkpoint, whole, and tells a file that has none yet from a missing one.
 //!
 //! A checkpointing writer only appends, then switches checkpoints with ONE positioned write of the
-//! file header and top directory record (`RootFileWriter::checkpoint` in `storage::tfile_write`):
+//! file header and top directory record (`RootFileWriter::checkpoint` in `storage::container::tfile_write`):
 //! every record a header points at (keys list, anchors, envelopes, pages) is in the file before
 //! that header is, and never changes after. A reader's snapshot is therefore consistent when the
 //! header did not change while the reader walked the keys, and when the file's length the reader
@@ -12,12 +12,12 @@
 //! reported at once.
 //!
 //! Before its first checkpoint, a new file lives under a temporary name beside its destination
-//! (`.NAME.tmp-PID-RANDOM`, `storage::output`): a missing path with such a file beside it, of a
+//! (`.NAME.tmp-PID-RANDOM`, `storage::local::output`): a missing path with such a file beside it, of a
 //! process still running, is "not yet a complete RNTuple", not "no such file".
 
 use crate::error::{Error, Result};
-use crate::storage::source::{FileSource, ReadAt};
-use crate::storage::tfile::RootFile;
+use crate::storage::container::tfile::RootFile;
+use crate::storage::local::source::{FileSource, ReadAt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,19 +1,28 @@
 //! Event iteration: reading.
 //!
-//! The reader is split by stage, each file using only the files below it: `cluster_pool`
-//! (loading ahead, knows no descriptors; ROOT's `RClusterPool`) and `read_plan` (one read's
-//! plan: its columns, clusters and whether it takes its pages from the pool; and `Span`) <
-//! `page_source` (the `PageSource`: owns the byte source, the pool, the read-ahead settings and
-//! the statistics, and makes each read's plan; ROOT's `RPageSource`) < `pages` (loading and
-//! unpacking one page for the page source) < `open` (the `Reader` struct, holding its page
-//! source and the descriptor; descriptor loading) < `columns` (column decoding) < `arrow` (Arrow
-//! assembly) < `reader` (accessors, read-ahead settings and public entry points, which make a
-//! read's plan and pass it down the decoding calls to the page source) < `values`, `typed`,
-//! `check`, `file`, `bulk` (one column over clusters into caller-owned buffers, reusing the
-//! caller's scratch), `envelopes` (the metadata envelopes read again, as stored), and `bench`
-//! (benchmark helpers, `unstable` feature only) < `attributes` (linked attribute sets, read as
-//! RNTuples of their own). From `open` up, files add
-//! `impl Reader` blocks; `pages` adds an `impl PageSource` block.
+//! Four rooms, each using only those before it, and the files that tie them to the API:
+//!
+//! - `pool`: where pages come from: the page source (`PageSource`: the byte source, the
+//!   read-ahead settings, the statistics; ROOT's `RPageSource`), each read's plan
+//!   (`read_plan`: its columns and clusters, whether it takes its pages from the pool; and
+//!   `Span`) and the cluster pool loading ahead (`cluster_pool`; ROOT's `RClusterPool`). Knows no
+//!   fields and no `Reader`.
+//! - `decode`: loading and unpacking one page (`pages`), column decoding (`columns`), bulk reads
+//!   into caller-owned buffers (`bulk`, `bulk_range`, `bulk_element`).
+//! - `arrow`: Arrow assembly (`assemble`), and the dynamic (`values`) and typed (`typed`) values
+//!   converted from it.
+//! - `streamer`: streamer fields read as objects by the file's StreamerInfo records (`fields`; the
+//!   deserializer `streamed_object`, collections `streamed_stl`, Arrow structs `streamed_arrow`).
+//!
+//! In `read` itself: `open` (the `Reader` struct, holding its page source and the descriptor;
+//! descriptor loading: the one file of `read` the rooms build on, with `evolution`, schema
+//! evolution on read) < `reader` (accessors, read-ahead settings and public entry points, which
+//! make a read's plan and pass it down the decoding calls to the page source) < `check`, `file`
+//! (opening files; `live`: a file a writer is still extending), `envelopes` (the metadata
+//! envelopes read again, as stored), `bench` (benchmark helpers, `unstable` feature only) <
+//! `attributes` (linked attribute sets, read as RNTuples of their own). From `open` up, files
+//! add `impl Reader` blocks (`decode`, `arrow` and `streamer` too); `decode::pages` adds an
+//! `impl PageSource` block.
 //!
 //! ```
 //! use rntuple::read::ReadAhead;
@@ -32,48 +41,28 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod arrow;
+pub(crate) mod arrow;
 pub(crate) mod attributes;
 #[cfg(feature = "unstable")]
 mod bench;
-mod bulk;
-mod bulk_element;
-mod bulk_range;
 pub(crate) mod check;
-mod cluster_pool;
-mod columns;
+mod decode;
 mod envelopes;
+/// Schema evolution on read: fields read into requested types, by ROOT 6.40's rules.
+pub mod evolution;
 pub(crate) mod file;
 mod live;
 mod open;
-mod page_source;
-mod pages;
-mod pool_state;
-mod pool_streams;
-mod read_plan;
+mod pool;
 pub(crate) mod reader;
-mod streamer;
-crate::unstable_mod! {
-    /// Objects streamed by ROOT's `TBufferFile`, read by their StreamerInfo records (internal).
-    streamed_object
+crate::unstable_room! {
+    streamer
 }
-crate::unstable_mod! {
-    /// The collections of streamed objects (internal).
-    streamed_stl
-}
-crate::unstable_mod! {
-    /// Streamed objects as Arrow structs (internal).
-    streamed_arrow
-}
-/// Schema evolution on read: fields read into requested types, by ROOT 6.40's rules.
-pub mod evolution;
-pub(crate) mod typed;
-mod values;
+pub use arrow::typed::{FromEntry, FromValue, TypedEntries};
 pub use attributes::{AttributeEntry, AttributeSetReader};
-pub use bulk::{BulkColumn, BulkReader};
-pub use bulk_element::BulkElement;
 pub use check::{CheckReport, Problem};
-pub use cluster_pool::{ReadAhead, DEFAULT_STREAMS};
+pub use decode::bulk::{BulkColumn, BulkReader};
+pub use decode::bulk_element::BulkElement;
 pub use envelopes::Envelope;
-pub use page_source::ReadStats;
-pub use typed::{FromEntry, FromValue, TypedEntries};
+pub use pool::cluster_pool::{ReadAhead, DEFAULT_STREAMS};
+pub use pool::page_source::ReadStats;

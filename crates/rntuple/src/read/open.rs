@@ -1,10 +1,10 @@
 //! The base of the reader: the [`Reader`] struct and its opening (descriptor loading from the
 //! anchor: header, footer and page lists; cluster tiling, field depth and readability checks),
-//! with the limits it enforces. Its pages come from its `page_source`; the stages above it
-//! (columns, Arrow assembly, entry points) add `impl Reader` blocks. ROOT's counterpart: the
+//! with the limits it enforces. Its pages come from its `pool::page_source`; the stages above it
+//! (the `decode`, `arrow` and `streamer` rooms, the entry points) add `impl Reader` blocks. ROOT's counterpart: the
 //! opening of `RNTupleReader` (`RPageSource::Attach`).
 
-use super::page_source::PageSource;
+use super::pool::page_source::PageSource;
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
 use crate::format::descriptor::Descriptor;
@@ -12,8 +12,8 @@ use crate::format::envelope;
 use crate::logical::kind::{classify, Kind};
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::decode::ColumnCodec;
-use crate::storage::source::ReadAt;
-use crate::storage::tfile::read_blob;
+use crate::storage::container::tfile::read_blob;
+use crate::storage::local::source::ReadAt;
 use std::sync::Arc;
 
 /// Largest envelope accepted (as ROOT's `MaxEnvelopeSize` for untrusted anchors).
@@ -63,15 +63,15 @@ pub struct Reader {
     /// Decoding threads.
     pub(super) threads: usize,
     /// The file's StreamerInfo records, loaded when a streamer field is first read, and whether
-    /// streamer fields are read as objects (`read::streamer`).
+    /// streamer fields are read as objects (`read::streamer::fields`).
     pub(super) streamer: StreamerState,
 }
 
-/// The reader's state for streamer fields (`read::streamer`).
+/// The reader's state for streamer fields (`read::streamer::fields`).
 #[derive(Default)]
 pub(super) struct StreamerState {
     /// The file's StreamerInfo records (empty when it has none or they cannot be read).
-    pub(super) records: std::sync::OnceLock<Vec<crate::storage::streamer_info_read::ClassInfo>>,
+    pub(super) records: std::sync::OnceLock<Vec<crate::storage::container::streamer_info_read::ClassInfo>>,
     /// Whether streamer fields are read as raw bytes.
     pub(super) raw: bool,
     /// Per top-level streamer field: whether its first entry deserializes by the records (a class

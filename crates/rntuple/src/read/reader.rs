@@ -3,23 +3,23 @@
 //!
 //! This file holds the accessors, the read-ahead settings (kept by the page source) and the
 //! public entry points (field resolution, entry spans, [`Reader::read_batch`]); the stages below
-//! are `page_source` (page lookup and loading, read-ahead, each read's plan), `open` (the
-//! [`Reader`] struct, descriptor loading), `columns` (column decoding) and `arrow` (Arrow
-//! assembly). ROOT's counterpart: `RNTupleReader`.
+//! are `pool::page_source` (page lookup and loading, read-ahead, each read's plan), `open` (the
+//! [`Reader`] struct, descriptor loading), `decode::columns` (column decoding) and
+//! `arrow::assemble` (Arrow assembly). ROOT's counterpart: `RNTupleReader`.
 
 pub use super::open::Reader;
-pub(crate) use super::page_source::ReadStats;
+pub(crate) use super::pool::page_source::ReadStats;
 
-use super::cluster_pool::ReadAhead;
-use super::columns::MAX_ZERO_FILL_BYTES;
-use super::read_plan::{ReadPlan, Span};
+use super::decode::columns::MAX_ZERO_FILL_BYTES;
+use super::pool::cluster_pool::ReadAhead;
+use super::pool::read_plan::{ReadPlan, Span};
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
 use crate::format::descriptor::{Descriptor, FieldDescriptor, Role};
 use crate::logical::kind::Kind;
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::decode::ColumnCodec;
-use crate::storage::source::ReadAt;
+use crate::storage::local::source::ReadAt;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, Field, Schema};
 use std::sync::Arc;

@@ -1,7 +1,22 @@
-//! Storage layer: where bytes come from and go to. Byte sources (a local file, memory; HTTP and S3
-//! in `remote`) behind [`ReadAt`]; the ROOT file container (keys, directories, anchors,
-//! blobs, StreamerInfo) and its writer; the file sink and positioned writes of reserved ranges.
-//! Uses the format layer's pure codecs (anchor, compression framing); knows no fields or types.
+//! Storage layer: where bytes come from and go to. Uses the format layer's pure codecs (anchor,
+//! compression framing); knows no fields or types. Three rooms, lowest first, each using only
+//! the rooms before it:
+//!
+//! - `local`: local I/O: the byte sources behind [`ReadAt`] (a local file, memory, a memory
+//!   map), request coalescing, and outputs that are never half-written (atomic replacement,
+//!   checkpoints, the registry of outputs in the making for an interrupt); an output staged for
+//!   an upload holds the upload as a trait object that `remote` makes. Uses no other room.
+//! - `container`: the ROOT file format: the TFile reader and writer (keys, directories,
+//!   anchors, blobs, the free list), StreamerInfo records and `TBufferFile`'s streamed bytes, key
+//!   plans, positioned writes of reserved ranges and the file sink. Uses `local` (byte sources,
+//!   the output file it writes into).
+//! - `remote`: HTTP(S), S3, WebDAV and XRootD sources and uploads, grid credentials, the
+//!   remote-read settings, and remote outputs (a staging file of `local`'s, uploaded at the
+//!   commit). Uses `local`; `local` and `container` do not know it.
+//!
+//! Above the three, `location` tells URLs from paths, the one place that sees them all: a
+//! location opens as a byte source, an output path or URL becomes an output file, and a ROOT file
+//! to write becomes a file sink.
 //!
 //! Public: the byte sources ([`ReadAt`]: implement it to read from anywhere; [`FileSource`],
 //! [`MemSource`]), the remote-read settings ([`RemoteOptions`]) and the clean-up of outputs in
@@ -26,85 +41,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub(crate) mod file_sink;
-#[cfg(feature = "remote")]
-pub(crate) mod http_checks;
-#[cfg(feature = "remote")]
-pub(crate) mod http_credentials;
-pub(crate) mod interrupt;
-pub(crate) mod kernel_read_ahead;
-pub(crate) mod remote_output;
-#[cfg(feature = "remote")]
-pub(crate) mod s3_stream;
-#[cfg(feature = "remote")]
-pub(crate) mod s3_upload;
-pub(crate) mod upload_window;
-#[cfg(feature = "remote")]
-pub(crate) mod webdav_client;
-#[cfg(feature = "remote")]
-pub(crate) mod webdav_upload;
-#[cfg(feature = "xrootd")]
-pub(crate) mod xrootd_stream;
-#[cfg(feature = "xrootd")]
-pub(crate) mod xrootd_upload;
-crate::unstable_mod! {
-    mapped
+crate::unstable_room! {
+    local
 }
-pub(crate) mod positioned;
-#[cfg(feature = "remote")]
-crate::unstable_mod! {
+crate::unstable_room! {
+    container
+}
+crate::unstable_room! {
     remote
-}
-crate::unstable_mod! {
-    remote_options
-}
-crate::unstable_mod! {
-    source
-}
-crate::unstable_mod! {
-    coalesce
-}
-crate::unstable_mod! {
-    /// Grid credentials (WLCG bearer-token discovery, X.509 proxy, CA directory).
-    credentials
-}
-#[cfg(any(feature = "remote", feature = "xrootd"))]
-pub(crate) mod edges;
-#[cfg(feature = "xrootd")]
-crate::unstable_mod! {
-    /// XRootD sources (`root://`) through XrdCl.
-    xrootd
-}
-crate::unstable_mod! {
-    key_plan
 }
 crate::unstable_mod! {
     location
 }
-crate::unstable_mod! {
-    output
-}
-crate::unstable_mod! {
-    streamer_info
-}
-crate::unstable_mod! {
-    /// Reading the StreamerInfo record (internal).
-    streamer_info_read
-}
-crate::unstable_mod! {
-    /// Reading `TBufferFile`'s streamed bytes (internal).
-    tbuffer
-}
-crate::unstable_mod! {
-    tfile
-}
-crate::unstable_mod! {
-    tfile_dirs
-}
-crate::unstable_mod! {
-    tfile_write
-}
 
-pub use interrupt::clean_up_pending_outputs;
-pub use remote_options::RemoteOptions;
-pub use source::{FileSource, MemSource, RangeSink, ReadAt, SourceCounters};
+pub use local::interrupt::clean_up_pending_outputs;
+pub use local::source::{FileSource, MemSource, RangeSink, ReadAt, SourceCounters};
+pub use remote::remote_options::RemoteOptions;

@@ -10,17 +10,25 @@
 //! that its footer can link it) when it is committed.
 
 use crate::error::{Error, Result};
+use crate::format::cursor::Locator;
 use crate::format::descriptor::AttributeSetLink;
 use crate::logical::typename::{parse, TypeExpr};
 use crate::value::Value;
+use crate::write::cluster::plan::parse_field_types;
 use crate::write::options::WriteOptions;
-use crate::write::plan::parse_field_types;
 use crate::write::sink::Dataset;
 use crate::write::writer::{LinkedSet, Writer};
 use std::sync::{Arc, Mutex};
 
 /// Version of the attribute schema written (ROOT 6.40's: 1.0).
 pub const ATTRIBUTE_SCHEMA_VERSION: (u16, u16) = (1, 0);
+
+/// The link a main RNTuple's footer holds to the committed attribute set `name` whose hidden
+/// anchor is at `anchor` (what the set's writer and merge's copy of a set both link).
+pub(crate) fn link(name: String, anchor: Locator) -> Result<AttributeSetLink> {
+    let anchor_length = u32::try_from(anchor.size).map_err(|_| Error::internal("an anchor larger than 4 GiB"))?;
+    Ok(AttributeSetLink { schema_major: ATTRIBUTE_SCHEMA_VERSION.0, schema_minor: ATTRIBUTE_SCHEMA_VERSION.1, anchor_length, anchor, name })
+}
 
 /// The RNTuple schema of an attribute set whose user fields are `user`.
 pub(crate) fn attribute_schema(user: &[(String, TypeExpr)]) -> Result<Vec<(String, TypeExpr)>> {
@@ -87,9 +95,7 @@ impl LinkedSet for Arc<Mutex<AttributeSlot>> {
         let mut g = self.lock().map_err(|_| Error::internal("an attribute set's lock is poisoned"))?;
         let name = g.name.clone();
         let w = g.writer.take().ok_or_else(|| Error::Invalid(format!("attribute set '{name}' was committed or aborted already")))?;
-        let anchor = w.commit_attribute_set()?;
-        let anchor_length = u32::try_from(anchor.size).map_err(|_| Error::internal("an anchor larger than 4 GiB"))?;
-        Ok(AttributeSetLink { schema_major: ATTRIBUTE_SCHEMA_VERSION.0, schema_minor: ATTRIBUTE_SCHEMA_VERSION.1, anchor_length, anchor, name })
+        link(name, w.commit_attribute_set()?)
     }
 
     fn abort(&self) {

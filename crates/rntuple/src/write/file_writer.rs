@@ -43,10 +43,11 @@
 
 use crate::error::{Error, Result};
 use crate::logical::typename::TypeExpr;
-use crate::storage::file_sink::{FileSink, SharedFile};
+use crate::storage::container::file_sink::SharedFile;
+use crate::storage::location::create_file_sink;
+use crate::write::cluster::plan::parse_field_types;
 use crate::write::options::WriteOptions;
 use crate::write::parallel::ParallelWriter;
-use crate::write::plan::parse_field_types;
 use crate::write::sink::Dataset;
 use crate::write::writer::Writer;
 use std::path::Path;
@@ -108,7 +109,7 @@ impl FileWriter {
     /// `preallocate` and the compression of the file's records.
     pub fn create(path: impl AsRef<Path>, opts: WriteOptions) -> Result<FileWriter> {
         opts.validate()?;
-        let sink = FileSink::create(path.as_ref(), &opts.file_options())?;
+        let sink = create_file_sink(path.as_ref(), &opts.file_options())?;
         Ok(FileWriter { file: Arc::new(Mutex::new(Some(sink))), opts, path: path.as_ref().display().to_string() })
     }
 

@@ -2,6 +2,22 @@
 //! write one RNTuple into one file, each through its own [`FillContext`]; [`FileWriter`] writes
 //! several RNTuples (each through such a writer) into one file at once.
 //!
+//! Three rooms, each using only those before it:
+//!
+//! - `streamer`: streamer fields' objects serialized as `TBufferFile` streams them, and their
+//!   StreamerInfo records (`streamed_encode`, `streamed_fields`).
+//! - `cluster`: from a schema to sealed clusters, knowing no files: field plans (`plan`), column
+//!   buffers and page sealing (`columns`), reduced-precision floats (`reduced`), the cluster
+//!   builder (`builder`), the sealed cluster (`sealed`), same-page merging (`same_pages`).
+//! - `fill`: the fill paths into a builder: dynamic values (`fill_value`), Arrow batches
+//!   (`fill_arrow`) and typed Rust values (`fill_typed`, over the traits of `typed`).
+//!
+//! In `write` itself: `options` (every write option, declared once) and `projections`
+//! (projected fields), which the rooms use; and above the rooms, the dataset sink (`sink`: sealed
+//! clusters into a file's bytes and metadata), the writers (`writer`, `parallel`, `file_writer`),
+//! attribute sets (`attributes`) and distributed writing (`distributed`: a rank's contexts, the
+//! wire format, rank 0's assembler).
+//!
 //! ```
 //! use rntuple::write::{Compression, Writer, WriteOptions};
 //! use rntuple::Value;
@@ -18,35 +34,26 @@
 //! ```
 
 pub(crate) mod attributes;
-pub(crate) mod builder;
-pub(crate) mod columns;
+pub(crate) mod cluster;
 crate::unstable_mod! {
     distributed
 }
 mod file_writer;
-mod fill_arrow;
-mod fill_typed;
-mod fill_value;
+mod fill;
 mod options;
 mod parallel;
-pub(crate) mod plan;
 mod projections;
-mod reduced;
-pub(crate) mod same_pages;
-pub(crate) mod sealed;
 pub(crate) mod sink;
-pub(crate) mod streamed_encode;
-mod streamed_fields;
-mod typed;
+pub(crate) mod streamer;
 mod writer;
 pub use crate::format::compression::{Algorithm, Compression};
 pub use attributes::AttributeSetWriter;
 pub use file_writer::FileWriter;
+pub use fill::typed::{Entry, FieldValue, FieldWriter, RecordWriter, ScalarSlice};
 pub use options::{ColumnOptions, FloatRepr, WriteOptions};
 /// By-name access to the write options (the CLI's, Python's and the C ABI's keyword options).
 #[cfg(feature = "unstable")]
 pub use options::{OptionInfo, OptionKind, OptionValue};
 pub use parallel::{ContextMetrics, FillContext, ParallelWriter};
 pub use projections::Projection;
-pub use typed::{Entry, FieldValue, FieldWriter, RecordWriter, ScalarSlice};
 pub use writer::Writer;

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::format::budget::MAX_PAGE_BYTES;
 use crate::format::compression::Compression;
 pub use crate::primitives::reduced_float::FloatRepr;
-use crate::storage::file_sink::FileOptions;
+use crate::storage::container::file_sink::FileOptions;
 
 /// Per-field column options: which `float`/`double` fields are stored with reduced precision
 /// (ROOT's `SetHalfPrecision`, `SetTruncated`, `SetQuantized`), keyed by field path.

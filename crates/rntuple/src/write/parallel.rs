@@ -31,12 +31,12 @@
 
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
-use crate::storage::key_plan::KeyPlan;
+use crate::storage::container::key_plan::KeyPlan;
 use crate::value::Value;
-use crate::write::builder::ClusterBuilder;
+use crate::write::cluster::builder::ClusterBuilder;
+use crate::write::cluster::plan::parse_field_types;
+use crate::write::cluster::sealed::{ClusterOut, SealedCluster};
 use crate::write::options::WriteOptions;
-use crate::write::plan::parse_field_types;
-use crate::write::sealed::{ClusterOut, SealedCluster};
 use crate::write::sink::{write_placement, Dataset, Placement, WriteTarget};
 use arrow_array::RecordBatch;
 use std::path::Path;

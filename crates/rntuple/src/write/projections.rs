@@ -97,8 +97,7 @@ pub(crate) fn add_projections(desc: &mut Descriptor, projections: &[Projection])
             flags: PROJECTED,
             name: name.to_string(),
             type_name,
-            type_alias: String::new(),
-            description: String::new(),
+            extras: None,
             repetition: None,
             projection_source: Some(source),
             type_checksum: None,
@@ -124,11 +123,11 @@ pub(crate) fn add_projections(desc: &mut Descriptor, projections: &[Projection])
                 if !m.children.is_empty() || m.columns.is_empty() {
                     return Err(bad(format!("'{collection}.{member}' is not a leaf field with columns")));
                 }
-                let (m_id, m_type, m_alias, m_role, m_columns) = (m.id, m.type_name.clone(), m.type_alias.clone(), m.role, m.columns.clone());
+                let (m_id, m_type, m_alias, m_role, m_columns) = (m.id, m.type_name.clone(), m.type_alias().to_string(), m.role, m.columns.clone());
                 let mut parent = base(id, name, format!("ROOT::VecOps::RVec<{m_type}>"), Role::Collection, None, coll_id, vec![offsets]);
                 parent.children = vec![id + 1];
                 let mut child = base(id + 1, "_0", m_type, m_role, Some(id), m_id, m_columns.clone());
-                child.type_alias = m_alias;
+                child.set_type_alias(m_alias);
                 desc.fields.push(parent);
                 desc.fields.push(child);
                 desc.aliases.push(AliasColumn { physical: offsets, field_id: id });

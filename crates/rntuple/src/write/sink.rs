@@ -3,7 +3,7 @@
 //! them under its lock and a distributed writer would run them in different processes:
 //!
 //! The file itself (its output, the reservation of byte ranges, its TFile records) is a
-//! [`FileSink`], owned by the dataset when the file holds one RNTuple, shared by several datasets
+//! [`FileSink`](crate::storage::container::file_sink::FileSink), owned by the dataset when the file holds one RNTuple, shared by several datasets
 //! otherwise (see [`crate::write::file_sink`]).
 //!
 //! 1. [`Dataset::reserve`]: hand out the byte range of a cluster's RBlob keys (usually one; more
@@ -19,11 +19,12 @@ use crate::format::compression;
 use crate::format::cursor::Locator;
 use crate::format::descriptor::*;
 use crate::format::serialize;
-use crate::storage::file_sink::{FileRef, FileSink, NtupleState, SharedFile};
-use crate::storage::key_plan::KeyPlan;
-pub(crate) use crate::storage::positioned::{write_placement, Placement, WriteTarget};
+use crate::storage::container::file_sink::{FileRef, NtupleState, SharedFile};
+use crate::storage::container::key_plan::KeyPlan;
+pub(crate) use crate::storage::container::positioned::{write_placement, Placement, WriteTarget};
+use crate::storage::location::create_file_sink;
+use crate::write::cluster::sealed::{ClusterOut, SealedCluster};
 use crate::write::options::WriteOptions;
-use crate::write::sealed::{ClusterOut, SealedCluster};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -82,7 +83,7 @@ impl Dataset {
     pub fn create(path: impl AsRef<Path>, mut desc: Descriptor, opts: WriteOptions) -> Result<Dataset> {
         opts.validate()?;
         let key = in_directory(&mut desc)?;
-        let file = FileSink::create(path.as_ref(), &opts.file_options())?;
+        let file = create_file_sink(path.as_ref(), &opts.file_options())?;
         Dataset::open(FileRef::Own(Box::new(file)), desc, opts, key, false)
     }
 
@@ -263,7 +264,7 @@ impl Dataset {
 
     /// A checkpoint: the written clusters not in a cluster group yet become one (its page list),
     /// then the footer (listing every group so far), the anchor and the file's records make the
-    /// file on disk a complete ROOT file (see [`crate::storage::tfile_write::RootFileWriter::checkpoint`] for the order of the
+    /// file on disk a complete ROOT file (see [`crate::storage::container::tfile_write::RootFileWriter::checkpoint`] for the order of the
     /// writes); later clusters go after it.
     pub fn checkpoint(&mut self) -> Result<()> {
         self.write_envelopes(false)?;
@@ -342,7 +343,7 @@ impl Dataset {
         // ROOT's files describe the classes of class fields in their StreamerInfo record.
         let mut classes = crate::logical::class_streamers::streamer_infos(&crate::logical::descriptor_types::descriptor_classes(&self.desc));
         // And those of streamer fields, from the extra type information.
-        classes.extend(crate::write::streamed_fields::key_records(&self.desc));
+        classes.extend(crate::write::streamer::streamed_fields::key_records(&self.desc));
         let file = self.file.as_mut().ok_or_else(|| Error::Invalid(format!("the RNTuple '{name}' was committed already")))?;
         let at = file.with(|f| {
             f.add_streamer_infos(&classes);

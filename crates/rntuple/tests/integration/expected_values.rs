@@ -290,9 +290,10 @@ fn streamer_info_record_matches_root() {
     let path = td.join("rntuple/ntpl001_staff_rntuple_v1-0-1-0.root");
     let bytes = std::fs::read(&path).unwrap();
     let seek_info = u32::from_be_bytes(bytes[37..41].try_into().unwrap()) as u64;
-    let src: std::sync::Arc<dyn rntuple::storage::source::ReadAt> = std::sync::Arc::new(rntuple::storage::source::MemSource(std::sync::Arc::new(bytes)));
-    let f = rntuple::storage::tfile::RootFile::open(src).unwrap();
+    let src: std::sync::Arc<dyn rntuple::storage::local::source::ReadAt> =
+        std::sync::Arc::new(rntuple::storage::local::source::MemSource(std::sync::Arc::new(bytes)));
+    let f = rntuple::storage::container::tfile::RootFile::open(src).unwrap();
     let (key, payload) = f.read_key(seek_info, "StreamerInfo").unwrap();
     assert_eq!(key.class_name, "TList");
-    assert_eq!(payload, rntuple::storage::streamer_info::rntuple_streamer_info(key.key_len as usize));
+    assert_eq!(payload, rntuple::storage::container::streamer_info::rntuple_streamer_info(key.key_len as usize));
 }

@@ -3,8 +3,7 @@
 //! most of it is inflated), and an attribute set whose meta fields have the wrong kinds is refused
 //! when opened.
 
-use rntuple::format::cursor::Locator;
-use rntuple::format::descriptor::{AttributeSetLink, ClusterDescriptor, ClusterGroupDescriptor, Descriptor, EnvelopeLink, Role};
+use rntuple::format::descriptor::{ClusterDescriptor, ClusterGroupDescriptor, Descriptor, EnvelopeLink, Role};
 use rntuple::primitives::column_type::ColumnType as C;
 use rntuple::primitives::encode::PageValues as V;
 use rntuple::RNTupleFile;
@@ -71,19 +70,11 @@ fn attribute_set_whose_range_start_is_a_string_is_refused() {
     let columns = vec![Some(column_range(0, 0, vec![p0])), Some(column_range(0, 0, vec![p1])), Some(column_range(0, 0, vec![p2]))];
     a.clusters.push(ClusterDescriptor { id: 0, first_entry: 0, n_entries: 1, columns });
     single_group(&mut a);
-    let anchor = rntuple::storage::tfile_write::anchor_bytes(&f.put_ntuple(&mut a, &NTupleOptions::default()).unwrap());
-    let offset = f.blob(&anchor, anchor.len() as u64);
+    let link = f.put_attribute_set(&mut a, &NTupleOptions::default()).unwrap();
     let mut d = Descriptor { name: "Events".into(), ..Default::default() };
     push_field(&mut d, None, Role::Record, "e", "");
     d.clusters.push(ClusterDescriptor { id: 0, first_entry: 0, n_entries: 1, columns: vec![] });
-    let len = anchor.len() as u32;
-    d.attribute_sets.push(AttributeSetLink {
-        schema_major: 1,
-        schema_minor: 0,
-        anchor_length: len,
-        anchor: Locator { size: len as u64, offset },
-        name: "meta".into(),
-    });
+    d.attribute_sets.push(link);
     single_group(&mut d);
     f.add_ntuple(TOP, &mut d, &NTupleOptions::default()).unwrap();
     let r = RNTupleFile::from_bytes(f.finish().unwrap()).unwrap().reader("Events").unwrap();

@@ -3,7 +3,7 @@
 //! sources give errors instead of hangs or wrong data.
 
 use rntuple::read::ReadAhead;
-use rntuple::storage::source::{MemSource, RangeSink, ReadAt, SourceCounters};
+use rntuple::storage::local::source::{MemSource, RangeSink, ReadAt, SourceCounters};
 use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Value};
 use std::ops::Range;
@@ -234,7 +234,7 @@ fn a_local_file_just_read_is_in_the_page_cache() {
     let path = std::env::temp_dir().join(format!("rntuple-cached-{}.bin", std::process::id()));
     std::fs::write(&path, vec![7u8; 1 << 16]).unwrap();
     assert_eq!(std::fs::read(&path).unwrap().len(), 1 << 16);
-    let src = rntuple::storage::source::FileSource::open(&path).unwrap();
+    let src = rntuple::storage::local::source::FileSource::open(&path).unwrap();
     // Written and read a moment ago: in the page cache (the probe does not wait for a disk).
     assert_eq!(src.is_cached(4096), Some(true));
     assert_eq!(src.is_cached(u64::MAX), None, "an offset beyond off_t is not probed");

@@ -4,7 +4,7 @@
 //! without a hang.
 
 use rntuple::read::ReadAhead;
-use rntuple::storage::source::{FileSource, ReadAt, SourceCounters};
+use rntuple::storage::local::source::{FileSource, ReadAt, SourceCounters};
 use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Value};
 use std::ops::Range;

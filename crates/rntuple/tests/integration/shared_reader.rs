@@ -6,7 +6,7 @@
 
 use crate::common::Rng;
 use arrow_array::RecordBatch;
-use rntuple::storage::source::{MemSource, ReadAt};
+use rntuple::storage::local::source::{MemSource, ReadAt};
 use rntuple::write::{WriteOptions, Writer};
 use rntuple::{RNTupleFile, Reader, Value};
 use std::sync::Arc;

@@ -4,8 +4,8 @@
 use rntuple::format::descriptor::{ClusterDescriptor, Descriptor, Role};
 use rntuple::primitives::column_type::ColumnType;
 use rntuple::primitives::encode::PageValues;
-use rntuple::storage::source::MemSource;
-use rntuple::storage::tfile::RootFile;
+use rntuple::storage::container::tfile::RootFile;
+use rntuple::storage::local::source::MemSource;
 use rntuple::RNTupleFile;
 use rntuple_testkit::*;
 use std::sync::Arc;

@@ -53,7 +53,7 @@ impl Assembler {
         // The ranks write the clusters themselves, direct I/O included: rank 0's file handle
         // writes only the header and the closing records.
         let opts = WriteOptions { use_direct_io: false, ..opts };
-        if let Some(dest) = crate::storage::remote_output::remote_destination(path.as_ref())? {
+        if let Some(dest) = crate::storage::remote::remote_output::remote_destination(path.as_ref())? {
             return Err(Error::Unsupported(format!(
                 "{}: the ranks of a distributed writer write one shared file: write it on a shared file system, then copy it",
                 dest.url()

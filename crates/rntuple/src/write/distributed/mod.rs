@@ -154,7 +154,7 @@ pub use assembler::{Assembler, ClusterOrder};
 pub use tcp::{Coordinator, CoordinatorClient, MAX_REQUEST};
 /// Parses a schema of (field name, C++ type name) pairs, as the writers do.
 pub fn parse_schema(schema: &[(&str, &str)]) -> crate::Result<Vec<(String, crate::logical::typename::TypeExpr)>> {
-    crate::write::plan::parse_field_types(schema)
+    crate::write::cluster::plan::parse_field_types(schema)
 }
 
 pub use rank::{ClusterShipper, DurableReporter, OffsetService, RankFillContext, RankLayout, RankMetrics, RankWriter, Route, Ticket};

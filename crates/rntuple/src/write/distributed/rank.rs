@@ -8,13 +8,13 @@
 use crate::error::{Error, Result};
 use crate::format::descriptor::Descriptor;
 use crate::logical::typename::TypeExpr;
-use crate::storage::key_plan::KeyPlan;
-use crate::storage::positioned::{write_placement, Placement, WriteTarget};
-use crate::write::builder::ClusterBuilder;
+use crate::storage::container::key_plan::KeyPlan;
+use crate::storage::container::positioned::{write_placement, Placement, WriteTarget};
+use crate::write::cluster::builder::ClusterBuilder;
 use crate::write::distributed::wire::{decode_shipped, encode_cluster, encode_placed, PlacedCluster};
 use crate::write::options::WriteOptions;
 use crate::write::parallel::{FillContext, FillDestination};
-use crate::write::sealed::{ClusterOut, PagePosition, SealedCluster};
+use crate::write::cluster::sealed::{ClusterOut, PagePosition, SealedCluster};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};

@@ -13,7 +13,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::write::sealed::{PagePosition, SealedCluster, SealedColumn, SealedPage};
+use crate::write::cluster::sealed::{PagePosition, SealedCluster, SealedColumn, SealedPage};
 
 /// A cluster a rank wrote into the shared file: the byte range it reserved and its pages, each
 /// at its absolute file offset.
