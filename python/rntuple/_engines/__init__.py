@@ -1,5 +1,7 @@
 """Frameworks that run computations over RNTuples: dask (``rntuple.dask``, ``rntuple.to_rntuple``: ``dask``),
-coffea's NanoEvents (``coffea``, public as ``rntuple.coffea``); the place of a Spark data source. Each framework
+coffea's NanoEvents (``coffea``, public as ``rntuple.coffea``), the Spark data source (``spark``, public as
+``rntuple.spark``), and the distributed write over TCP that Dask and Spark share (``distributed``: a coordinator in
+the committing process hands out byte ranges of ONE file, the tasks write their clusters there). Each framework
 is imported when its functions are called, not with the package.
 
 Layers, lowest first: ``_compat`` < ``_reading`` < ``_datasets`` < ``_tools`` < ``_engines``; ``_writing`` beside

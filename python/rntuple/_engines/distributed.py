@@ -22,10 +22,10 @@ import os
 import socket
 from typing import Any
 
-from . import _rntuple
-from ._options import _options
-from ._schema import _with_column_options, normalize_schema
-from ._writers import FillContext
+from .. import _rntuple
+from .._writing.options import _options
+from .._writing.schema import _with_column_options, normalize_schema
+from .._writing.writers import FillContext
 
 #: Clusters start at multiples of this (a page-cache page: no two tasks write into one file system block).
 ALIGNMENT = 4096
