@@ -12,21 +12,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import uproot
+from root_subprocess import ATTRIBUTE_SET_CXX, run_root
 
-ROOT_CODE = r"""
+ROOT_CODE = ATTRIBUTE_SET_CXX + r"""
 #include <ROOT/RNTupleWriter.hxx>
-#include <ROOT/RNTupleReader.hxx>
 #include <ROOT/RNTupleModel.hxx>
 #include <ROOT/RNTupleAttrWriting.hxx>
-#include <ROOT/RNTupleAttrReading.hxx>
 #include <TFile.h>
-#include <sstream>
 
 void attr_write(const char *path) {
    auto file = std::unique_ptr<TFile>(TFile::Open(path, "RECREATE"));
@@ -47,7 +43,8 @@ void attr_write(const char *path) {
    file->Close();
 }
 
-// JSON: {"entries": main entries, "px": [...], "sets": [names], "attrs": [[start, len, run, tag], ...]}
+// JSON: {"entries": main entries, "px": [...], "sets": [names], "attrs": [[start, len, run, tag], ...],
+// "in_entry_12": the same of the ranges holding main entry 12}
 std::string attr_read(const char *path, const char *set) {
    std::ostringstream os;
    try {
@@ -61,26 +58,7 @@ std::string attr_read(const char *path, const char *set) {
          os << (first ? "" : ", ") << "\"" << s.GetName() << "\"";
          first = false;
       }
-      os << "], \"attrs\": [";
-      auto attrs = reader->OpenAttributeSet(set);
-      auto entry = attrs->CreateEntry();
-      auto run = entry->GetPtr<std::int32_t>("run");
-      auto tag = entry->GetPtr<std::string>("tag");
-      first = true;
-      for (auto idx : attrs->GetAttributes()) {
-         auto range = attrs->LoadEntry(idx, *entry);
-         os << (first ? "" : ", ") << "[" << range.GetStart() << ", " << range.GetLength() << ", " << *run << ", \""
-            << *tag << "\"]";
-         first = false;
-      }
-      os << "], \"in_entry_12\": [";
-      first = true;
-      for (auto idx : attrs->GetAttributes(12)) {
-         attrs->LoadEntry(idx, *entry);
-         os << (first ? "" : ", ") << *run;
-         first = false;
-      }
-      os << "]}";
+      os << "], \"attrs\": " << xattr_entries(*reader, set) << ", \"in_entry_12\": " << xattr_entries(*reader, set, 12) << "}";
    } catch (const std::exception &e) {
       return std::string("{\"error\": \"") + e.what() + "\"}";
    }
@@ -89,20 +67,11 @@ std::string attr_read(const char *path, const char *set) {
 """
 
 ROOT_SCRIPT = r"""
-import json, os, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
-code, action, path = sys.argv[1], sys.argv[2], sys.argv[3]
-if not ROOT.gInterpreter.Declare(open(code).read()):
-    print(json.dumps({"error": "cling could not declare the attribute helpers"}))
-elif action == "write":
+action, path = sys.argv[1], sys.argv[2]
+if action == "write":
     ROOT.attr_write(path)
-    print(json.dumps({"written": path}))
-else:
-    print(str(ROOT.attr_read(path, "provenance")))
-sys.stdout.flush()
-os._exit(0)
+    done({"written": path})
+done(json.loads(str(ROOT.attr_read(path, "provenance"))))
 """
 
 # (range start, range length, run, tag) of ROOT's file
@@ -110,23 +79,15 @@ ROOT_RANGES = [(0, 5, 100, "tag0"), (5, 6, 101, "tag1"), (11, 7, 102, "tag2")]
 ROOT_PX = [float(r * 100 + i) for r in range(3) for i in range(5 + r)]
 
 
-def _root(tmp_path, action: str, path) -> dict:
-    code = tmp_path / "attr_helpers.C"
-    code.write_text(ROOT_CODE)
-    p = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, str(code), action, str(path)], capture_output=True, timeout=600)
-    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
-    lines = p.stdout.decode().strip().splitlines()
-    assert lines, p.stderr.decode(errors="replace")[-3000:]
-    res = json.loads(lines[-1])
-    assert "error" not in res, res["error"]
-    return res
+def _root(action: str, path) -> dict:
+    return run_root(ROOT_SCRIPT, action, path, cxx=ROOT_CODE)
 
 
 @pytest.fixture(scope="module")
 def root_file(tmp_path_factory):
     d = tmp_path_factory.mktemp("attr_root")
     path = d / "root_attributes.root"
-    _root(d, "write", path)
+    _root("write", path)
     return path
 
 
@@ -173,8 +134,8 @@ def our_file(tmp_path_factory):
     return path
 
 
-def test_root_reads_the_attribute_set_we_write(our_file, tmp_path):
-    res = _root(tmp_path, "read", our_file)
+def test_root_reads_the_attribute_set_we_write(our_file):
+    res = _root("read", our_file)
     assert res["entries"] == 12
     assert res["px"] == [float(i) for i in range(12)]
     assert res["sets"] == ["provenance"]

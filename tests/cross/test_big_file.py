@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import shutil
 import struct
-import subprocess
-import sys
+
+from root_subprocess import run_root
 
 from conftest import skip_or_fail
 
@@ -17,19 +17,12 @@ from conftest import skip_or_fail
 ENTRIES = 130_000_000
 
 ROOT_TAIL = r"""
-import json, sys, os, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
 path, n = sys.argv[1], int(sys.argv[2])
 r = ROOT.RNTupleReader.Open("Events", path)
 ids = r.GetView["std::uint64_t"]("eventId")
 parts = r.GetView["std::vector<float>"]("particles")
 idx = [0, 1, n // 2, n - 2, n - 1]
-out = {"entries": int(r.GetNEntries()), "rows": [[int(ids(i)), [float(x) for x in parts(i)]] for i in idx]}
-json.dump(out, sys.stdout)
-sys.stdout.flush()
-os._exit(0)
+done({"entries": int(r.GetNEntries()), "rows": [[int(ids(i)), [float(x) for x in parts(i)]] for i in idx]})
 """
 
 
@@ -62,9 +55,7 @@ def _check_big_file(cli, path):
     rep = json.loads(r.stdout)
     assert rep["entries"] == ENTRIES and rep["checksum"] == ENTRIES * (ENTRIES - 1) // 2
     # ROOT reads entries at the start, the middle and the end (pages beyond 4 GiB), equal to ours.
-    q = subprocess.run([sys.executable, "-c", ROOT_TAIL, str(path), str(ENTRIES)], capture_output=True, timeout=3600)
-    assert q.returncode == 0, q.stderr.decode()[-3000:]
-    root = json.loads(q.stdout)
+    root = run_root(ROOT_TAIL, path, ENTRIES, timeout=3600)
     assert root["entries"] == ENTRIES
     for i, row in zip([0, 1, ENTRIES // 2, ENTRIES - 2, ENTRIES - 1], root["rows"]):
         ours = cli.dump(path, "Events", entries=(i, i + 1))[0]

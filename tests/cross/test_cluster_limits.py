@@ -4,26 +4,17 @@ of the parallel writer; ROOT 6.40 and uproot read them equal to what was written
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import awkward as ak
 import numpy as np
 import pytest
 import uproot
-
-from conftest import skip_or_fail
+from root_subprocess import run_root
 
 N = 6000
 LIMIT = 128 * 1024
 OPTIONS = {"compression": 0, "approx_zipped_cluster_size": LIMIT, "max_unzipped_cluster_size": LIMIT, "max_unzipped_page_size": 32 * 1024}
 
 ROOT_SCRIPT = r"""
-import json, os, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
 out, readers = {}, []
 for path in sys.argv[1:]:
     r = ROOT.RNTupleReader.Open("Events", path)
@@ -34,9 +25,7 @@ for path in sys.argv[1:]:
     out[path] = {"entries": n, "clusters": int(r.GetDescriptor().GetNClusters()),
                  "ids": [int(ids(i)) for i in range(n)], "sizes": [int(hits(i).size()) for i in range(n)],
                  "sums": [float(sum(hits(i))) for i in range(n)]}
-print(json.dumps(out))
-sys.stdout.flush()
-os._exit(0)
+done(out)
 """
 
 
@@ -48,10 +37,7 @@ def _data() -> ak.Array:
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
-    try:
-        import rntuple
-    except ImportError:
-        skip_or_fail("the rntuple Python package is not installed in this venv (`make python`)")
+    import rntuple
     d = tmp_path_factory.mktemp("limits")
     data = _data()
     sequential, parallel = d / "sequential.root", d / "parallel.root"
@@ -77,14 +63,8 @@ def test_one_batch_is_cut_into_clusters_of_the_limit(written):
 
 
 def test_root_and_uproot_read_what_was_written(written):
-    import importlib.util
-
-    if importlib.util.find_spec("ROOT") is None:
-        skip_or_fail("ROOT is not installed in this Python")
     data, paths = written
-    p = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, *map(str, paths)], capture_output=True, timeout=600)
-    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
-    root = json.loads(p.stdout.decode().strip().splitlines()[-1])
+    root = run_root(ROOT_SCRIPT, *paths)
     sizes = ak.to_list(ak.num(data.hits))
     sums = ak.to_list(ak.sum(data.hits, axis=1))
     for path in paths:

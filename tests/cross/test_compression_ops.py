@@ -10,35 +10,15 @@ About 30 s (one ROOT process)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import awkward as ak
 import pytest
 import uproot
+from root_subprocess import root_oracle
 from test_merge import _nan_safe
 
-from rootgen import load_oracle
-
-HERE = Path(__file__).parent
 MAGIC = {1: b"ZL", 2: b"XZ", 4: b"L4", 5: b"ZS"}
-
-# ROOT reads and describes every (ntuple, file) pair given on the command line: <file>.oracle.json and
-# <file>.describe.json.
-ORACLE_DESCRIBE = r"""
-import sys, os
-sys.path.insert(0, sys.argv[1])
-import rootgen
-from pathlib import Path
-ROOT, _ = rootgen._load_root(Path(sys.argv[2]))
-for name, path in zip(sys.argv[3::2], sys.argv[4::2]):
-    ROOT.xoracle.DumpJson(name, path, path + ".oracle.json")
-    with open(path + ".describe.json", "w") as f:
-        f.write(str(ROOT.xoracle.Describe(name, path)))
-sys.stdout.flush()
-os._exit(0)
-"""
 
 
 def envelope_algorithms(path: Path, name: str = "comp") -> dict:
@@ -95,13 +75,9 @@ def ops(cli, generated, tmp_path_factory):
     run("skim_reencode_404", "skim", src[505], files["skim_reencode_404"], "--reencode", "--compression", "404")
     run("skim_range_207", "skim", src[0], files["skim_range_207"], "--entries", "1000:4321", "--compression", "207")
     pairs = [("comp", p) for p in [*src.values(), *files.values()]]
-    args = [str(HERE), str(out)]
-    for name, path in pairs:
-        args += [name, str(path)]
-    p = subprocess.run([sys.executable, "-c", ORACLE_DESCRIBE, *args], capture_output=True, timeout=1200)
-    assert p.returncode == 0, p.stderr.decode()[-4000:]
-    oracle = {str(path): load_oracle(str(path) + ".oracle.json") for _, path in pairs}
-    describe = {str(path): json.loads(Path(str(path) + ".describe.json").read_text()) for _, path in pairs}
+    readings = root_oracle(out, pairs, describe=True, timeout=1200)  # ROOT reads and describes every file
+    oracle = {str(path): readings[(name, path)].entries for name, path in pairs}
+    describe = {str(path): readings[(name, path)].describe for name, path in pairs}
     return src, files, runs, oracle, describe
 
 

@@ -6,7 +6,6 @@ uproot read equal to the TTree's branches. Two ROOT processes (writing the TTree
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -22,7 +21,7 @@ import uproot
 from test_merge import root_read
 
 import rntuple
-from conftest import skip_or_fail
+from conftest import need_root
 from rootgen import F32, Unordered
 
 ROW_GROUPS = [40, 7, 53]
@@ -106,8 +105,7 @@ def clusters(path: Path, name: str) -> list[int]:
 @pytest.fixture(scope="module")
 def files(cli, tmp_path_factory):
     """Every conversion of the module, and ROOT's reading of the RNTuples they made."""
-    if importlib.util.find_spec("ROOT") is None:
-        skip_or_fail("ROOT is not installed in this Python")
+    need_root()
     out = tmp_path_factory.mktemp("convert")
     env = dict(os.environ, RNTUPLE_PYTHON=sys.executable)
     # pyarrow's nested Parquet file, three row groups; and the same as Arrow IPC (Feather v2, lz4), three batches.

@@ -4,50 +4,31 @@ ROOT 6.40's RNTupleReader (the oracle of root_helpers.cxx) and uproot 5.7.7 must
 Rust test built independently of the writer. uproot 5.7.7 does not implement split payloads (its test is a strict
 xfail: it starts failing, as a signal, the day uproot reads them or fails another way).
 
-The files and their expected values come from `crates/rntuple/tests/integration/key_split.rs`, which `make test` runs (cargo
-test) before this suite: target/tmp/key_split_{0,505}.root and key_split_{0,505}.expected.json."""
+The files and their expected values come from `crates/rntuple/tests/integration/key_split.rs` (RUST_TEST:
+target/tmp/key_split_{0,505}.root and key_split_{0,505}.expected.json), which `make test` runs (cargo test) before
+this suite; run alone, this file runs that test when they are missing (conftest.rust_outputs)."""
 
 from __future__ import annotations
-
-import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import awkward as ak
 import pytest
 import uproot
-from test_typed_derive import ORACLE
+from root_subprocess import compare_entries, root_oracle
 
-from conftest import skip_or_fail
-from rootgen import compare, load_oracle
-
-HERE = Path(__file__).parent
-TMP = HERE.parent.parent / "target" / "tmp"
+RUST_TEST = "key_split::payloads_above_the_key_size_are_split_and_read_back"
 
 
 @pytest.fixture(scope="module", params=[0, 505])
-def split_file(request, tmp_path_factory):
-    src = TMP / f"key_split_{request.param}.root"
-    if not src.exists():
-        skip_or_fail(f"{src} is missing: run `cargo test --release -p rntuple --test key_split` first (make test does)")
-    out = tmp_path_factory.mktemp(f"key_split_{request.param}")
-    path = out / src.name
-    shutil.copy(src, path)
-    expected = json.loads(src.with_suffix(".expected.json").read_text())
-    return path, expected
+def split_file(request, tmp_path_factory, rust_outputs):
+    return rust_outputs.with_expected(RUST_TEST, f"key_split_{request.param}", tmp_path_factory.mktemp("key_split"))
 
 
 def test_root_reads_split_payloads(split_file):
     path, expected = split_file
-    p = subprocess.run([sys.executable, "-c", ORACLE, str(HERE), str(path.parent), str(path)], capture_output=True, timeout=900)
-    assert p.returncode == 0, p.stderr.decode()[-4000:]
-    oracle = load_oracle(str(path) + ".oracle.json")
+    oracle = root_oracle(path.parent, [("Events", path)])[("Events", path)].entries
     assert len(oracle) == len(expected) == 20000
-    for i, (o, e) in enumerate(zip(oracle, expected)):
-        errors = compare(o, e, f"entry[{i}]")
-        assert not errors, "\n".join(errors)
+    errors = compare_entries(oracle, expected)
+    assert not errors, "\n".join(errors)
 
 
 class UprootCannotFollowChunks(Exception):

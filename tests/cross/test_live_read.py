@@ -209,6 +209,7 @@ def test_a_file_before_its_first_checkpoint_is_not_yet_complete(tmp_path):
 
 
 @pytest.mark.parametrize("strategy", ["metadata", "send-data"])
+@pytest.mark.usefixtures("cli_with_mpi")
 def test_the_mpi_writer_read_while_it_writes(cli, tmp_path, strategy):
     """`mpirun -np 4 rntuple bench write-mpi --checkpoint-clusters 1` (small clusters: many checkpoints): whatever
     the reads catch is a prefix of whole clusters of the final file, each entry once, at two checkpoints at least."""

@@ -6,14 +6,10 @@ file and its `GetStreamerInfoList()` lists the class with its member; our reader
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
+from root_subprocess import run_root
 
 import rntuple
-from conftest import skip_or_fail
 
 NAME = "LongName" + "x" * 292  # 300 characters
 INNER = "Inner" + "y" * 295  # 300 characters, a class used by the outer one
@@ -62,21 +58,16 @@ def test_our_reader_reads_the_values(outputs, which):
 def test_root_lists_the_classes(outputs):
     """ROOT 6.40 reads each file's StreamerInfo record (in a child process: ROOT stays out of pytest)."""
     code = (
-        "import sys, json, ROOT\n"
         "out = {}\n"
         "for path in sys.argv[1:]:\n"
         "    f = ROOT.TFile.Open(path)\n"
         "    infos = {si.GetName(): [e.GetName() for e in si.GetElements()] for si in f.GetStreamerInfoList()}\n"
         "    out[path] = infos\n"
         "    f.Close()\n"
-        "print(json.dumps(out))\n"
+        "done(out)\n"
     )
     paths = [str(outputs[w]) for w in ("written", "skim", "merge")]
-    p = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True, timeout=600)
-    if p.returncode != 0 and "No module named 'ROOT'" in p.stderr:
-        skip_or_fail("PyROOT is not importable")
-    assert p.returncode == 0, p.stderr[-3000:]
-    got = json.loads(p.stdout.strip().splitlines()[-1])
+    got = run_root(code, *paths)
     for path in paths:
         assert got[path].get(NAME) == ["fX", "fIn"], f"{path}: {sorted(k[:40] for k in got[path])}"
         assert got[path].get(INNER) == ["fN"], f"{path}: {sorted(k[:40] for k in got[path])}"

@@ -5,30 +5,12 @@ entries one after the other, and equal through our reader and uproot; a schema m
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import awkward as ak
 import pytest
 import uproot
-
-from rootgen import load_oracle
-
-HERE = Path(__file__).parent
-
-# ROOT reads every (ntuple, file) pair given on the command line into <file>.oracle.json, in one process.
-ORACLE_MANY = r"""
-import sys, os
-sys.path.insert(0, sys.argv[1])
-import rootgen
-from pathlib import Path
-ROOT, _ = rootgen._load_root(Path(sys.argv[2]))
-for name, path in zip(sys.argv[3::2], sys.argv[4::2]):
-    ROOT.xoracle.DumpJson(name, path, path + ".oracle.json")
-sys.stdout.flush()
-os._exit(0)
-"""
+from root_subprocess import root_oracle
 
 # (test file, RNTuple): ROOT-written files of many field types, an RNTupleImporter file (CMS NanoAOD), several
 # clusters and cluster groups.
@@ -42,12 +24,9 @@ CASES = [
 
 
 def root_read(pairs: list[tuple[str, Path]], workdir: Path) -> list[list]:
-    args = [str(HERE), str(workdir)]
-    for name, path in pairs:
-        args += [name, str(path)]
-    p = subprocess.run([sys.executable, "-c", ORACLE_MANY, *args], capture_output=True, timeout=1200)
-    assert p.returncode == 0, p.stderr.decode()[-4000:]
-    return [load_oracle(str(path) + ".oracle.json") for _, path in pairs]
+    """ROOT's reading of each (ntuple, file), in one ROOT process, in the order given."""
+    readings = root_oracle(workdir, pairs, timeout=1200)
+    return [readings[pair].entries for pair in pairs]
 
 
 @pytest.fixture(scope="module")

@@ -6,22 +6,18 @@ ROOT's own union merge (TFileMerger, rntuple.MergingMode=Union) reads."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import uproot
+from root_subprocess import ATTRIBUTE_SET_CXX, run_root
 
-ROOT_CODE = r"""
+ROOT_CODE = ATTRIBUTE_SET_CXX + r"""
 #include <ROOT/RNTupleWriter.hxx>
-#include <ROOT/RNTupleReader.hxx>
 #include <ROOT/RNTupleModel.hxx>
-#include <ROOT/RNTupleAttrReading.hxx>
 #include <TFile.h>
 #include <TFileMerger.h>
 #include <TH1F.h>
-#include <sstream>
 
 // An RNTuple and a histogram in one file.
 void with_hist(const char *path) {
@@ -45,7 +41,8 @@ bool root_union(const char *out, const char *a, const char *b) {
    return m.Merge();
 }
 
-// JSON of every entry of the union schema (x, v, s, y, flag) and the attribute set "runs" when asked.
+// JSON of every entry of the union schema (x, v, s, y, flag) and the attribute set "runs" when asked
+// ([start, length, run] each).
 std::string read_all(const char *path, bool attrs) {
    std::ostringstream os;
    os.precision(17);
@@ -63,19 +60,7 @@ std::string read_all(const char *path, bool attrs) {
          for (std::size_t k = 0; k < vv.size(); ++k) os << (k ? ", " : "") << vv[k];
          os << "], \"" << s(i) << "\", " << y(i) << ", " << (flag(i) ? "true" : "false") << "]";
       }
-      os << "], \"attrs\": [";
-      if (attrs) {
-         auto set = reader->OpenAttributeSet("runs");
-         auto entry = set->CreateEntry();
-         auto run = entry->GetPtr<std::int32_t>("run");
-         bool first = true;
-         for (auto idx : set->GetAttributes()) {
-            auto range = set->LoadEntry(idx, *entry);
-            os << (first ? "" : ", ") << "[" << range.GetStart() << ", " << range.GetLength() << ", " << *run << "]";
-            first = false;
-         }
-      }
-      os << "]}";
+      os << "], \"attrs\": " << (attrs ? xattr_entries(*reader, "runs") : "[]") << "}";
    } catch (const std::exception &e) {
       return std::string("{\"error\": \"") + e.what() + "\"}";
    }
@@ -84,38 +69,20 @@ std::string read_all(const char *path, bool attrs) {
 """
 
 ROOT_SCRIPT = r"""
-import json, os, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
-if not ROOT.gInterpreter.Declare(open(sys.argv[1]).read()):
-    print(json.dumps({"error": "cling could not declare the helpers"}))
-    sys.stdout.flush()
-    os._exit(0)
 out = {}
-for job in json.loads(sys.argv[2]):
+for job in json.loads(sys.argv[1]):
     if job[0] == "hist":
         ROOT.with_hist(job[1])
     elif job[0] == "union":
         out[job[1]] = bool(ROOT.root_union(job[1], job[2], job[3]))
     else:
         out[job[1]] = json.loads(str(ROOT.read_all(job[1], job[2])))
-print(json.dumps(out))
-sys.stdout.flush()
-os._exit(0)
+done(out)
 """
 
 
-def _root(tmp_path, jobs) -> dict:
-    code = tmp_path / "merge_helpers.C"
-    code.write_text(ROOT_CODE)
-    p = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, str(code), json.dumps(jobs)], capture_output=True, timeout=600)
-    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
-    lines = p.stdout.decode().strip().splitlines()
-    assert lines, p.stderr.decode(errors="replace")[-3000:]
-    res = json.loads(lines[-1])
-    assert "error" not in res, res
-    return res
+def _root(jobs) -> dict:
+    return run_root(ROOT_SCRIPT, json.dumps(jobs), cxx=ROOT_CODE)
 
 
 N_A, N_B = 3000, 2000
@@ -156,9 +123,9 @@ def files(tmp_path_factory, cli):
     # A selecting skim on two threads: parts of the input interleave in the output.
     p = cli.run("skim", out["union"], out["skim_where"], "--where", "x % 2 == 0", "--threads", "2")
     assert p.returncode == 0, p.stderr.decode()
-    _root(d, [["hist", str(out["hist"])], ["union", str(out["root_union"]), str(a), str(b)]])
+    _root([["hist", str(out["hist"])], ["union", str(out["root_union"]), str(a), str(b)]])
     keys = ("union", "zstd1", "reclustered", "skim", "skim_where", "root_union")
-    reads = _root(d, [["read", str(out[k]), k != "root_union"] for k in keys])
+    reads = _root([["read", str(out[k]), k != "root_union"] for k in keys])
     return out, {k: reads[str(out[k])] for k in keys}, (a, b)
 
 

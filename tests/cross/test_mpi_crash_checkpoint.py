@@ -24,7 +24,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -32,8 +31,11 @@ import awkward as ak
 import numpy as np
 import pytest
 import uproot
+from root_subprocess import run_root
 
 from conftest import mpirun_prefix
+
+pytestmark = pytest.mark.usefixtures("cli_with_mpi")  # every test runs the MPI writer
 
 KILLS = int(os.environ.get("RNTUPLE_MPI_CRASH_KILLS", "20"))
 NP = 4
@@ -44,11 +46,7 @@ CLUSTER_BYTES = 64 << 10
 STRATEGIES = ("metadata", "send-data", "one-sided", "file-lock", "separate-files")
 
 ROOT_SCRIPT = r"""
-import json, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
 import numpy as np
-ROOT.gErrorIgnoreLevel = ROOT.kError
 out = {}
 for path in json.load(open(sys.argv[1])):
     try:
@@ -66,7 +64,7 @@ for path in json.load(open(sys.argv[1])):
         out[path] = res
     except Exception as exc:
         out[path] = {"error": str(exc)}
-print(json.dumps(out))
+done(out)
 """
 
 
@@ -227,19 +225,13 @@ def test_sigkills_leave_the_last_agreed_checkpoint(cli, reference, tmp_path):
     assert all_files, "no kill left a file"
     jobs = tmp_path / "jobs.json"
     jobs.write_text(json.dumps([str(f) for f in all_files]))
-    rr = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, str(jobs)], capture_output=True, text=True, timeout=600)
-    assert rr.returncode == 0, f"the ROOT reader failed: {rr.stderr[-2000:]}"
-    root = json.loads(rr.stdout.strip().splitlines()[-1])
+    root = run_root(ROOT_SCRIPT, jobs)
     with_entries = 0
     for where, files in runs:
         ids_all = []
         for f in files:
             at = f"{where}, {f.name}"
-            c = cli.run("check", f, "--json")
-            assert c.returncode == 0, f"{at}: rntuple check failed: {c.stdout.decode()[-800:]} {c.stderr.decode()[-800:]}"
-            report = json.loads(c.stdout)
-            assert report["ok"], f"{at}: rntuple check: {report}"
-            (checked,) = report["ntuples"]
+            checked = cli.check(f, at)
             with uproot.open(f) as u:
                 a = u["Events"].arrays(["eventId", "particles"])
             ids = a["eventId"].to_numpy().astype(np.uint64)

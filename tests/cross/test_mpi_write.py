@@ -23,12 +23,10 @@ side file beside it) and not a ROOT file; a failing rank removes both before MPI
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,8 +35,11 @@ import awkward as ak
 import numpy as np
 import pytest
 import uproot
+from root_subprocess import run_root
 
-from conftest import GENERATED, mpirun_prefix, skip_or_fail
+from conftest import GENERATED, mpirun_prefix, need_root
+
+pytestmark = pytest.mark.usefixtures("cli_with_mpi")  # every test runs the MPI writer
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -177,23 +178,10 @@ ALL_CASES = [*CASES, DIRECT_CASE] if DIRECT_DIR is not None else list(CASES)
 # Writing every case, then reading every file with ROOT (one session) once per module
 
 ROOT_SCRIPT = r"""
-import json, os, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
-macro, jobs_path = sys.argv[1], sys.argv[2]
-jobs = json.load(open(jobs_path))
-if not ROOT.gInterpreter.Declare(open(macro).read()):
-    print(json.dumps({"error": "cling could not declare " + macro}))
-    sys.stdout.flush()
-    os._exit(0)
 out = {}
-for name, r in jobs.items():
+for name, r in json.load(open(sys.argv[1])).items():
     out[name] = json.loads(str(ROOT.rpw_read(r["path"], r["prefix"])))
-print(json.dumps(out))
-sys.stdout.flush()
-# ROOT 6.40 (pip) can crash while tearing down PyROOT at interpreter exit; the results are out already.
-os._exit(0)
+done(out)
 """
 
 
@@ -224,8 +212,7 @@ class Written:
 
 @pytest.fixture(scope="module")
 def written(cli, tmp_path_factory) -> Written:
-    if importlib.util.find_spec("ROOT") is None:  # ROOT itself is only imported in the subprocess
-        skip_or_fail("ROOT is not installed in this Python; `pip install root` (see requirements-test.txt)")
+    need_root()
     mpirun_prefix(1)  # mpirun is there
     out = tmp_path_factory.mktemp("mpi")
     w = Written(out)
@@ -239,14 +226,7 @@ def written(cli, tmp_path_factory) -> Written:
             for f in r.files if f.is_file()}
     jobs_path = out / "jobs.json"
     jobs_path.write_text(json.dumps(jobs))
-    p = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, str(MACRO), str(jobs_path)], capture_output=True, timeout=600)
-    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
-    try:
-        res = json.loads(p.stdout.decode().strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        pytest.fail(f"the ROOT reader printed no JSON: {p.stdout[-1000:]!r} {p.stderr[-2000:]!r}")
-    assert "error" not in res, res["error"]
-    w.root = res
+    w.root = run_root(ROOT_SCRIPT, jobs_path, cxx=MACRO.read_text())
     yield w
     if w.direct_dir is not None:
         shutil.rmtree(w.direct_dir, ignore_errors=True)

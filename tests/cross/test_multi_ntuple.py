@@ -13,14 +13,12 @@ from sequential writers, filled interleaved with Events on the main thread; then
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import threading
 
 import numpy as np
 import pytest
 import uproot
+from root_subprocess import run_root
 
 import rntuple
 
@@ -108,10 +106,6 @@ def _check_events(ids, counts, sums):
 
 
 ROOT_SCRIPT = r"""
-import json, os, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
 path = sys.argv[1]
 out = {}
 try:
@@ -131,17 +125,12 @@ try:
         out[name] = res
 except Exception as e:
     out = {"error": repr(e)}
-print(json.dumps(out))
-sys.stdout.flush()
-os._exit(0)
+done(out)
 """
 
 
 def test_root_reads_every_rntuple(multi_file):
-    p = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, str(multi_file)], capture_output=True, timeout=600)
-    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
-    res = json.loads(p.stdout.decode().strip().splitlines()[-1])
-    assert "error" not in res, res["error"]
+    res = run_root(ROOT_SCRIPT, multi_file)
     exp = _expected()
     assert {n: res[n]["name"] for n in NAMES} == {n: n for n in NAMES}
     assert [res[n]["entries"] for n in NAMES] == [2 * N_PER_THREAD, N_LUMIS, 3, len(META)]

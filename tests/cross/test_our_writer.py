@@ -10,20 +10,16 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import uproot
+from root_subprocess import run_root
 
 ENTRIES = 20_000
 SETTINGS = (0, 101, 207, 404, 505)
 
 ROOT_READ = r"""
-import json, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
 path = sys.argv[1]
 f = ROOT.TFile.Open(path)
 keys = [(k.GetName(), k.GetClassName()) for k in f.GetListOfKeys()]
@@ -32,11 +28,7 @@ r = ROOT.RNTupleReader.Open("Events", path)
 ids = r.GetView["std::uint64_t"]("eventId")
 parts = r.GetView["std::vector<float>"]("particles")
 rows = [[int(ids(i)), [float(x) for x in parts(i)]] for i in range(r.GetNEntries())]
-json.dump({"keys": keys, "anchor_type": anchor_type, "rows": rows}, sys.stdout)
-sys.stdout.flush()
-# ROOT 6.40 (pip) can crash while tearing down PyROOT at interpreter exit; the values are out already.
-import os
-os._exit(0)
+done({"keys": keys, "anchor_type": anchor_type, "rows": rows})
 """
 
 
@@ -59,9 +51,7 @@ def _ours(cli, path):
 
 
 def _root(path):
-    p = subprocess.run([sys.executable, "-c", ROOT_READ, str(path)], capture_output=True, timeout=600)
-    assert p.returncode == 0, p.stderr.decode()[-3000:]
-    return json.loads(p.stdout)
+    return run_root(ROOT_READ, path)
 
 
 @pytest.mark.parametrize("setting", SETTINGS)
@@ -113,12 +103,7 @@ def test_hadd_merges_our_files(cli, written, tmp_path):
     assert merged == _ours(cli, written[505]) + _ours(cli, written[101])
 
 
-ROOT_WRITE_DEFAULTS = r"""
-import sys, os, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
-ROOT.gInterpreter.Declare('''
+ROOT_WRITE_DEFAULTS_CODE = r"""
 #include <ROOT/RNTupleModel.hxx>
 #include <ROOT/RNTupleWriter.hxx>
 #include <random>
@@ -145,9 +130,11 @@ void ourtest_write_defaults(const char *path, int compression, std::uint64_t n) 
       w->Fill();
    }
 }
-''')
+"""
+
+ROOT_WRITE_DEFAULTS = r"""
 ROOT.ourtest_write_defaults(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
-os._exit(0)
+done({"written": sys.argv[1]})
 """
 
 
@@ -155,8 +142,7 @@ os._exit(0)
 def test_file_size_within_one_percent_of_root(cli, tmp_path, setting):
     """Same data, same (default) options: our file's size is within 1 % of ROOT 6.40's."""
     theirs = tmp_path / "root.root"
-    p = subprocess.run([sys.executable, "-c", ROOT_WRITE_DEFAULTS, str(theirs), str(setting), "300000"], capture_output=True, timeout=900)
-    assert p.returncode == 0, p.stderr.decode()[-3000:]
+    run_root(ROOT_WRITE_DEFAULTS, theirs, setting, 300000, cxx=ROOT_WRITE_DEFAULTS_CODE, timeout=900)
     entries = tmp_path / "entries.json"
     with open(entries, "wb") as f:
         d = subprocess.run([str(cli.path), "dump", str(theirs), "--ntuple", "Events"], stdout=f, stderr=subprocess.PIPE, timeout=900)

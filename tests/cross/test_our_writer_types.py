@@ -5,17 +5,12 @@ to what we wrote, entry by entry."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import awkward as ak
 import pytest
 import uproot
+from root_subprocess import compare_entries, root_oracle
 
-from rootgen import compare, load_oracle
-
-HERE = Path(__file__).parent
 SETTINGS = (0, 101, 207, 404, 505)
 
 # field -> (type, values of the 6 entries, in the JSON form of `rntuple dump`)
@@ -57,20 +52,6 @@ FIELDS = {
 ENTRIES = [{name: vals[i] for name, (_, vals) in FIELDS.items()} for i in range(6)]
 SCHEMA = {name: t for name, (t, _) in FIELDS.items()}
 
-ORACLE = r"""
-import json, sys, os
-sys.path.insert(0, sys.argv[1])
-import rootgen
-from pathlib import Path
-work = Path(sys.argv[2])
-ROOT, _ = rootgen._load_root(work)
-for path in sys.argv[3:]:
-    ROOT.xoracle.DumpJson("T", path, path + ".oracle.json")
-sys.stdout.flush()
-os._exit(0)
-"""
-
-
 @pytest.fixture(scope="module")
 def written(cli, tmp_path_factory):
     out = tmp_path_factory.mktemp("ourtypes")
@@ -82,9 +63,14 @@ def written(cli, tmp_path_factory):
         p = cli.run("import-json", str(path), "--ntuple", "T", "--schema", json.dumps(SCHEMA), "--input", str(src), "--compression", str(c))
         assert p.returncode == 0, p.stderr.decode()
         files[c] = path
-    p = subprocess.run([sys.executable, "-c", ORACLE, str(HERE), str(out), *map(str, files.values())], capture_output=True, timeout=900)
-    assert p.returncode == 0, p.stderr.decode()[-4000:]
     return files
+
+
+@pytest.fixture(scope="module")
+def root_reads(written, tmp_path_factory) -> dict:
+    """ROOT's reading of every file of `written` (one ROOT process): {setting: entries}."""
+    readings = root_oracle(tmp_path_factory.mktemp("ourtypes_root"), [("T", path) for path in written.values()])
+    return {c: readings[("T", path)].entries for c, path in written.items()}
 
 
 @pytest.mark.parametrize("setting", SETTINGS)
@@ -93,12 +79,11 @@ def test_we_read_back_what_we_wrote(cli, written, setting):
 
 
 @pytest.mark.parametrize("setting", SETTINGS)
-def test_root_reads_what_we_wrote(cli, written, setting):
-    oracle = load_oracle(str(written[setting]) + ".oracle.json")
+def test_root_reads_what_we_wrote(root_reads, setting):
+    oracle = root_reads[setting]
     assert len(oracle) == len(ENTRIES)
-    for i, (o, e) in enumerate(zip(oracle, ENTRIES)):
-        errors = compare(o, e, f"entry[{i}]")
-        assert not errors, "\n".join(errors)
+    errors = compare_entries(oracle, ENTRIES)
+    assert not errors, "\n".join(errors)
 
 
 @pytest.mark.parametrize("setting", SETTINGS)
@@ -154,10 +139,7 @@ def test_root_reads_our_late_model_extension(cli, tmp_path, setting):
             assert e[name] == (defaults[name] if i < 3 else ENTRIES[i][name]), (i, name)
     # Late fields come after the header's fields, in the order they were added (schema order here).
     assert list(ours[0]) == [n for n in FIELDS if n not in LATE] + [n for n in FIELDS if n in LATE]
-    r = subprocess.run([sys.executable, "-c", ORACLE, str(HERE), str(tmp_path), str(path)], capture_output=True, timeout=900)
-    assert r.returncode == 0, r.stderr.decode()[-4000:]
-    oracle = load_oracle(str(path) + ".oracle.json")
+    oracle = root_oracle(tmp_path, [("T", path)])[("T", path)].entries
     assert len(oracle) == len(ours)
-    for i, (o, e) in enumerate(zip(oracle, ours)):
-        errors = compare(o, e, f"entry[{i}]")
-        assert not errors, "\n".join(errors)
+    errors = compare_entries(oracle, ours)
+    assert not errors, "\n".join(errors)

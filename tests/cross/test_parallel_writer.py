@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import uproot
-
-from conftest import skip_or_fail
+from root_subprocess import run_root
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -57,26 +54,14 @@ STRESS_REPEATS = 30  # repeated 16-thread runs (buffered; a third of it for the 
 SEPARATE_T = 4
 
 ROOT_SCRIPT = r"""
-import json, os, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
-macro, jobs_path = sys.argv[1], sys.argv[2]
-jobs = json.load(open(jobs_path))
-if not ROOT.gInterpreter.Declare(open(macro).read()):
-    print(json.dumps({"error": "cling could not declare " + macro}))
-    sys.stdout.flush()
-    os._exit(0)
+jobs = json.load(open(sys.argv[1]))
 out = {"writes": {}, "reads": {}}
 for name, w in jobs["writes"].items():
     out["writes"][name] = json.loads(str(ROOT.rpw_write(w["path"], w["threads"], w["entries"], w["compression"],
                                      w["mode"], True, False, w["page_size"], w["cluster_bytes"], True)))
 for name, r in jobs["reads"].items():
     out["reads"][name] = json.loads(str(ROOT.rpw_read(r["path"], r["prefix"])))
-print(json.dumps(out))
-sys.stdout.flush()
-# ROOT 6.40 (pip) can crash while tearing down PyROOT at interpreter exit; the results are out already.
-os._exit(0)
+done(out)
 """
 
 
@@ -159,13 +144,7 @@ def written(parallel_cli, tmp_path_factory) -> Written:
         jobs["reads"][name] = {"path": job["path"], "prefix": w.prefix(name)}
     jobs_path = out / "jobs.json"
     jobs_path.write_text(json.dumps(jobs))
-    p = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, str(MACRO), str(jobs_path)], capture_output=True, timeout=900)
-    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
-    try:
-        res = json.loads(p.stdout.decode().strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        pytest.fail(f"the ROOT reader printed no JSON: {p.stdout[-1000:]!r} {p.stderr[-2000:]!r}")
-    assert "error" not in res, res["error"]
+    res = run_root(ROOT_SCRIPT, jobs_path, cxx=MACRO.read_text(), timeout=900)
     w.root_writes, w.root_reads = res["writes"], res["reads"]
     return w
 
@@ -195,11 +174,9 @@ def _ours_read(cli, path) -> dict:
 
 def _ours_arrays(path) -> tuple:
     """eventIds, particle counts and particle values as our reader (the `rntuple` Python package) reads them."""
-    try:
-        import rntuple
-    except ImportError:
-        skip_or_fail("the rntuple Python package is not installed in this venv (`make python`)")
     import awkward as ak
+
+    import rntuple
 
     with rntuple.open(path) as f:
         a = f["Events"].arrays(["eventId", "particles"])

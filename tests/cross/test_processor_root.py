@@ -7,13 +7,10 @@ errors naming file and field; ROOT refuses the missing index field too."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import awkward as ak
 import numpy as np
 import pytest
+from root_subprocess import run_root
 
 import rntuple
 
@@ -47,11 +44,7 @@ def inputs(tmp_path_factory):
     return d
 
 
-ROOT_SCRIPT = r"""
-import json, os, sys
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
-ROOT.gInterpreter.Declare(r'''
+ROOT_CODE = r"""
 #include <ROOT/RNTupleProcessor.hxx>
 #include <sstream>
 #include <iomanip>
@@ -88,24 +81,22 @@ std::string rntuple_join(const std::string &p, const std::string &a, const std::
       return std::string("ERROR ") + e.what();
    }
 }
-''')
+"""
+
+ROOT_SCRIPT = r"""
 d = sys.argv[1]
 out = {}
 out["chain"] = json.loads(str(ROOT.rntuple_chain(ROOT.std.vector["std::string"]([f"{d}/c{k}.root" for k in range(3)]))))
 out["aligned"] = json.loads(str(ROOT.rntuple_join(f"{d}/p.root", f"{d}/aligned.root", ROOT.std.vector["std::string"]())))
 out["on"] = json.loads(str(ROOT.rntuple_join(f"{d}/p.root", f"{d}/aux.root", ROOT.std.vector["std::string"](["run", "event"]))))
 out["missing_field"] = str(ROOT.rntuple_join(f"{d}/p.root", f"{d}/aux.root", ROOT.std.vector["std::string"](["run", "lumi"])))
-print(json.dumps(out))
-sys.stdout.flush()
-os._exit(0)
+done(out)
 """
 
 
 @pytest.fixture(scope="module")
 def root_results(inputs):
-    p = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, str(inputs)], capture_output=True, timeout=300)
-    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
-    return json.loads(p.stdout.decode().strip().splitlines()[-1])
+    return run_root(ROOT_SCRIPT, inputs, cxx=ROOT_CODE, timeout=300)
 
 
 def _ours(dataset, prefix):

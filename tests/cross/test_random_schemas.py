@@ -19,18 +19,16 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import awkward as ak
 import pytest
 import uproot
+from root_subprocess import compare_entries, root_oracle
 
 import uproot_norm
-from rootgen import compare, load_oracle
+from rootgen import compare
 
-HERE = Path(__file__).parent
 SEEDS = int(os.environ.get("RNTUPLE_RANDOM_SEEDS", "50"))
 WRITERS = ("seq", "par", "cli")
 
@@ -241,36 +239,6 @@ def write_all(cli, out: Path, seed: int, schema, entries) -> dict[str, Path]:
     return files
 
 
-ORACLE = r"""
-import sys, os
-sys.path.insert(0, sys.argv[1])
-import rootgen
-from pathlib import Path
-ROOT, _ = rootgen._load_root(Path(sys.argv[2]))
-for arg in sys.argv[3:]:
-    name, path = arg.split("=", 1)
-    ROOT.xoracle.DumpJson(name, path, path + "." + name + ".oracle.json")
-sys.stdout.flush()
-os._exit(0)
-"""
-
-
-def root_read(work: Path, targets: list[tuple[str, Path]]):
-    """ROOT's reading of each (ntuple, file), in one ROOT process: {(ntuple, file): entries}."""
-    p = subprocess.run([sys.executable, "-c", ORACLE, str(HERE), str(work), *[f"{n}={f}" for n, f in targets]],
-                       capture_output=True, timeout=1800)
-    assert p.returncode == 0, p.stderr.decode()[-4000:]
-    return {(n, f): load_oracle(f"{f}.{n}.oracle.json") for n, f in targets}
-
-
-def check_root(oracle: list, entries: list, what: str) -> list[str]:
-    """ROOT's reading, entry by entry and value by value, against what was written."""
-    errors = [] if len(oracle) == len(entries) else [f"{what}: ROOT reads {len(oracle)} entries, {len(entries)} written"]
-    for k, (o, e) in enumerate(zip(oracle, entries)):
-        compare(o, e, f"{what} entry[{k}]", errors, limit=20)
-    return errors
-
-
 def check_uproot(path: Path, ntuple: str, entries: list, n: int, what: str) -> list[str]:
     """uproot's reading of every field of the `n` entries of a file against what was written: row k must hold
     `entries[i]`, `i` being the row's index field (so the parallel writer's cluster order does not matter)."""
@@ -355,7 +323,7 @@ def random_files(cli, tmp_path_factory):
             w.fill(e)
     cases["tampered"] = dict(file=tampered, entries=entries, entry=k, field=name)
     targets.append(("T", tampered))
-    oracle = root_read(out, targets)
+    oracle = {key: reading.entries for key, reading in root_oracle(out, targets, timeout=1800).items()}  # one ROOT process
     return cases, oracle
 
 
@@ -364,7 +332,7 @@ def test_the_comparison_finds_one_changed_value(random_files):
     entry and field: the checks below would catch such a bug of the writer."""
     cases, oracle = random_files
     t = cases["tampered"]
-    errors = check_root(oracle[("T", t["file"])], t["entries"], "tampered")
+    errors = compare_entries(oracle[("T", t["file"])], t["entries"], "tampered")
     assert errors and all(f"entry[{t['entry']}]" in e for e in errors), errors
     errors = check_uproot(t["file"], "T", t["entries"], len(t["entries"]), "tampered")
     assert errors and all(f"entry[{t['entry']}].{t['field']}" in e for e in errors), errors
@@ -388,7 +356,7 @@ def test_root_reads_every_value_of_random_schemas(random_files, writer):
         o = oracle[("T", c["files"][writer])]
         if writer == "par":
             o = sorted(o, key=lambda e: e["i"])
-        errors += check_root(o, c["entries"], f"seed {seed} ({dict(c['schema'])})")
+        errors += compare_entries(o, c["entries"], f"seed {seed} ({dict(c['schema'])})")
     assert not errors, f"{len(errors)} differences:\n  " + "\n  ".join(errors[:40])
 
 
@@ -412,20 +380,20 @@ def test_merge_skim_and_update_of_random_schemas(random_files):
         want = []
         for f in c["files"].values():
             want += [c["entries"][e["i"]] for e in oracle[("T", f)]]
-        errors += check_root(oracle[("T", c["merged"])], want, what + " merged")
+        errors += compare_entries(oracle[("T", c["merged"])], want, what + " merged")
         errors += check_uproot(c["merged"], "T", c["entries"], len(want), what + " merged")
         kept = [{k: e[k] for k in c["keep"]} for e in c["entries"]]
-        errors += check_root(oracle[("T", c["copied"])], kept, what + " skim (pages copied)")
+        errors += compare_entries(oracle[("T", c["copied"])], kept, what + " skim (pages copied)")
         lo, hi = c["range"]
         part = c["entries"][lo:hi]
-        errors += check_root(oracle[("T", c["reenc"])], part, what + f" skim {lo}:{hi} (re-encoded)")
+        errors += compare_entries(oracle[("T", c["reenc"])], part, what + f" skim {lo}:{hi} (re-encoded)")
         errors += check_uproot(c["reenc"], "T", c["entries"], len(part), what + " re-encoded")
-        errors += check_root(oracle[("U", c["updated"])], c["entries2"], what + " update-mode RNTuple U")
+        errors += compare_entries(oracle[("U", c["updated"])], c["entries2"], what + " update-mode RNTuple U")
         t_after = oracle[("T", c["updated"])]
-        errors += check_root(sorted(t_after, key=lambda e: e["i"]), c["entries"], what + " T after the update")
+        errors += compare_entries(sorted(t_after, key=lambda e: e["i"]), c["entries"], what + " T after the update")
         if "late" in c:
             late_what = what + f" late field from entry {c['late_at']}"
-            errors += check_root(oracle[("T", c["late"])], c["late_entries"], late_what)
+            errors += compare_entries(oracle[("T", c["late"])], c["late_entries"], late_what)
             errors += check_uproot(c["late"], "T", c["late_entries"], len(c["late_entries"]), late_what)
     assert sum("late" in c for c in _seeds(cases).values()) >= SEEDS // 5
     assert not errors, f"{len(errors)} differences:\n  " + "\n  ".join(errors[:40])

@@ -13,13 +13,12 @@ Every value read by ROOT, uproot and us equals what was written. About 3 s (one 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import awkward as ak
 import numpy as np
 import pytest
 import uproot
+from root_subprocess import run_root
 
 import rntuple
 
@@ -107,12 +106,7 @@ def test_we_and_uproot_read_what_was_written(written, name):
 # ROOT reads every field through RNTupleReader::Show (arrays, untyped records), and the variants through a view of
 # std::variant<Rec..., ...> once the class is declared (its members from our schema).
 ROOT_SCRIPT = r"""
-import json, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
 spec = json.loads(sys.argv[1])
-ROOT.gInterpreter.Declare("#include <cstdint>\n#include <string>\n#include <vector>\n#include <variant>\n#include <ostream>\n#include <sstream>\n#include <iomanip>\n#include <ROOT/RNTupleReader.hxx>\n" + spec["decl"])
 out = {}
 for path, show, variants in spec["files"]:
     r = ROOT.ROOT.RNTupleReader.Open("nt", path)
@@ -125,9 +119,10 @@ for path, show, variants in spec["files"]:
         for i, text in enumerate(getattr(ROOT.xrec, fn.split(".")[1])(path, field)):
             rows[i][field] = json.loads(str(text))
     out[path] = rows
-print(json.dumps(out))
+done(out)
 """
 
+INCLUDES = "#include <cstdint>\n#include <string>\n#include <vector>\n#include <variant>\n#include <ostream>\n#include <sstream>\n#include <iomanip>\n#include <ROOT/RNTupleReader.hxx>\n"
 CPP_TYPES = {"float": "float", "double": "double", "std::int64_t": "std::int64_t", "std::string": "std::string"}
 
 # JSON of the alternatives a variant holds: numbers, strings, and the classes declared below (overloads).
@@ -174,12 +169,9 @@ def test_root_reads_what_was_written(written):
     decl = PRINTERS + _variant_reader("ReadUni", ak_schema, uni_cls, {"pt": "double", "name": "std::string"})
     decl += _variant_reader("ReadV", row_schema, v_cls, {"e": "float", "k": "std::int64_t"})
     spec = {
-        "decl": decl,
         "files": [[str(d / "ak.root"), ["tup", "arr"], [["uni", "xrec.ReadUni"]]], [str(d / "rows.root"), ["t", "a"], [["v", "xrec.ReadV"]]]],
     }
-    p = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, json.dumps(spec)], capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    got = json.loads(p.stdout.splitlines()[-1])
+    got = run_root(ROOT_SCRIPT, json.dumps(spec), cxx=INCLUDES + decl)
     for name, tup in (("ak.root", "tup"), ("rows.root", "t")):
         want = _plain(expected[name])
         # ROOT shows the tuple as the untyped record it is: members _0, _1.

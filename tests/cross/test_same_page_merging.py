@@ -8,17 +8,15 @@ file lists and stores exactly the pages ROOT's own writer does.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import uproot
+from root_subprocess import run_root
 
-from conftest import skip_or_fail
+from conftest import need_root
 
 ENTRIES = 20_000
 FIELDS = ("Muon_pt", "Muon_eta", "Muon_phi")
@@ -37,10 +35,6 @@ def _entries() -> list[dict]:
 
 # ROOT's view of a file: every entry, and per cluster the page locators (offset, size) of every column.
 ROOT_DESCRIBE = r"""
-import json, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
 path = sys.argv[1]
 r = ROOT.RNTupleReader.Open("Events", path)
 n = r.GetNEntries()
@@ -56,20 +50,11 @@ for c in desc.GetClusterIterable():
             loc = pi.GetLocator()
             pages.append([int(loc.GetPosition["std::uint64_t"]()), int(loc.GetNBytesOnStorage())])
     clusters.append(pages)
-json.dump({"rows": rows, "clusters": clusters}, sys.stdout)
-sys.stdout.flush()
-import os
-os._exit(0)
+done({"rows": rows, "clusters": clusters})
 """
 
 # ROOT's own writer, default options (same-page merging on), the same entries (counts and flat values).
-ROOT_WRITE = r"""
-import sys, warnings
-warnings.filterwarnings("ignore")
-import numpy as np
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
-ROOT.gInterpreter.Declare('''
+ROOT_WRITE_CODE = r"""
 #include <ROOT/RNTupleModel.hxx>
 #include <ROOT/RNTupleWriter.hxx>
 void spm_write(const char *path, const std::uint32_t *counts, std::size_t n, const float *pt, const float *eta,
@@ -90,24 +75,20 @@ void spm_write(const char *path, const std::uint32_t *counts, std::size_t n, con
       w->Fill();
    }
 }
-''')
+"""
+
+ROOT_WRITE = r"""
+import numpy as np
 d = np.load(sys.argv[1])
 counts = np.ascontiguousarray(d["nMuon"], dtype=np.uint32)
 flat = [np.ascontiguousarray(d[f], dtype=np.float32) for f in ("Muon_pt", "Muon_eta", "Muon_phi")]
 ROOT.spm_write(sys.argv[2], counts, len(counts), *flat)
-import os
-os._exit(0)
+done({"written": sys.argv[2]})
 """
 
 
-def _root(script, *args, timeout=600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", script, *map(str, args)], capture_output=True, timeout=timeout)
-
-
 def _describe(path) -> dict:
-    p = _root(ROOT_DESCRIBE, path)
-    assert p.returncode == 0, f"ROOT could not read {path}: {p.stderr.decode(errors='replace')[-3000:]}"
-    return json.loads(p.stdout)
+    return run_root(ROOT_DESCRIBE, path)
 
 
 def _sharing(d: dict) -> tuple[int, int, int]:
@@ -134,8 +115,7 @@ def _uproot_rows(path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def files(cli, tmp_path_factory):
-    if importlib.util.find_spec("ROOT") is None:
-        skip_or_fail("ROOT is not installed in this Python; `pip install root` (see requirements-test.txt)")
+    need_root()
     out = tmp_path_factory.mktemp("same_pages")
     entries = _entries()
     src = out / "entries.json"
@@ -150,8 +130,7 @@ def files(cli, tmp_path_factory):
         assert p.returncode == 0, p.stderr.decode()
         made[name] = path
     made["root"] = out / "root.root"
-    p = _root(ROOT_WRITE, npz, made["root"])
-    assert p.returncode == 0, f"ROOT could not write: {p.stderr.decode(errors='replace')[-3000:]}"
+    run_root(ROOT_WRITE, npz, made["root"], cxx=ROOT_WRITE_CODE)
     return made
 
 

@@ -7,16 +7,14 @@ a join computed here in Python gives. About 5 s (one ROOT process)."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
-import sys
 
 import pytest
 import uproot
+from root_subprocess import run_root
 
 import rntuple
-from conftest import skip_or_fail
 
 N = 300  # entries per primary file
 # Several small clusters per file, so that a shuffled friend's entries are gathered across clusters.
@@ -44,12 +42,9 @@ def files(tmp_path_factory):
     return d, primary, {(a["run"], a["event"]): a for a in aux}
 
 
-def _skim(d, out, *args):
-    bin_ = os.environ.get("RNTUPLE_BIN") or str(d.parent / "missing")
-    if not os.path.exists(bin_):
-        skip_or_fail(f"no rntuple binary at {bin_}")
-    p = subprocess.run([bin_, "skim", str(d / "p0.root"), str(d / "p1.root"), str(out), *args], capture_output=True, text=True, timeout=300)
-    return p
+def _skim(cli, d, out, *args):
+    return subprocess.run([str(cli.path), "skim", str(d / "p0.root"), str(d / "p1.root"), str(out), *args], capture_output=True,
+                          text=True, timeout=300)
 
 
 def _expected(primary, aux, keep_row, fields):
@@ -65,24 +60,20 @@ def _expected(primary, aux, keep_row, fields):
 
 
 ROOT_SHOW = r"""
-import json, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
 r = ROOT.ROOT.RNTupleReader.Open("Events", sys.argv[1])
 rows = []
 for i in range(r.GetNEntries()):
     s = ROOT.std.ostringstream()
     r.Show(i, s)
     rows.append(json.loads(str(s.str())))
-print(json.dumps(rows))
+done(rows)
 """
 
 
-def test_join_skim_read_by_root_uproot_and_us(files):
+def test_join_skim_read_by_root_uproot_and_us(files, cli):
     d, primary, aux = files
     out = d / "joined.root"
-    p = _skim(d, out, "--friend", f"{d / 'aux.root'}:Aux", "--on", "run,event", "--fields", "event,x,v,Aux", "--where", "x >= 10")
+    p = _skim(cli, d, out, "--friend", f"{d / 'aux.root'}:Aux", "--on", "run,event", "--fields", "event,x,v,Aux", "--where", "x >= 10")
     assert p.returncode == 0, p.stderr
     report = json.loads(p.stdout)
     want = _expected(primary, aux, lambda r, a: r["x"] >= 10, ["event", "x", "v"])
@@ -93,15 +84,13 @@ def test_join_skim_read_by_root_uproot_and_us(files):
     assert list(t.schema) == ["event", "x", "v", "Aux"]
     assert t.arrays().tolist() == want
     assert uproot.open(str(out))["Events"].arrays().tolist() == want
-    r = subprocess.run([sys.executable, "-c", ROOT_SHOW, str(out)], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert json.loads(r.stdout.splitlines()[-1]) == json.loads(json.dumps(want))
+    assert run_root(ROOT_SHOW, out) == json.loads(json.dumps(want))
 
 
-def test_a_cut_on_the_friends_fields(files):
+def test_a_cut_on_the_friends_fields(files, cli):
     d, primary, aux = files
     out = d / "cut.root"
-    p = _skim(d, out, "--friend", f"{d / 'aux.root'}:Aux", "--on", "run,event", "--where", "Aux.w > 0.65 && run == 2", "--fields", "run,event,Aux.tag")
+    p = _skim(cli, d, out, "--friend", f"{d / 'aux.root'}:Aux", "--on", "run,event", "--where", "Aux.w > 0.65 && run == 2", "--fields", "run,event,Aux.tag")
     assert p.returncode == 0, p.stderr
     want = [{"run": r["run"], "event": r["event"], "Aux": {"tag": a["tag"]}} for r in primary
             for a in [aux.get((r["run"], r["event"]))] if a is not None and a["w"] > 0.65 and r["run"] == 2]
@@ -109,20 +98,20 @@ def test_a_cut_on_the_friends_fields(files):
     assert len(want) > 20
 
 
-def test_errors_name_what_is_wrong(files):
+def test_errors_name_what_is_wrong(files, cli):
     d, _, _ = files
-    p = _skim(d, d / "e1.root", "--friend", str(d / "aux.root"), "--on", "run,nope")
+    p = _skim(cli, d, d / "e1.root", "--friend", str(d / "aux.root"), "--on", "run,nope")
     assert p.returncode != 0 and "nope" in p.stderr
-    p = _skim(d, d / "e2.root", "--friend", str(d / "aux.root"), "--on", "run,event", "--filter", "v:v > 0")
+    p = _skim(cli, d, d / "e2.root", "--friend", str(d / "aux.root"), "--on", "run,event", "--filter", "v:v > 0")
     assert p.returncode != 0 and "--filter is not supported with --friend" in p.stderr
-    p = _skim(d, d / "e3.root", "--friend", str(d / "aux.root"), "--on", "run,event", "--fields", "x,Aux.nothing")
+    p = _skim(cli, d, d / "e3.root", "--friend", str(d / "aux.root"), "--on", "run,event", "--fields", "x,Aux.nothing")
     assert p.returncode != 0 and "Aux.nothing" in p.stderr
 
 
-def test_python_skim_with_friends_writes_what_the_cli_writes(files):
+def test_python_skim_with_friends_writes_what_the_cli_writes(files, cli):
     d, primary, aux = files
     cli_out, py_out = d / "cli_friends.root", d / "py_friends.root"
-    p = _skim(d, cli_out, "--friend", f"{d / 'aux.root'}:Aux", "--on", "run,event", "--where", "Aux.w > 0.35 && x < 60")
+    p = _skim(cli, d, cli_out, "--friend", f"{d / 'aux.root'}:Aux", "--on", "run,event", "--where", "Aux.w > 0.35 && x < 60")
     assert p.returncode == 0, p.stderr
     report = rntuple.skim([str(d / "p0.root"), str(d / "p1.root")], py_out, friends=f"{d / 'aux.root'}:Aux",
                           on=["run", "event"], where="(Aux.w > 0.35) & (x < 60)")  # uproot's spelling of the cut

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from nested_values import same
 
-from conftest import skip_or_fail
+from conftest import need_root
 
 HERE = Path(__file__).resolve().parent
 ENTRIES = 4
@@ -24,10 +24,7 @@ ENTRIES = 4
 
 @pytest.fixture(scope="module")
 def root_file(tmp_path_factory):
-    try:
-        import ROOT  # noqa: F401
-    except ImportError:
-        skip_or_fail("ROOT (pip package `root`) is not installed")
+    need_root()
     out = tmp_path_factory.mktemp("streamer")
     path = out / "shapes.root"
     p = subprocess.run([sys.executable, str(HERE / "streamer_shapes_root.py"), str(path), str(ENTRIES), str(out / "build")],

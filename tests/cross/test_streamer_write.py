@@ -18,7 +18,7 @@ from nested_values import same
 from test_streamer_objects import norm_ours, norm_root
 
 import rntuple
-from conftest import skip_or_fail
+from conftest import need_root
 
 HERE = Path(__file__).resolve().parent
 ENTRIES = 3
@@ -72,10 +72,7 @@ def root_script(*args, timeout=900):
 @pytest.fixture(scope="module")
 def root_build(tmp_path_factory):
     """Compiles the classes once (and writes ROOT's own reference file with them)."""
-    try:
-        import ROOT  # noqa: F401
-    except ImportError:
-        skip_or_fail("ROOT (pip package `root`) is not installed")
+    need_root()
     out = tmp_path_factory.mktemp("streamer_write")
     ref = out / "root_ref.root"
     assert root_script(out / "build", "write", ref) == "written"

@@ -7,22 +7,14 @@ And the same layout written by our writer (RNTuples named by their paths): ROOT 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import awkward as ak
 import pytest
 import uproot
-
-from conftest import skip_or_fail
+from root_subprocess import run_root
 
 # ROOT writes the file, then reads every RNTuple back by path and prints its entries as JSON.
-ROOT_SCRIPT = r"""
-import json, os, sys, warnings
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gErrorIgnoreLevel = ROOT.kError
-ROOT.gInterpreter.Declare('''
+ROOT_CODE = r"""
 #include <ROOT/RNTupleModel.hxx>
 #include <ROOT/RNTupleWriter.hxx>
 #include <ROOT/RNTupleReader.hxx>
@@ -63,24 +55,24 @@ std::string Read(const std::string &name, const std::string &path) {
    std::ostringstream o;
    o << std::setprecision(9) << "[";
    for (auto i : r->GetEntryRange()) {
-      o << (i ? "," : "") << "{\\"id\\": " << id(i) << ", \\"v\\": [";
+      o << (i ? "," : "") << "{\"id\": " << id(i) << ", \"v\": [";
       for (std::size_t k = 0; k < v(i).size(); ++k) o << (k ? "," : "") << v(i)[k];
-      o << "], \\"s\\": \\"" << s(i) << "\\"}";
+      o << "], \"s\": \"" << s(i) << "\"}";
    }
    o << "]";
    return o.str();
 }
 }
-''')
+"""
+
+ROOT_SCRIPT = r"""
 path = sys.argv[1]
 if os.path.exists(path):  # a file written by us: read it only
     out = {name: json.loads(str(ROOT.xsubdir.Read(name, path))) for name in sys.argv[2:]}
 else:
     ROOT.xsubdir.Write(path)
     out = {name: json.loads(str(ROOT.xsubdir.Read(name, path))) for name in sys.argv[2:]}
-print(json.dumps(out))
-sys.stdout.flush()
-os._exit(0)
+done(out)
 """
 
 NAMES = ["top", "d1/inner", "d1/d2/deep", "other/inner"]
@@ -94,14 +86,8 @@ def expected(name: str) -> list:
 
 @pytest.fixture(scope="module")
 def nested(tmp_path_factory):
-    import importlib.util
-
-    if importlib.util.find_spec("ROOT") is None:
-        skip_or_fail("ROOT is not installed in this Python")
     path = tmp_path_factory.mktemp("subdir") / "nested.root"
-    p = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, str(path), *NAMES], capture_output=True, timeout=600)
-    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
-    root = json.loads(p.stdout.decode().strip().splitlines()[-1])
+    root = run_root(ROOT_SCRIPT, path, *NAMES, cxx=ROOT_CODE)
     for name in NAMES:  # ROOT wrote what we think it wrote (the values are exact in float32)
         assert root[name] == expected(name), name
     return path
@@ -128,10 +114,7 @@ def test_dump_reads_rntuples_in_directories_by_path(cli, nested):
 
 
 def test_python_reads_rntuples_in_directories(nested):
-    try:
-        import rntuple
-    except ImportError:
-        skip_or_fail("the rntuple Python package is not installed in this venv (`make python`)")
+    import rntuple
     with rntuple.open(nested) as f:
         assert f.ntuple_names() == NAMES
         for name in NAMES:
@@ -148,10 +131,7 @@ def test_uproot_agrees(nested):
 @pytest.fixture(scope="module")
 def ours(tmp_path_factory):
     """The same RNTuples written by our FileWriter, each named by its path."""
-    try:
-        import rntuple
-    except ImportError:
-        skip_or_fail("the rntuple Python package is not installed in this venv (`make python`)")
+    import rntuple
     path = tmp_path_factory.mktemp("subdir_ours") / "ours.root"
     schema = {"id": "std::int32_t", "v": "std::vector<float>", "s": "std::string"}
     with rntuple.FileWriter(path) as fw:
@@ -162,13 +142,7 @@ def ours(tmp_path_factory):
 
 
 def test_root_and_uproot_read_rntuples_we_wrote_into_directories(ours):
-    import importlib.util
-
-    if importlib.util.find_spec("ROOT") is None:
-        skip_or_fail("ROOT is not installed in this Python")
-    p = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, str(ours), *NAMES], capture_output=True, timeout=600)
-    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
-    root = json.loads(p.stdout.decode().strip().splitlines()[-1])
+    root = run_root(ROOT_SCRIPT, ours, *NAMES, cxx=ROOT_CODE)
     with uproot.open(ours) as f:
         assert {k for k, c in f.classnames(cycle=False).items() if c == "TDirectory"} == {"d1", "d1/d2", "other"}
         for name in NAMES:

@@ -96,10 +96,7 @@ def _flat_arrays(array) -> list[np.ndarray]:
 def test_large_rntuples_equal_uproot_entry_by_entry(testdata):
     """The RNTuples above FULL_ENTRIES entries, every entry: for each field, uproot's values against ours (the
     `rntuple` Python package) as exact arrays in entry order (equal dtype, equal bytes), and their sha256 agree."""
-    try:
-        import rntuple
-    except ImportError:
-        skip_or_fail("the rntuple Python package is not installed in this venv (`make python`)")
+    import rntuple
     large = []
     for sub, filename, ntuple_name in [p.values for p in PARAMS]:
         path = testdata / sub / filename

@@ -5,20 +5,16 @@ RNTupleReader, uproot reads them all, and so do we."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import threading
 
 import awkward as ak
 import numpy as np
 import uproot
+from root_subprocess import run_root
 
 import rntuple
 
-MAKE = r"""
-import sys, ROOT
-ROOT.gInterpreter.Declare('''
+MAKE_CODE = r"""
 void make_analysis_file(const char *path) {
    TFile f(path, "RECREATE");
    TH1F h("h", "a histogram", 10, 0, 10);
@@ -42,29 +38,30 @@ void make_analysis_file(const char *path) {
    }
    f.Close();
 }
-''')
-ROOT.make_analysis_file(sys.argv[1])
 """
 
-READ = r"""
-import sys, ROOT
-ROOT.gInterpreter.Declare('''
+MAKE = r"""
+ROOT.make_analysis_file(sys.argv[1])
+done({"written": sys.argv[1]})
+"""
+
+READ_CODE = r"""
 #include <sstream>
 std::string read_analysis_file(const char *path, bool ours) {
    std::ostringstream o;
    o.precision(17);
    auto f = std::unique_ptr<TFile>(TFile::Open(path));
-   o << "{\\"zombie\\": " << (f->IsZombie() ? "true" : "false") << ", \\"keys\\": [";
+   o << "{\"zombie\": " << (f->IsZombie() ? "true" : "false") << ", \"keys\": [";
    bool first = true;
-   for (auto k : *f->GetListOfKeys()) { o << (first ? "" : ", ") << "\\"" << k->GetName() << "\\""; first = false; }
+   for (auto k : *f->GetListOfKeys()) { o << (first ? "" : ", ") << "\"" << k->GetName() << "\""; first = false; }
    auto h = f->Get<TH1F>("h");
-   o << "], \\"h\\": [";
+   o << "], \"h\": [";
    for (int i = 1; i <= 10; ++i) o << (i > 1 ? ", " : "") << h->GetBinContent(i);
-   o << "], \\"t\\": " << f->Get<TTree>("t")->GetEntries() << ", \\"h2_bins\\": " << f->Get<TH1D>("sub/h2")->GetNbinsX();
+   o << "], \"t\": " << f->Get<TTree>("t")->GetEntries() << ", \"h2_bins\": " << f->Get<TH1D>("sub/h2")->GetNbinsX();
    {
       auto r = ROOT::RNTupleReader::Open("Root", path);
       auto v = r->GetView<float>("pt");
-      o << ", \\"Root\\": [";
+      o << ", \"Root\": [";
       for (auto i : r->GetEntryRange()) o << (i ? ", " : "") << v(i);
       o << "]";
    }
@@ -72,7 +69,7 @@ std::string read_analysis_file(const char *path, bool ours) {
       auto r = ROOT::RNTupleReader::Open("Events", path);
       auto a = r->GetView<std::int32_t>("a");
       auto v = r->GetView<std::vector<float>>("v");
-      o << ", \\"Events\\": [";
+      o << ", \"Events\": [";
       for (auto i : r->GetEntryRange()) {
          o << (i ? ", " : "") << "[" << a(i) << ", [";
          const auto &x = v(i);
@@ -81,31 +78,24 @@ std::string read_analysis_file(const char *path, bool ours) {
       }
       auto p = ROOT::RNTupleReader::Open("Parallel", path);
       auto id = p->GetView<std::uint64_t>("id");
-      o << "], \\"Parallel\\": [";
+      o << "], \"Parallel\": [";
       for (auto i : p->GetEntryRange()) o << (i ? ", " : "") << id(i);
       o << "]";
    }
    o << "}";
    return o.str();
 }
-''')
-print("RESULT:" + str(ROOT.read_analysis_file(sys.argv[1], sys.argv[2] == "ours")))
-sys.stdout.flush()
-import os
-os._exit(0)
 """
 
-
-def run_root(code, *args):
-    p = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return p.stdout
+READ = r"""
+done(json.loads(str(ROOT.read_analysis_file(sys.argv[1], sys.argv[2] == "ours"))))
+"""
 
 
 def test_rntuples_added_to_a_root_file(tmp_path):
     path = tmp_path / "analysis.root"
-    run_root(MAKE, path)
-    before = json.loads(run_root(READ, path, "root").split("RESULT:")[1])
+    run_root(MAKE, path, cxx=MAKE_CODE, timeout=300)
+    before = run_root(READ, path, "root", cxx=READ_CODE, timeout=300)
     events = ak.Array({"a": np.arange(2000, dtype=np.int32), "v": [[float(i)] * (i % 3) for i in range(2000)]})
     rntuple.write(path, "Events", events, update_existing_file=True, approx_zipped_cluster_size=4000)
     with rntuple.ParallelWriter(path, "Parallel", {"id": "std::uint64_t"}, update_existing_file=True) as w:
@@ -118,7 +108,7 @@ def test_rntuples_added_to_a_root_file(tmp_path):
             t.start()
         for t in ths:
             t.join()
-    out = json.loads(run_root(READ, path, "ours").split("RESULT:")[1])
+    out = run_root(READ, path, "ours", cxx=READ_CODE, timeout=300)
     assert out["zombie"] is False
     assert out["keys"] == before["keys"] + ["Events", "Parallel"]
     for k in ("h", "t", "h2_bins", "Root"):
