@@ -84,12 +84,15 @@ pub(crate) fn from_pyarrow(obj: &Bound<'_, PyAny>) -> bool {
 
 /// An imported struct array (one row per entry) as a record batch, after checking its buffers against its
 /// type: their sizes and the bounds of offsets, and with `full` every value (offsets, UTF-8, dictionary keys:
-/// data of a producer not known to follow the format); a struct with null rows is refused.
-pub(crate) fn struct_to_batch(data: ArrayData, full: bool) -> rntuple::Result<RecordBatch> {
+/// data of a producer not known to follow the format); a struct with null rows is refused. Buffers not aligned
+/// to their element type (numpy arrays unpickled from a byte stream, as Dask's workers receive partitions) are
+/// copied into aligned ones first: Arrow's own arrays may only be read aligned.
+pub(crate) fn struct_to_batch(mut data: ArrayData, full: bool) -> rntuple::Result<RecordBatch> {
     caught(|| {
         if !matches!(data.data_type(), DataType::Struct(_)) {
             return Err(Error::Invalid(format!("expected a record batch (an Arrow struct array), got Arrow type {}", data.data_type())));
         }
+        data.align_buffers();
         let checked = if full { data.validate_full() } else { data.validate() };
         checked.map_err(|e| Error::Invalid(format!("the Arrow data do not follow their type: {e}")))?;
         let n = data.len();

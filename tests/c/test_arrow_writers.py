@@ -125,3 +125,37 @@ def test_a_batch_of_another_schema_is_refused(capi, tmp_path):
         append_batch(capi, "rntuple_writer_append", h.value, other)
     ok(capi, capi.rntuple_writer_free(h.value))
     assert not (tmp_path / "x.root").exists(), "a writer freed without a commit leaves no file"
+
+
+def _unaligned(values, pa_type, np_dtype):
+    """An Arrow array whose values buffer starts 2 bytes past an aligned address (as numpy arrays unpickled from
+    a byte stream are: Dask's workers receive partitions so)."""
+    import numpy as np
+    import pyarrow as pa
+
+    raw = np.asarray(values, dtype=np_dtype).tobytes()
+    backing = bytearray(len(raw) + 16)
+    base = np.frombuffer(backing, dtype=np.uint8)
+    shift = (-base.ctypes.data) % 16 + 2  # 2 bytes past a 16-byte boundary
+    backing[shift : shift + len(raw)] = raw
+    buf = pa.py_buffer(memoryview(backing)[shift : shift + len(raw)])
+    assert buf.address % 8 == 2
+    return pa.Array.from_buffers(pa_type, len(values), [None, buf])
+
+
+def test_unaligned_buffers_are_written(capi, tmp_path):
+    import pyarrow as pa
+    import uproot
+
+    ids = list(range(1000, 1013))
+    xs = [i * 0.5 for i in range(13)]
+    batch = pa.RecordBatch.from_arrays([_unaligned(ids, pa.uint64(), "<u8"), _unaligned(xs, pa.float64(), "<f8")], names=["id", "x"])
+    h = ctypes.c_uint64(0)
+    with ExportedSchema(batch.schema) as s:
+        ok(capi, capi.rntuple_writer_create_arrow(str(tmp_path / "u.root").encode(), b"Events", s, 0, ctypes.byref(h)))
+    append_batch(capi, "rntuple_writer_append", h.value, batch)
+    ok(capi, capi.rntuple_writer_commit(h.value, None))
+    ok(capi, capi.rntuple_writer_free(h.value))
+    with uproot.open(tmp_path / "u.root") as f:
+        got = f["Events"].arrays(library="np")
+    assert got["id"].tolist() == ids and got["x"].tolist() == xs

@@ -331,3 +331,50 @@ def test_producer_error(tmp_path):
     with pytest.raises(ValueError, match="the producer failed"):
         rntuple.write(tmp_path / "failed.root", "Events", reader, schema={"x": "double"})
     assert not (tmp_path / "failed.root").exists()
+
+
+def _unaligned(values, np_dtype, pa_type):
+    """An Arrow array whose values buffer lies 2 bytes past an aligned address, as the numpy buffers of a partition
+    unpickled by a Dask worker may."""
+    raw = np.asarray(values, dtype=np_dtype).tobytes()
+    backing = bytearray(len(raw) + 16)
+    shift = (-np.frombuffer(backing, dtype=np.uint8).ctypes.data) % 16 + 2
+    backing[shift : shift + len(raw)] = raw
+    buf = pa.py_buffer(memoryview(backing)[shift : shift + len(raw)])
+    assert buf.address % 8 == 2
+    return pa.Array.from_buffers(pa_type, len(values), [None, buf])
+
+
+@pytest.mark.parametrize("form", ["table", "awkward", "capsule", "parallel"])
+def test_unaligned_buffers_are_written(tmp_path, form):
+    ids = np.arange(7, 40, dtype=np.uint64)
+    pt = np.linspace(0, 1, len(ids))
+    offsets = np.arange(0, 2 * len(ids) + 1, 2, dtype=np.int64)
+    inner = _unaligned(np.repeat(pt, 2).astype(np.float32), "<f4", pa.float32())
+    table = pa.table(
+        {
+            "id": _unaligned(ids, "<u8", pa.uint64()),
+            "pt": _unaligned(pt, "<f8", pa.float64()),
+            "v": pa.LargeListArray.from_arrays(_unaligned(offsets, "<i8", pa.int64()), inner),
+        }
+    )
+    out = tmp_path / "u.root"
+    if form == "table":
+        rntuple.write(out, "Events", table)
+    elif form == "awkward":
+        rntuple.write(out, "Events", ak.from_arrow(table))
+    elif form == "capsule":
+
+        class Producer:
+            def __arrow_c_stream__(self, requested_schema=None):
+                return table.__arrow_c_stream__(requested_schema)
+
+        rntuple.write(out, "Events", Producer())
+    else:
+        with rntuple.ParallelWriter(out, "Events", {"id": "std::uint64_t", "pt": "double", "v": "std::vector<float>"}) as w:
+            with w.fill_context() as ctx:
+                ctx.extend(table)
+    got = rntuple.open(out)["Events"].arrays()
+    assert got.id.to_list() == ids.tolist()
+    assert got.pt.to_list() == pt.tolist()
+    assert got.v.to_list() == [[float(np.float32(p))] * 2 for p in pt]

@@ -187,8 +187,12 @@ def test_to_rntuple_parallel_writer_into_one_file(files, expected, threads_clien
 def test_to_rntuple_processes_write_parts_and_merge(files, expected, processes_client, tmp_path):
     events = rntuple.dask(files, step_size=16_384)
     out = tmp_path / "merged.root"
-    rep = rntuple.to_rntuple(events, out, scheduler=processes_client)
+    # on worker processes the default is the distributed protocol (tests/python/test_dask_distributed.py)
+    assert rntuple.to_rntuple(events[["id"]], tmp_path / "d.root", scheduler=processes_client)["method"] == "distributed"
+    os.remove(tmp_path / "d.root")
+    rep = rntuple.to_rntuple(events, out, method="merge", scheduler=processes_client)
     assert rep["method"] == "merge"
+    assert rep["bytes_written"] > rep["file_bytes"]  # the parts, then the merged file
     assert (rep["entries"], rep["partitions"]) == (len(expected), events.npartitions)
     assert rep["clusters"] >= events.npartitions
     assert rntuple.open(out)["Events"].arrays().to_list() == expected.to_list()
@@ -219,7 +223,7 @@ def _fail_on_second(part):
 def test_a_failing_partition_leaves_no_file(files, threads_client, tmp_path):
     events = rntuple.dask(files, step_size=1)
     broken = events.map_partitions(_fail_on_second, meta=events._meta)
-    for method, scheduler in (("parallel-writer", threads_client), ("merge", "sync")):
+    for method, scheduler in (("parallel-writer", threads_client), ("merge", "sync"), ("distributed", "sync")):
         with pytest.raises(RuntimeError, match="boom in partition"):
             rntuple.to_rntuple(broken, tmp_path / "out.root", method=method, scheduler=scheduler)
         assert os.listdir(tmp_path) == []

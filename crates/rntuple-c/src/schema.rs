@@ -57,7 +57,9 @@ pub unsafe fn import_batch(array: *mut ArrowArray, schema: *const ArrowSchema) -
     if a.is_released() {
         return Err(CError::invalid("the ArrowArray was released (or moved) already"));
     }
-    let data = unsafe { arrow_array::ffi::from_ffi(a, &*schema_ptr(schema)) }?;
+    let mut data = unsafe { arrow_array::ffi::from_ffi(a, &*schema_ptr(schema)) }?;
+    // Buffers not aligned to their element type are copied into aligned ones: Arrow's arrays are read aligned.
+    data.align_buffers();
     if !matches!(data.data_type(), DataType::Struct(_)) {
         return Err(CError::schema(format!("expected a struct array (a record batch), got Arrow type {}", data.data_type())));
     }

@@ -10,9 +10,7 @@ from __future__ import annotations
 import collections
 import glob
 import os
-import shutil
 import threading
-import time
 import uuid
 from typing import Any, Sequence
 
@@ -25,6 +23,8 @@ from .._tools.merge import merge
 from .._writing.data import infer_schema
 from .._writing.writers import ParallelWriter, Writer
 from .distributed import Coordinator, routable_host, write_partition
+from .parts import remove_quietly as _remove_quietly
+from .parts import remove_tree as _remove_tree
 
 #: The ways of :func:`to_rntuple` (``None``: chosen from the scheduler).
 METHODS = (None, "parallel-writer", "distributed", "merge")
@@ -475,22 +475,6 @@ def _write_parallel(dask_, parts, path, ntuple, schema, options, ordered, token,
     return {"entries": sum(r["entries"] for r in results), "file_bytes": size}
 
 
-def _remove_quietly(path: str) -> None:
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        pass
-
-
-def _remove_tree(folder: str) -> None:
-    """Removes the parts' folder; after a failure, tasks still running may write into it for a moment."""
-    for _ in range(50):
-        shutil.rmtree(folder, ignore_errors=True)
-        if not os.path.exists(folder):
-            return
-        time.sleep(0.1)
-
-
 def _default_option(name: str) -> Any:
     from .. import _rntuple
 
@@ -557,13 +541,17 @@ def _gather_with_checkpoints(client, tasks, coord, ordered) -> list:
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(futures)
     next_in_order = 0
-    for fut in as_completed(futures):
-        i = index[fut.key]
-        results[i] = fut.result()
-        if not ordered:
-            coord.add_durable(results[i], f"partition {i}")
-            continue
-        while next_in_order < len(results) and results[next_in_order] is not None:
-            coord.add_durable(results[next_in_order], f"partition {next_in_order}")
-            next_in_order += 1
+    try:
+        for fut in as_completed(futures, loop=client.loop):
+            i = index[fut.key]
+            results[i] = fut.result()
+            if not ordered:
+                coord.add_durable(results[i], f"partition {i}")
+                continue
+            while next_in_order < len(results) and results[next_in_order] is not None:
+                coord.add_durable(results[next_in_order], f"partition {next_in_order}")
+                next_in_order += 1
+    except BaseException:
+        client.cancel(futures)
+        raise
     return results

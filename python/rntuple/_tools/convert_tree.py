@@ -15,7 +15,7 @@ projected from ``_collection0._0.Muon_pt``) and ``nMuon`` (``ROOT::RNTupleCardin
 ``_collection0``), so that analyses written for importer files find their branch names. The stored columns are the
 same as the importer's.
 
-Run as ``python -m rntuple._convert_tree INPUT OUTPUT [--tree NAME] [--ntuple NAME] [--compression C]
+Run as ``python -m rntuple._tools.convert_tree INPUT OUTPUT [--tree NAME] [--ntuple NAME] [--compression C]
 [--no-progress]`` (what ``rntuple convert`` runs): prints one JSON object with what was done.
 """
 
@@ -143,7 +143,7 @@ def convert_tree(input, output, tree: str | None = None, ntuple: str | None = No
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m rntuple._convert_tree", description="TTree -> RNTuple (uproot)")
+    p = argparse.ArgumentParser(prog="python -m rntuple._tools.convert_tree", description="TTree -> RNTuple (uproot)")
     p.add_argument("input")
     p.add_argument("output")
     p.add_argument("--tree")

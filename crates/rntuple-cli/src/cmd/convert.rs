@@ -51,21 +51,21 @@ pub(crate) fn convert(input: &str, output: &str, ntuple: Option<&str>, tree: Opt
     Ok(())
 }
 
-/// Runs `python3 -m rntuple._convert_tree`, which prints the JSON summary itself.
+/// Runs `python3 -m rntuple._tools.convert_tree`, which prints the JSON summary itself.
 fn convert_tree(input: &str, output: &str, ntuple: Option<&str>, tree: Option<&str>, compression: rntuple::write::Compression, progress: bool) -> Res {
     let py = python();
     let missing = || {
         format!("converting a TTree needs Python with the rntuple and uproot packages (`pip install rntuple uproot`; the interpreter is `{py}`, or $RNTUPLE_PYTHON)")
     };
     let probe =
-        Command::new(&py).args(["-c", "import rntuple._convert_tree, uproot"]).output().map_err(|e| format!("{}: running it failed: {e}", missing()))?;
+        Command::new(&py).args(["-c", "import rntuple._tools.convert_tree, uproot"]).output().map_err(|e| format!("{}: running it failed: {e}", missing()))?;
     if !probe.status.success() {
         let why = String::from_utf8_lossy(&probe.stderr);
         let last = why.lines().last().unwrap_or("").trim().to_string();
         return Err(format!("{}: {last}", missing()).into());
     }
     let mut cmd = Command::new(&py);
-    cmd.args(["-m", "rntuple._convert_tree", input, output, "--compression", &compression.to_string()]);
+    cmd.args(["-m", "rntuple._tools.convert_tree", input, output, "--compression", &compression.to_string()]);
     if let Some(t) = tree {
         cmd.args(["--tree", t]);
     }
@@ -78,10 +78,10 @@ fn convert_tree(input: &str, output: &str, ntuple: Option<&str>, tree: Option<&s
     if !super::write_defaults().same_page_merging {
         cmd.arg("--no-same-page-merging");
     }
-    let status = cmd.status().map_err(|e| format!("running {py} -m rntuple._convert_tree: {e}"))?;
+    let status = cmd.status().map_err(|e| format!("running {py} -m rntuple._tools.convert_tree: {e}"))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("converting the TTree of '{input}' failed ({py} -m rntuple._convert_tree: {status})").into())
+        Err(format!("converting the TTree of '{input}' failed ({py} -m rntuple._tools.convert_tree: {status})").into())
     }
 }
