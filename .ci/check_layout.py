@@ -5,7 +5,8 @@
    800 lines;
 2. the module graph of every Rust crate (crates/*/src, python/src, the PyO3 extension, and fuzz/src when there
    is one) has no cycle: one node per file; the edges are what a file names through `use` trees and paths in
-   code (`crate::`, `super::`, `self::`; inline `mod name { }` blocks resolved), re-exports followed to the
+   code (`crate::`, `super::`, `self::`, and paths starting at a child module's name; inline `mod name { }` blocks
+   resolved), re-exports followed to the
    defining file, read by a tokenizer that knows comments and literals, with everything under `#[cfg(test)]`
    left out (layout_rust.py);
 3. the import graph of every Python tree has no cycle: the package (python/rntuple, its subpackages included),
@@ -80,12 +81,12 @@ LAYERED_CRATE = "crates/rntuple/src"
 # Rust source trees (globs from the repository root): each is one crate's modules.
 RUST_TREES = ["crates/*/src", "python/src", "fuzz/src"]
 # Whether a path starting at a child module's name (`pub use columns::ColumnIn;`, `parquet::write(..)` in a
-# mod.rs) is an edge like `self::columns::ColumnIn`. Off, as the checker has always read them: on, it finds a
-# parent and a child that use each other (a mod.rs dispatching to its children, which use the mod.rs's helpers
-# through `super::`): crates/rntuple/src/convert/{mod,ipc,parquet}.rs, crates/rntuple-c/src/entry{,/columns}.rs
-# and crates/rntuple-cli/src/{main,cmd/bench_write_mpi}.rs on the tree of issue 52. (Re-exports are followed
-# either way: `crate::write::Entry` is write/typed.rs.)
-RUST_CHILD_PATHS = False
+# mod.rs) is an edge like `self::columns::ColumnIn`. On: such a path names the child as surely as `self::` does,
+# and without it a parent and a child could use each other unseen (a mod.rs dispatching to its children, which
+# use the mod.rs's helpers through `super::`). The three such circles it found on the tree of issue 52 were
+# broken by moving the shared helpers into a child of their own (convert/output.rs, rntuple-c's entry/buffer.rs,
+# the CLI's args.rs). (Re-exports are followed either way: `crate::write::Entry` is write/typed.rs.)
+RUST_CHILD_PATHS = True
 # The Python package (its root may not be imported from inside), and its compiled extension modules.
 PY_PACKAGE = "python/rntuple"
 PY_NATIVE = ["rntuple._rntuple"]

@@ -1,6 +1,7 @@
 //! The `rntuple` command-line tool: the command-line definitions and the dispatch to the commands
 //! (one module per command under `cmd/`).
 
+mod args;
 mod cmd;
 mod interrupt;
 mod progress;
@@ -9,6 +10,7 @@ mod synthetic;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use args::parse_compression;
 use clap::{Parser, Subcommand};
 use cmd::bench_write::WriteBench;
 use cmd::precision::Precision;
@@ -357,12 +359,6 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// every few milliseconds; each round trip through the kernel costs page faults and zeroing
 /// (skim of bench/agc_skim_bench.py: ~250 k page faults -> ~25 k, ~5 % of the time; see
 /// bench/RESULTS.md). Memory still goes back once idle, and `MIMALLOC_PURGE_DELAY` overrides.
-/// `--compression`: ROOT's settings integer (`algorithm * 100 + level`), checked once here.
-fn parse_compression(s: &str) -> Result<Compression, String> {
-    let n: u32 = s.parse().map_err(|_| format!("'{s}' is not a compression setting (algorithm * 100 + level, e.g. 505)"))?;
-    Compression::from_settings(n).map_err(|e| e.to_string())
-}
-
 fn keep_freed_memory() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets an allocator option (a plain integer mimalloc reads when it purges);

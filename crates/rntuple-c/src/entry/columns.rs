@@ -3,7 +3,7 @@
 //! caller's compiled code instead of a call and a type dispatch here. Everything is checked before
 //! anything is appended: a call either appends all its entries or none.
 
-use super::{EntryBuf, Items, Shape, ENTRY_BATCH, ENTRY_BATCH_BYTES};
+use super::buffer::{wrong_c_type, wrong_kind, EntryBuf, Items, Shape, ENTRY_BATCH, ENTRY_BATCH_BYTES};
 use crate::status::{CError, CResult};
 
 /// One field's values for the entries of one call.
@@ -74,13 +74,13 @@ impl EntryBuf {
             }
             let kind = match (slot.shape, c.text) {
                 (Shape::String, true) => "string",
-                (Shape::String, false) => return Err(super::wrong_kind(&self.names, c.slot, &format!("column of {}", c.items.c_type()))),
-                (_, true) => return Err(super::wrong_kind(&self.names, c.slot, "string")),
+                (Shape::String, false) => return Err(wrong_kind(&self.names, c.slot, &format!("column of {}", c.items.c_type()))),
+                (_, true) => return Err(wrong_kind(&self.names, c.slot, "string")),
                 (Shape::Scalar, false) => "scalar",
                 (Shape::List, false) => "collection",
             };
             if !c.text && !slot.values.accepts(&c.items) {
-                return Err(super::wrong_c_type(&self.names, c.slot, slot.values.c_type(), c.items.c_type()));
+                return Err(wrong_c_type(&self.names, c.slot, slot.values.c_type(), c.items.c_type()));
             }
             match (slot.shape, c.offsets) {
                 (Shape::Scalar, Some(_)) => return Err(CError::invalid(format!("field '{}': a scalar column takes no offsets", name(c.slot)))),

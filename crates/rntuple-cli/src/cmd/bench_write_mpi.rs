@@ -19,7 +19,7 @@ pub(crate) struct MpiBench {
     #[arg(long, default_value_t = 1)]
     pub(crate) threads: usize,
     /// Compression settings (algorithm*100+level).
-    #[arg(long, default_value = "505", value_parser = crate::parse_compression)]
+    #[arg(long, default_value = "505", value_parser = crate::args::parse_compression)]
     pub(crate) compression: rntuple::write::Compression,
     /// Clusters start at multiples of this many bytes (a power of two; 1 MiB for a Lustre
     /// stripe).

@@ -2,7 +2,7 @@
 
 use super::arrow_types::{may_hold_nulls, rntuple_schema, NullTree};
 use super::from_rntuple::Source;
-use super::{commit_or_abort, io_err, publish_or_remove, ConvertSummary};
+use super::output::{commit_or_abort, io_err, publish_or_remove, ConvertSummary};
 use crate::error::{Error, Result};
 use crate::format::compression::{Algorithm, Compression as RootCompression};
 use crate::write::{WriteOptions, Writer};

@@ -29,10 +29,13 @@ crate::unstable_mod! {
 mod format;
 mod from_rntuple;
 mod ipc;
+mod output;
 mod parquet;
 
 use crate::error::{Error, Result};
 use std::path::Path;
+
+pub use output::ConvertSummary;
 
 /// Which format a path names (the CLI's choice of converter; `unstable` feature).
 #[cfg(feature = "unstable")]
@@ -107,63 +110,6 @@ impl Default for ConvertOptions {
     }
 }
 
-/// What a conversion wrote.
-///
-/// ```
-/// use rntuple::convert::{convert, ConvertOptions, ConvertSummary};
-/// # let dir = std::env::temp_dir();
-/// # let root = dir.join(format!("rntuple-doc-ConvertSummary-{}.root", std::process::id()));
-/// # let mut w = rntuple::write::Writer::create(&root, "Events", &[("x", "float"), ("v", "std::vector<std::int32_t>")], Default::default())?;
-/// # use rntuple::Value as V;
-/// # for i in 0..10 {
-/// #     if i == 4 { w.commit_cluster()?; }
-/// #     w.fill(&V::Record(vec![("x".into(), V::F32(i as f32)), ("v".into(), V::List(vec![V::Int(i); i as usize]))]))?;
-/// # }
-/// # w.commit()?;
-/// # let parquet = root.with_extension("parquet");
-/// // Ten entries in two clusters: two Parquet row groups.
-/// let s = convert(&root, &parquet, &ConvertOptions::default())?;
-/// assert_eq!(s, ConvertSummary { entries: 10, clusters: 2 });
-/// # for p in [&root, &parquet] { std::fs::remove_file(p)?; }
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ConvertSummary {
-    /// Entries (rows) converted.
-    pub entries: u64,
-    /// Clusters, Parquet row groups or IPC record batches written.
-    pub clusters: u64,
-}
-
-/// Commits `w` when filling it went well (`r`), else aborts it (a new file is removed).
-pub(crate) fn commit_or_abort(w: crate::write::Writer, r: Result<()>, summary: ConvertSummary) -> Result<ConvertSummary> {
-    match r {
-        Ok(()) => {
-            w.commit()?;
-            Ok(summary)
-        }
-        Err(e) => {
-            w.abort();
-            Err(e)
-        }
-    }
-}
-
-/// Renames the finished temporary file `tmp` to `output` when writing it went well (`r`), else
-/// removes it: an output is never left half-written.
-pub(crate) fn publish_or_remove(tmp: &Path, output: &Path, r: Result<ConvertSummary>) -> Result<ConvertSummary> {
-    match r {
-        Ok(s) => {
-            std::fs::rename(tmp, output).map_err(|e| io_err("renaming the finished file into", output, e))?;
-            Ok(s)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(tmp);
-            Err(e)
-        }
-    }
-}
-
 /// Converts `input` into `output`, formats by extension (see the module's documentation): Parquet or
 /// Arrow IPC into an RNTuple in a new ROOT file, or an RNTuple into Parquet or Arrow IPC.
 ///
@@ -234,11 +180,3 @@ pub fn convert_with_progress(input: &Path, output: &Path, opts: &ConvertOptions,
     };
     r.map_err(|e| Error::Context { context: format!("converting '{}' into '{}'", input.display(), output.display()), source: Box::new(e) })
 }
-
-/// An I/O error naming what was done with which file.
-pub(crate) fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::io(format!("{what} '{}'", path.display()), e)
-}
-
-/// Rows per batch read from Parquet and RNTuple sources.
-pub(crate) const BATCH_ROWS: usize = 65536;

@@ -2,7 +2,7 @@
 
 use super::arrow_types::{may_hold_nulls, rntuple_schema, NullTree};
 use super::from_rntuple::Source;
-use super::{commit_or_abort, io_err, publish_or_remove, ConvertSummary, BATCH_ROWS};
+use super::output::{commit_or_abort, io_err, publish_or_remove, ConvertSummary};
 use crate::error::{Error, Result};
 use crate::format::compression::{Algorithm, Compression as RootCompression};
 use crate::write::{WriteOptions, Writer};
@@ -13,6 +13,9 @@ use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use std::fs::File;
 use std::path::Path;
+
+/// Rows per batch read from Parquet and RNTuple sources.
+const BATCH_ROWS: usize = 65536;
 
 fn pq_err(path: &Path, e: parquet::errors::ParquetError) -> Error {
     Error::Invalid(format!("Parquet file '{}': {e}", path.display()))
