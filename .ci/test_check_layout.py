@@ -409,3 +409,11 @@ def test_long_files_fail(tree):
     problems = check_layout.check(tree)
     assert any("_planted.py: 801 lines" in p for p in problems), problems
     assert any("planted.rs: 801 lines" in p for p in problems), problems
+
+
+def test_a_parent_child_circle_fails(tree):
+    # a mod.rs naming its child by a bare path, the child using the mod.rs's items through `super::`
+    src = tree / "crates" / "rntuple" / "src"
+    plant(src / "write" / "distributed" / "mod.rs", "pub use wire::Helper;\npub struct Shared;")
+    plant(src / "write" / "distributed" / "wire.rs", "pub struct Helper;\nuse super::Shared as _S;")
+    assert cycle_with(check_layout.check(tree), "write/distributed/mod.rs", "write/distributed/wire.rs")
