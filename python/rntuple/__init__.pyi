@@ -630,11 +630,13 @@ def dask(sources: Any, fields: _Fields = None, step_size: Union[int, str] = "100
     (grouped up to ``step_size``), the type from the schema, only the fields a computation touches read."""
 
 def to_rntuple(array: Any, path: _Path, ntuple: str = "Events", schema: _Schema | None = None, compression: int = 505,
-               *, method: Literal["parallel-writer", "merge"] | None = None, ordered: bool = True, scheduler: Any = None,
-               **options: Any) -> dict[str, Any]:
+               *, method: Literal["parallel-writer", "distributed", "merge"] | None = None, ordered: bool = True,
+               scheduler: Any = None, coordinator_host: str | None = None, **options: Any) -> dict[str, Any]:
     """Writes a dask-awkward array into ONE file, its partitions in parallel: fill contexts of a ParallelWriter
-    when the tasks run in this process, else one file per partition merged by page copy. Returns path, ntuple,
-    entries, partitions, clusters, method, file_bytes."""
+    when the tasks run in this process; on worker processes the papers' protocol (this process hands out byte
+    ranges over TCP, the tasks write their clusters into the one file); "merge" writes one file per partition and
+    merges their pages. Returns path, ntuple, entries, partitions, clusters, method, file_bytes, bytes_written (and
+    wasted_bytes for "distributed")."""
 
 def convert(input: _Path, output: _Path, ntuple: str | None = None, tree: str | None = None, compression: int = 505,
             progress: bool | None = None, same_page_merging: bool = True) -> dict[str, Any]:
