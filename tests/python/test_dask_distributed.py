@@ -168,7 +168,7 @@ import rntuple
 
 def slow(part):
     if ak.backend(part) != "typetracer":
-        time.sleep(0.3)
+        time.sleep(1.0)  # 16 partitions on 2 workers: at least 8 s of writing, the kill lands within it
     return part
 
 if __name__ == "__main__":
