@@ -321,8 +321,8 @@ def _scheduler_in_this_process(dask_, collection, scheduler) -> bool:
     get = dask_.base.get_scheduler(scheduler=scheduler, collections=[collection])
     if get is None or get in (dask.threaded.get, dask.local.get_sync):
         return True
-    client = get if hasattr(get, "run") else getattr(get, "__self__", None)
-    if client is not None and hasattr(client, "run") and hasattr(client, "scheduler_info"):
+    client = _client_of(dask_, collection, scheduler)
+    if client is not None and hasattr(client, "run"):
         try:
             pids = client.run(os.getpid)
         except Exception:  # noqa: BLE001 - a cluster that cannot say is taken as remote
