@@ -66,7 +66,7 @@ def spark(tmp_path_factory):
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.local.dir", str(work / "local"))
         .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.task.maxFailures", "1")
+        .config("spark.task.maxFailures", "2")  # a failed task is retried once
         .config("spark.driver.extraJavaOptions", jvm)
         .config("spark.executor.extraJavaOptions", jvm)
         .getOrCreate()
@@ -261,9 +261,18 @@ def test_write_one_file_read_by_root_uproot_and_rntuple(spark, tmp_path):
 
     rows = _nano_rows(3000)
     df = spark.createDataFrame(spark.sparkContext.parallelize(rows, 3), NANO_SCHEMA)
-    out = tmp_path / "nano.root"
-    df.write.format("rntuple").option("ntuple", "Events").option("approx_zipped_cluster_size", "20000").mode("overwrite").save(str(out))
-    assert sorted(os.listdir(tmp_path)) == ["nano.root"]  # one file; the parts are gone
+    out = tmp_path / "out" / "nano.root"
+    out.parent.mkdir()
+    report = tmp_path / "report.json"
+    writing = df.write.format("rntuple").option("ntuple", "Events").option("approx_zipped_cluster_size", "20000").option("report", str(report))
+    writing.mode("overwrite").save(str(out))
+    assert sorted(os.listdir(out.parent)) == ["nano.root"]  # one file, nothing beside it
+    # The papers' protocol: the tasks wrote their clusters into the file itself; no part file, no merge.
+    rep = json.loads(report.read_text())
+    assert rep["method"] == "distributed" and rep["entries"] == len(rows) and rep["partitions"] == 3
+    assert rep["file_bytes"] == out.stat().st_size and rep["wasted_bytes"] == 0
+    assert abs(rep["bytes_written"] - rep["file_bytes"]) <= 0.05 * rep["file_bytes"]
+    assert _coordinator_processes() == []
     expected = _as_dicts(rows)
 
     with ThreadPoolExecutor(1) as pool:
@@ -271,7 +280,7 @@ def test_write_one_file_read_by_root_uproot_and_rntuple(spark, tmp_path):
         t = rntuple.open(out)["Events"]
         assert t.schema == {"nMuon": "std::int32_t", "Muon_pt": "std::vector<float>", "Muon_eta": "std::vector<float>", "event": "std::int64_t",
                             "MET": "(untyped record)", "tag": "std::string"}
-        assert len(t.cluster_boundaries) - 1 >= 3  # the three tasks' parts, merged
+        assert len(t.cluster_boundaries) - 1 >= 3  # the three tasks' clusters
         assert t.arrays().to_list() == expected
         assert uproot.open(out)["Events"].arrays().to_list() == expected
         back = _read(spark, out).toArrow()  # ... and through Spark again
@@ -314,6 +323,17 @@ def test_write_modes(spark, tmp_path):
     assert _read(spark, big, uint64="long").schema.simpleString() == "struct<u:bigint>"
     with pytest.raises(Exception, match="'u'"):
         _read(spark, big, uint64="long").toArrow()
+    # method "merge" (part files, merged by the commit) writes the same entries
+    merged, report = tmp_path / "merged.root", tmp_path / "merged.json"
+    small.write.format("rntuple").option("method", "merge").option("report", str(report)).mode("overwrite").save(str(merged))
+    assert rntuple.open(merged)["Events"].arrays().to_list() == rntuple.open(tmp_path / "modes.root")["Events"].arrays()[40:].to_list()
+    rep = json.loads(report.read_text())
+    assert rep["method"] == "merge" and rep["entries"] == 100 and rep["bytes_written"] > rep["file_bytes"]
+    with pytest.raises(Exception, match="'method' is one of"):
+        small.write.format("rntuple").option("method", "scatter").mode("overwrite").save(str(merged))
+    with pytest.raises(Exception, match="checkpoint_clusters"):
+        small.write.format("rntuple").option("checkpoint_clusters", "2").mode("overwrite").save(str(merged))
+    assert _coordinator_processes() == []
 
 
 def test_failed_write_leaves_nothing(spark, tmp_path):
@@ -330,6 +350,55 @@ def test_failed_write_leaves_nothing(spark, tmp_path):
     with pytest.raises(Exception, match="a failing task"):
         df.write.format("rntuple").mode("overwrite").save(str(out))
     assert os.listdir(tmp_path) == []
+    assert _coordinator_processes() == []
+
+
+def test_retried_task_writes_every_entry_once(spark, tmp_path):
+    """A task attempt that fails after writing clusters into the shared file is retried; the commit references only
+    the successful attempts' clusters (the failed one's bytes are counted as wasted)."""
+    from pyspark import TaskContext
+    from pyspark.sql.functions import col, udf
+
+    @udf("long")
+    def null_in_first_attempt(x):  # the writer refuses a null: the first attempt dies after writing clusters
+        return None if x == 3000 and TaskContext.get().attemptNumber() == 0 else x
+
+    out, report = tmp_path / "retried.root", tmp_path / "report.json"
+    df = spark.range(0, 8000, numPartitions=2).select(null_in_first_attempt("id").alias("x"), (col("id") * 0.5).alias("y"))
+    small_clusters = {"max_unzipped_cluster_size": "4000", "max_unzipped_page_size": "4000", "approx_zipped_cluster_size": "2000"}
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "500")  # the writer gets the rows before row 3000 first
+    try:
+        df.write.format("rntuple").options(**small_clusters).option("report", str(report)).mode("overwrite").save(str(out))
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    t = rntuple.open(out)["Events"]
+    assert t.arrays()["x"].to_list() == list(range(8000))
+    assert t.arrays()["y"].to_list() == [i * 0.5 for i in range(8000)]
+    rep = json.loads(report.read_text())
+    assert rep["method"] == "distributed" and rep["entries"] == 8000
+    assert rep["wasted_bytes"] > 0  # the dead attempt's clusters, never referenced
+    assert sorted(os.listdir(tmp_path)) == ["report.json", "retried.root"]
+    assert _coordinator_processes() == []
+
+
+def _coordinator_processes(wait: float = 10.0) -> list[int]:
+    """The coordinator processes still running after ``wait`` seconds (each write's ends just after its commit
+    or abort has answered)."""
+    from rntuple._engines.coordinator_process import _alive
+
+    deadline = time.time() + wait
+    while True:
+        found = []
+        for pid in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if b"rntuple._engines.coordinator_process" in f.read() and _alive(int(pid)):
+                        found.append(int(pid))
+            except OSError:
+                continue
+        if not found or time.time() > deadline:
+            return found
+        time.sleep(0.1)
 
 
 # ----- (4) partitions: cluster ranges of several files ------------------------------------------------------------

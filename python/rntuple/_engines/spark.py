@@ -42,14 +42,16 @@ Types (Arrow, as ``RNTuple.to_arrow`` gives them -> Spark): bool, int8/16/32/64,
 ``std::uint8_t`` -> short, ``std::uint16_t`` -> int, ``std::uint32_t`` -> long, ``std::uint64_t`` -> ``decimal(20,0)``
 (or long, see ``uint64``), half floats -> float.
 
-Writing (``df.write.format("rntuple")...save(path)``) makes ONE file: each task writes its rows (Arrow batches) into
-a part file beside ``path``; the commit on the driver merges the parts in partition order with ``rntuple.merge``
-(which copies compressed pages) into ``path`` and removes them; a failed job removes them too: the file at ``path``
-is complete or untouched. The file system must be shared by the driver and the executors. Modes: ``overwrite``
-replaces the file, ``append`` adds the entries to the RNTuple of an existing file (rewriting it, pages copied; a new
-file when there is none); Spark itself refuses ``error``/``ignore`` for Python data sources. Options: ``ntuple``
-(default ``"Events"``), ``compression`` (``505``, ``"zstd"``, ``"lz4:4"``...) and the other ``rntuple.Writer`` options
-by name (``approx_zipped_cluster_size``...). Types: boolean, byte, short, int, long, float, double, string ->
+Writing (``df.write.format("rntuple")...save(path)``) makes ONE file, by the papers' protocol (the default
+``method="distributed"``: each task writes its clusters into the file at byte ranges a coordinator process on the
+driver's machine hands out) or from part files merged by the commit (``method="merge"``); see
+:mod:`rntuple._engines.spark_write`. A failed job removes what it wrote: the file at ``path`` is complete or untouched.
+The file system must be shared by the driver and the executors.
+Modes: ``overwrite`` replaces the file, ``append`` adds the entries to the RNTuple of an existing file (rewriting it,
+pages copied; a new file when there is none); Spark itself refuses ``error``/``ignore`` for Python data sources.
+Options: ``ntuple`` (default ``"Events"``), ``method``, ``coordinator_host``, ``report`` (a JSON file the commit
+writes), ``compression`` (``505``, ``"zstd"``, ``"lz4:4"``...) and the other ``rntuple.Writer`` options by name
+(``approx_zipped_cluster_size``...). Types: boolean, byte, short, int, long, float, double, string ->
 ``bool``, ``std::int8_t`` ... ``std::int64_t``, ``float``, ``double``, ``std::string``; arrays -> ``std::vector``;
 maps -> ``std::map``; structs -> untyped records; ``decimal(20,0)`` -> ``std::uint64_t``. Spark's nullability is
 not carried over (Spark marks most columns nullable): a null value is an error of the writer. Other types
@@ -59,7 +61,6 @@ not carried over (Spark marks most columns nullable): a null value is an error o
 from __future__ import annotations
 
 import collections
-import dataclasses
 import decimal
 import glob
 import json
@@ -71,37 +72,33 @@ import uuid
 import numpy as np
 import pyarrow as pa
 
-try:
-    from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, DataSourceReader, InputPartition, WriterCommitMessage
-    from pyspark.sql.pandas.types import to_arrow_schema, to_arrow_type
-    from pyspark.sql.types import (
-        ArrayType,
-        BooleanType,
-        ByteType,
-        DecimalType,
-        DoubleType,
-        FloatType,
-        IntegerType,
-        LongType,
-        MapType,
-        ShortType,
-        StringType,
-        StructField,
-        StructType,
-    )
-except ImportError as e:  # pragma: no cover - the message is the point
-    raise ImportError(f"rntuple.spark needs pyspark 4 (pip install 'pyspark>=4'), with its Python Data Source API: {e}") from None
-
 # ----- the package internals this module uses: the only imports from rntuple (repoint them here after a reorganisation) -----
 from .._reading.file import open as _open_file
 from .._reading.selection import to_core as _to_core
-from .._rntuple import default_write_options as _default_write_options
 from .._rntuple import is_url as _is_url
 from .._rntuple import selection_masks as _selection_masks
-from .._tools.merge import merge as _merge
-from .._writing.writers import Writer as _Writer
-from .parts import remove_quietly as _remove_quietly
-from .parts import remove_tree as _remove_tree
+from .spark_common import (
+    ArrayType,
+    BooleanType,
+    ByteType,
+    DataSource,
+    DataSourceArrowWriter,
+    DataSourceReader,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    InputPartition,
+    IntegerType,
+    LongType,
+    MapType,
+    ShortType,
+    StringType,
+    StructField,
+    StructType,
+    to_arrow_schema,
+)
+from .spark_common import flag as _flag
+from .spark_write import make_writer as _make_writer
 
 # ---------------------------------------------------------------------------------------------------------------------------
 
@@ -113,16 +110,6 @@ READ_LOG: collections.deque = collections.deque(maxlen=10000)
 DEFAULT_PARTITION_BYTES = "128 MB"
 DEFAULT_BATCH_BYTES = "64 MB"
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
-
-
-def _flag(options, key: str, default: bool = False) -> bool:
-    v = options.get(key)
-    if v is None:
-        return default
-    s = str(v).strip().lower()
-    if s not in ("true", "false", "1", "0", "yes", "no"):
-        raise ValueError(f"rntuple data source: option {key!r} is 'true' or 'false', not {v!r}")
-    return s in ("true", "1", "yes")
 
 
 # ----- sources ----------------------------------------------------------------------------------------------------
@@ -495,187 +482,6 @@ def _check_same_fields(t, path, names, types, first) -> None:
             raise ValueError(f"rntuple data source: field {n!r} of {path} has type {have[n]}, in {first} {types[n]}")
 
 
-# ----- writing ----------------------------------------------------------------------------------------------------
-
-
-def _root_type(dt, path: str):
-    """The ROOT type of a Spark type (a type name, an untyped record ``{member: type}`` or collection ``[type]``)."""
-    simple = {BooleanType: "bool", ByteType: "std::int8_t", ShortType: "std::int16_t", IntegerType: "std::int32_t", LongType: "std::int64_t",
-              FloatType: "float", DoubleType: "double", StringType: "std::string"}
-    for cls, name in simple.items():
-        if type(dt) is cls:
-            return name
-    if isinstance(dt, DecimalType) and dt.precision == 20 and dt.scale == 0:
-        return "std::uint64_t"
-    if isinstance(dt, ArrayType):
-        item = _root_type(dt.elementType, f"{path}[]")
-        return f"std::vector<{item}>" if isinstance(item, str) else [item]
-    if isinstance(dt, MapType):
-        key, value = _root_type(dt.keyType, f"{path}.key"), _root_type(dt.valueType, f"{path}.value")
-        if not isinstance(key, str) or not isinstance(value, str):
-            raise TypeError(f"rntuple data source: column {path!r}: a map of structs ({dt.simpleString()}) cannot be written; use an array of structs")
-        return f"std::map<{key}, {value}>"
-    if isinstance(dt, StructType):
-        if not dt.fields:
-            raise TypeError(f"rntuple data source: column {path!r} is a struct without fields")
-        return {f.name: _root_type(f.dataType, f"{path}.{f.name}") for f in dt.fields}
-    raise TypeError(f"rntuple data source: column {path!r} of type {dt.simpleString()} cannot be written to an RNTuple (boolean, integers, float, "
-                    "double, string, decimal(20,0) as std::uint64_t, arrays, maps and structs can): cast it first")
-
-
-def _arrow_for_write(dt) -> pa.DataType:
-    """The Arrow type the writer is given for a Spark type: Spark's own, but ``decimal(20,0)`` as ``uint64``."""
-    if isinstance(dt, DecimalType):
-        return pa.uint64()
-    if isinstance(dt, ArrayType):
-        return pa.list_(pa.field("element", _arrow_for_write(dt.elementType), nullable=dt.containsNull))
-    if isinstance(dt, MapType):
-        return pa.map_(pa.field("key", _arrow_for_write(dt.keyType), nullable=False),
-                       pa.field("value", _arrow_for_write(dt.valueType), nullable=dt.valueContainsNull))
-    if isinstance(dt, StructType):
-        return pa.struct([pa.field(f.name, _arrow_for_write(f.dataType), nullable=f.nullable) for f in dt.fields])
-    return to_arrow_type(dt, timezone="UTC")
-
-
-def _write_options(options) -> dict:
-    """``rntuple.Writer`` options among the data source's (by name, their values as the defaults' types)."""
-    defaults = _default_write_options()
-    out = {}
-    for key, default in defaults.items():
-        raw = options.get(key)
-        if raw is None:
-            continue
-        if isinstance(default, bool):
-            out[key] = _flag(options, key)
-        elif not str(raw).strip().isdigit():
-            raise ValueError(f"rntuple data source: write option {key!r} is a number (of bytes, entries...), not {raw!r}")
-        else:
-            out[key] = int(raw)
-    c = options.get("compression")
-    if c is not None:
-        out["compression"] = int(c) if str(c).strip().isdigit() else str(c)
-    return out
-
-
-@dataclasses.dataclass
-class _Ticket:
-    """What a write task needs (pickled with the writer to the executors): where and how to write its part."""
-
-    output: str
-    ntuple: str
-    schema: list  # (name, ROOT type) pairs
-    arrow: pa.Schema | None  # the Arrow schema to cast the batches to, when Spark's is not the writer's (uint64)
-    options: dict
-    append: bool
-    parts_dir: str
-    token: str
-
-
-@dataclasses.dataclass
-class _PartWritten(WriterCommitMessage):
-    """A task's commit message: its partition, the part file it wrote (None: no rows) and how many entries."""
-
-    partition: int
-    attempt: int
-    path: str | None
-    entries: int
-
-
-def _write_task(batches, ticket: _Ticket) -> _PartWritten:
-    """Writes the Arrow ``batches`` of one Spark task into a part file of its own (see :func:`_commit`)."""
-    try:
-        from pyspark import TaskContext
-
-        ctx = TaskContext.get()
-    except ImportError:  # pragma: no cover
-        ctx = None
-    partition, attempt = (ctx.partitionId(), ctx.attemptNumber()) if ctx is not None else (0, 0)
-    path = os.path.join(ticket.parts_dir, f"part-{partition:06d}-{attempt}-{uuid.uuid4().hex[:8]}.root")
-    writer, entries = None, 0
-    try:
-        for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            if ticket.arrow is not None:
-                batch = batch.cast(ticket.arrow)
-            if writer is None:  # (the folder is made by the driver: gone when the job was aborted)
-                writer = _Writer(path, ticket.ntuple, ticket.schema, **ticket.options)
-            writer.extend(batch)
-            entries += batch.num_rows
-    except BaseException:
-        if writer is not None:
-            writer.abort()
-        raise
-    if writer is not None:
-        writer.commit()
-    return _PartWritten(partition, attempt, path if writer is not None else None, entries)
-
-
-def _commit(messages, ticket: _Ticket) -> dict:
-    """On the driver, when every task succeeded: the parts, in partition order, into ONE file at ``ticket.output``
-    (appended to the RNTuple there in ``append`` mode), then the parts removed. The file is replaced only at the
-    end (a rename), so it is complete or as it was."""
-    parts = sorted((m for m in messages if m is not None and m.path), key=lambda m: m.partition)
-    inputs = [m.path for m in parts]
-    staged = os.path.join(os.path.dirname(ticket.output), f".{os.path.basename(ticket.output)}.spark-{ticket.token}.root")
-    try:
-        if ticket.append and os.path.exists(ticket.output):
-            inputs.insert(0, ticket.output)
-        if not inputs:  # no rows at all: an RNTuple of no entries, with the schema
-            _Writer(staged, ticket.ntuple, ticket.schema, **ticket.options).commit()
-        elif len(inputs) == 1 and inputs[0] != ticket.output:
-            os.replace(inputs[0], staged)
-        else:
-            _merge(staged, inputs, ticket.ntuple, compression=ticket.options.get("compression"))
-        os.replace(staged, ticket.output)
-    finally:
-        _remove_quietly(staged)
-        _remove_tree(ticket.parts_dir)
-    return {"path": ticket.output, "entries": sum(m.entries for m in parts), "parts": len(parts)}
-
-
-def _abort(messages, ticket: _Ticket) -> None:
-    """On the driver, when a task failed: the parts removed, the output left as it was."""
-    for m in messages or []:
-        if m is not None and m.path:
-            _remove_quietly(m.path)
-    _remove_tree(ticket.parts_dir)
-
-
-class _ArrowWriter(DataSourceArrowWriter):
-    """Spark's writer: tasks run :func:`_write_task`, the driver :func:`_commit` or :func:`_abort`."""
-
-    def __init__(self, ticket: _Ticket):
-        self.ticket = ticket
-
-    def write(self, iterator):
-        return _write_task(iterator, self.ticket)
-
-    def commit(self, messages):
-        _commit(messages, self.ticket)
-
-    def abort(self, messages):
-        _abort(messages, self.ticket)
-
-
-def _make_ticket(options, schema: StructType, overwrite: bool) -> _Ticket:
-    given = options.get("path")
-    if not given:
-        raise ValueError("rntuple data source: no output path: df.write.format('rntuple').save(path)")
-    if _is_url(str(given)):
-        raise ValueError(f"rntuple data source: writes local (shared) file systems only, not {given!r}")
-    output = os.path.abspath(os.path.expanduser(str(given)))
-    if os.path.isdir(output):
-        raise IsADirectoryError(f"rntuple data source: {output} is a directory; the output is ONE file (save('out.root'))")
-    root_schema = [(f.name, _root_type(f.dataType, f.name)) for f in schema.fields]
-    has_decimal = any("decimal" in f.dataType.simpleString() for f in schema.fields)
-    arrow = pa.schema([pa.field(f.name, _arrow_for_write(f.dataType), nullable=f.nullable) for f in schema.fields]) if has_decimal else None
-    token = uuid.uuid4().hex[:12]
-    parts_dir = os.path.join(os.path.dirname(output), f".{os.path.basename(output)}.spark-parts-{token}")
-    os.makedirs(parts_dir)  # removed by the commit or the abort
-    return _Ticket(output, str(options.get("ntuple") or "Events"), root_schema, arrow, _write_options(options), not overwrite, parts_dir, token)
-
-
 # ----- the data source --------------------------------------------------------------------------------------------
 
 
@@ -717,4 +523,4 @@ class RNTupleDataSource(DataSource):
         return cls(sources, ntuple, schema, self.options)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
-        return _ArrowWriter(_make_ticket(self.options, schema, overwrite))
+        return _make_writer(self.options, schema, overwrite)
