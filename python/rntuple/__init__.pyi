@@ -229,6 +229,9 @@ def root_type_of_arrow(arr: pa.Array, path: str, named: bool = True) -> _FieldTy
 class File:
     """An open ROOT file: RNTuple names -> :class:`RNTuple` readers."""
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the path and each RNTuple's totals and schema tree."""
+
     def __init__(self, path: _Path, *, streamer_objects: bool = True, read_ahead: int | None = None,
                  read_ahead_bytes: int | None = None, streams: int | None = None) -> None: ...
     @property
@@ -354,6 +357,11 @@ class RNTuple:
         """Entry boundaries of the clusters."""
     def storage_stats(self, fields: _Fields = None) -> dict[str, int]:
         """Clusters, pages, stored and uncompressed bytes of the chosen fields."""
+    def hist(self, field: str, *, where: str | None = None, bins: int = 100, range: tuple[float, float] | None = None,
+             step_size: int | str = "100 MB") -> Any:
+        """A ``hist.Hist`` of a numeric field (a collection's elements flattened), entries cut by ``where``."""
+    def _repr_html_(self) -> str:
+        """What a notebook shows: totals and the schema tree with each top-level field's sizes."""
     # uproot's descriptor-level API (rntuple._compat.model.UprootModel), every value read from the file.
     @property
     def members(self) -> dict[str, int]:

@@ -11,6 +11,7 @@ from .. import _rntuple
 from .._compat import api as _compat
 from .._compat.byte_source import Source
 from .._rntuple import NotFoundError
+from . import display as _display
 from .field import Field
 from .ntuple import RNTuple
 
@@ -276,6 +277,10 @@ class File:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the path and each RNTuple's totals and schema tree."""
+        return _display.file_html(self)
 
     def __repr__(self) -> str:
         return f"<rntuple.File {self._path!r}>"

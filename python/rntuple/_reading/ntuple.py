@@ -10,8 +10,10 @@ import pyarrow as pa
 from .._compat import api as _compat
 from .._compat.model import UprootModel
 from .._rntuple import NotFoundError, UnsupportedError
+from . import display as _display
 from . import docs as _docs
 from . import evolution as _evolution
+from . import histogram as _histogram
 from . import query as _query
 from . import virtual as _virtual
 from .attributes import AttributeSet
@@ -600,6 +602,19 @@ class RNTuple(UprootModel):
 
     def __repr__(self) -> str:
         return f"<rntuple.RNTuple {self.name!r} in {self._path!r}: {self.num_entries} entries, {len(self._top)} fields>"
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the totals and the schema tree with each top-level field's sizes."""
+        return _display.ntuple_html(self)
+
+    def hist(self, field: str, *, where: str | None = None, bins: int = _histogram.DEFAULT_BINS, range=None, step_size="100 MB"):
+        """A ``hist.Hist`` of the numeric ``field`` (a collection's elements flattened; ``where`` a cut as
+        ``arrays(cut=)``; ``bins`` regular bins over ``range``, by default the values' extent)::
+
+            h = events.hist("Muon_pt", where="nMuon >= 2", bins=50, range=(0, 100))
+            h.plot()   # matplotlib, mplhep
+        """
+        return _histogram.hist(self, field, where=where, bins=bins, range=range, step_size=step_size)
 
 
 
