@@ -633,9 +633,11 @@ class Field:
                 progress: bool | None = None) -> Iterator[Any]:
         """Chunks of the field as records ``{name: values}`` (as uproot's ``RField.iterate``)."""
 
-def dask(sources: Any, fields: _Fields = None, step_size: Union[int, str] = "100 MB", ntuple: str | None = None) -> Any:
+def dask(sources: Any, fields: _Fields = None, step_size: Union[int, str] = "100 MB", ntuple: str | None = None,
+         where: str | None = None) -> Any:
     """The RNTuples of many files as one lazy dask-awkward array: one partition per range of whole clusters
-    (grouped up to ``step_size``), the type from the schema, only the fields a computation touches read."""
+    (grouped up to ``step_size``), the type from the schema, only the fields a computation touches read;
+    ``where`` (as ``arrays(cut=)``) applied natively per cluster while reading (divisions then unknown)."""
 
 def to_rntuple(array: Any, path: _Path, ntuple: str = "Events", schema: _Schema | None = None, compression: int = 505,
                *, method: Literal["parallel-writer", "distributed", "merge"] | None = None, ordered: bool = True,

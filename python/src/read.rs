@@ -379,6 +379,49 @@ impl NativeReader {
         batch_to_pyarrow(py, batch)
     }
 
+    /// Reads the chosen top-level fields (all readable fields when None) of the entries `start..stop` that the
+    /// selection `where_` (the core's syntax) and the element `filters` ((collection, expression) pairs) keep,
+    /// cluster by cluster: the selection's fields first, the clusters where no entry passes skipped (their
+    /// other pages not read), only the kept entries returned (`rntuple::ops::read_selected`); the GIL is
+    /// released meanwhile. `types` as for `read` (pairs of fields not read are left alone). Returns
+    /// (pyarrow.RecordBatch, {"entries_read", "entries_kept", "clusters", "clusters_skipped"}, entry numbers
+    /// of the rows as bytes of little-endian uint64 when `entry_numbers`, else None).
+    #[pyo3(signature = (fields, start, stop, where_=None, types=None, filters=Vec::new(), entry_numbers=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn read_selected<'py>(
+        &self,
+        py: Python<'py>,
+        fields: Option<Vec<String>>,
+        start: u64,
+        stop: u64,
+        where_: Option<String>,
+        types: Option<&Bound<'py, PyAny>>,
+        filters: Vec<(String, String)>,
+        entry_numbers: bool,
+    ) -> PyResult<(PyObject, Bound<'py, PyDict>, Option<Bound<'py, PyBytes>>)> {
+        let r = self.reader.clone();
+        let types = match types {
+            Some(t) => crate::convert::py_schema(t)?,
+            None => Vec::new(),
+        };
+        let sel = rntuple::expr::Selection::new(where_.as_deref(), &filters).or_raise(py)?;
+        let (got, numbers) = unblocked(py, move || {
+            let names: Option<Vec<&str>> = fields.as_ref().map(|v| v.iter().map(|s| s.as_str()).collect());
+            let types: Vec<(&str, rntuple::logical::typename::TypeExpr)> = types.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+            let got = rntuple::ops::read_selected::read_selected(&r, names.as_deref(), &types, start, stop, &sel)?;
+            let numbers = entry_numbers.then(|| got.entry_numbers().iter().flat_map(|e| e.to_le_bytes()).collect::<Vec<u8>>());
+            Ok((got, numbers))
+        })
+        .or_raise(py)?;
+        let stats = PyDict::new(py);
+        stats.set_item("entries_read", got.stats.entries_read)?;
+        stats.set_item("entries_kept", got.stats.entries_kept)?;
+        stats.set_item("clusters", got.stats.clusters)?;
+        stats.set_item("clusters_skipped", got.stats.clusters_skipped)?;
+        let numbers = numbers.map(|b| PyBytes::new(py, &b));
+        Ok((batch_to_pyarrow(py, got.batch)?, stats, numbers))
+    }
+
     /// `__arrow_c_stream__` of the Arrow PyCapsule interface: every readable top-level field of every entry
     /// as a capsule "arrow_array_stream", one record batch per cluster (see `arrow_stream`).
     #[pyo3(signature = (requested_schema=None))]

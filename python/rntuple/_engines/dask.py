@@ -17,7 +17,10 @@ from typing import Any, Sequence
 import awkward as ak
 
 from .._datasets.dataset import _check_fields, _open_all
+from .._reading.expressions import ExpressionError
 from .._reading.file import File, _is_url
+from .._reading.layout import batch_to_layout
+from .._reading.selection import to_core
 from .._rntuple import NotFoundError
 from .._tools.merge import merge
 from .._writing.data import infer_schema
@@ -30,8 +33,9 @@ from .parts import remove_tree as _remove_tree
 METHODS = (None, "parallel-writer", "distributed", "merge")
 
 # What the read function of ``rntuple.dask`` read in this process, newest last: one dict per partition read
-# (path, ntuple, fields, entry_start, entry_stop, bytes: bytes the file's source returned). Diagnostics (and the
-# tests): ``client.run(lambda: list(rntuple._engines.dask.READ_LOG))`` shows the workers'.
+# (path, ntuple, fields, entry_start, entry_stop, bytes: bytes the file's source returned; with ``where``, also
+# where, entries_kept and clusters_skipped). Diagnostics (and the tests):
+# ``client.run(lambda: list(rntuple._engines.dask.READ_LOG))`` shows the workers'.
 READ_LOG: collections.deque = collections.deque(maxlen=10000)
 
 
@@ -80,28 +84,39 @@ class _ReadClusters:
     that reads only their top-level fields; the fields left out are given back data-less (dask-awkward's
     ``unproject_layout``), so the partitions keep the type of the collection's ``meta``."""
 
-    def __init__(self, form, fields: list[str]):
+    def __init__(self, form, fields: list[str], where: str | None = None):
         self.form = form  # the collection's form: every field, also when fewer are read
         self.fields = list(fields)  # the top-level fields read
+        self.where = where  # the selection (the core's syntax), applied natively while reading; its fields always read
         self.behavior = None
         self.attrs = None
 
     def __dask_tokenize__(self):
-        return ("rntuple._engines.dask._ReadClusters", tuple(self.fields), str(self.form))
+        return ("rntuple._engines.dask._ReadClusters", tuple(self.fields), str(self.form), self.where)
 
     def __repr__(self) -> str:
-        return f"<rntuple dask read of {self.fields}>"
+        return f"<rntuple dask read of {self.fields}" + ("" if self.where is None else f" where {self.where!r}") + ">"
 
     def __call__(self, part):
         path, name, start, stop = part
         f = File(path)
+        selected = {}
         try:
             before = f.io_stats()["bytes"]
-            arr = f[name].arrays(fields=self.fields, entry_start=start, entry_stop=stop)
+            t = f[name]
+            if self.where is None:
+                arr = t.arrays(fields=self.fields, entry_start=start, entry_stop=stop)
+            else:
+                # The selection's fields read first, cluster by cluster; clusters where none passes not read further;
+                # only the kept entries of the fields asked for come out.
+                batch, stats, _ = t._read_selected(self.fields, start, stop, self.where)
+                arr = ak.Array(batch_to_layout(batch, t._tree, t._ids(self.fields)[1]))
+                selected = {"where": self.where, "entries_kept": stats["entries_kept"], "clusters_skipped": stats["clusters_skipped"]}
             nbytes = f.io_stats()["bytes"] - before
         finally:
             f.close()
-        READ_LOG.append({"path": path, "ntuple": name, "fields": list(self.fields), "entry_start": start, "entry_stop": stop, "bytes": nbytes})
+        READ_LOG.append({"path": path, "ntuple": name, "fields": list(self.fields), "entry_start": start, "entry_stop": stop, "bytes": nbytes,
+                         **selected})
         if len(self.fields) != len(self.form.fields):
             arr = ak.Array(_unproject(self.form, arr.layout))
         return arr
@@ -111,7 +126,8 @@ class _ReadClusters:
         keep = [n for n in self.form.fields if n in wanted]
         if not keep:  # nothing but the number of entries is needed: read the first field
             keep = self.form.fields[:1]
-        return self if keep == self.fields else _ReadClusters(self.form, keep)
+        # (The selection's fields are read by the selected read whatever the fields kept here.)
+        return self if keep == self.fields else _ReadClusters(self.form, keep, self.where)
 
     # dask-awkward's column-projection protocol, as its ColumnProjectionMixin implements it (for fields of
     # records: the granularity of reading here). Delegated, so that dask-awkward is imported only when used.
@@ -163,7 +179,7 @@ def _abs(path: str) -> str:
     return path if _is_url(path) else os.path.abspath(path)
 
 
-def dask(sources, fields: Sequence[str] | str | None = None, step_size="100 MB", ntuple: str | None = None):
+def dask(sources, fields: Sequence[str] | str | None = None, step_size="100 MB", ntuple: str | None = None, where: str | None = None):
     """The RNTuples of many files as one lazy dask-awkward array, as ``uproot.dask`` gives TTrees.
 
     ``sources``, ``fields`` and ``ntuple`` as for :func:`rntuple.iterate` (a path, a glob, ``"file.root:Events"``,
@@ -174,10 +190,19 @@ def dask(sources, fields: Sequence[str] | str | None = None, step_size="100 MB",
     the schema, the divisions from the cluster boundaries. A computation reads only the top-level fields it
     touches (dask-awkward's column optimization; ``dak.report_necessary_columns(result)`` tells which).
 
+    ``where``: a selection of entries (the language of ``arrays(cut=)``: the core's syntax, ``"nMuon >= 2 &&
+    count(Muon_pt > 20) > 0"``, or uproot's spelling, ``"(nMuon >= 2) & (ak.sum(Muon_pt > 20, axis=1) > 0)"``),
+    applied natively per partition, cluster by cluster: the fields it names are read first, the clusters where no
+    entry passes are not read further, and only the kept entries reach Python. The fields it needs are always
+    read, whatever the column optimization keeps, and are in the array only when in ``fields``. The partitions'
+    lengths are then unknown until read: the divisions are unknown (``None``).
+
     >>> events = rntuple.dask("skims/*.root:Events", step_size="200 MB")
     >>> pt = events.Muon_pt[events.nMuon == 2]
     >>> dak.report_necessary_columns(pt)       # {'from-rntuple-…': frozenset({'Muon_pt', 'nMuon'})}
     >>> h = pt.compute()                       # on the current scheduler: threads, or a distributed Client
+    >>> dimuons = rntuple.dask("skims/*.root:Events", fields=["Muon_pt", "Muon_eta"], where="nMuon == 2")
+    >>> dimuons.Muon_pt.compute()              # only the entries with two muons were read into Python
     """
     dask_, dak = _dask_modules()
     opened = _open_all(sources, ntuple)
@@ -186,7 +211,17 @@ def dask(sources, fields: Sequence[str] | str | None = None, step_size="100 MB",
     for n in names:
         if n not in first.schema:
             raise NotFoundError(f"no field {n!r} in {first_path} (fields: {', '.join(first._names)})")
-    _check_fields(opened, names)  # the same fields with the same types in every file
+    core_where = None
+    if where is not None:
+        try:
+            core_where, used = to_core(where, first._uproot_tree.core_name, None, "where")
+        except ExpressionError as e:
+            raise NotFoundError(f"{e} in RNTuple {first.name!r} of {first_path!r} (fields: {', '.join(first._names)})") from None
+        # the selection's fields, too, in every file with the same types
+        names_read = list(dict.fromkeys(names + [k.split(".")[0] for k in used]))
+    else:
+        names_read = names
+    _check_fields(opened, names_read)  # the same fields with the same types in every file
     parts = []
     for path, t in opened:
         path = _abs(path)
@@ -195,13 +230,13 @@ def dask(sources, fields: Sequence[str] | str | None = None, step_size="100 MB",
         parts.append((_abs(first_path), first.name, 0, 0))
     # The type without reading data: a read of no entries decodes no page.
     form = first.arrays(fields=names, entry_start=0, entry_stop=0).layout.form
-    io = _ReadClusters(form, names)
+    io = _ReadClusters(form, names, core_where)
     divisions = [0]
     for _, _, lo, hi in parts:
         divisions.append(divisions[-1] + hi - lo)
     stamps = [(p, os.stat(p).st_mtime_ns if not _is_url(p) and os.path.exists(p) else None) for p in sorted({q for q, *_ in parts})]
-    token = dask_.base.tokenize(parts, stamps, names, str(form))
-    return dak.from_map(io, parts, label="from-rntuple", token=token, divisions=tuple(divisions))
+    token = dask_.base.tokenize(parts, stamps, names, str(form), core_where)
+    return dak.from_map(io, parts, label="from-rntuple", token=token, divisions=None if core_where is not None else tuple(divisions))
 
 
 # ----- writing ---------------------------------------------------------------------------------------------

@@ -76,7 +76,6 @@ import pyarrow as pa
 from .._reading.file import open as _open_file
 from .._reading.selection import to_core as _to_core
 from .._rntuple import is_url as _is_url
-from .._rntuple import selection_masks as _selection_masks
 from .spark_common import (
     ArrayType,
     BooleanType,
@@ -411,22 +410,18 @@ class _Reader(DataSourceReader):
         self._log(record)
 
     def _read_range(self, t, lo: int, hi: int, cut, cut_names) -> pa.RecordBatch | None:
-        """Entries ``lo:hi`` of the fields read, selected by ``cut``, in Spark's types; None when none is selected."""
+        """Entries ``lo:hi`` of the fields read, selected by ``cut``, in Spark's types; None when none is selected.
+        The selection is applied natively (``RNTuple._read_selected``): its fields (``cut_names``) are read first,
+        the rest only where an entry passes, and only the kept entries come out."""
         if cut is None:
             return self._conform(_batch(t, self.names, lo, hi))
-        first = _batch(t, cut_names, lo, hi)
         try:
-            entries, _ = _selection_masks(first, cut, [])
+            batch, stats, _ = t._read_selected(list(self.names), lo, hi, cut)
         except Exception as e:
             raise ValueError(f"rntuple data source: the selection {cut!r} on RNTuple {t.name!r}, entries {lo}:{hi}: {e}") from None
-        mask = np.frombuffer(entries, dtype=np.uint8).astype(bool)
-        if not mask.any():
+        if stats["entries_kept"] == 0:
             return None
-        rest = [n for n in self.names if n not in cut_names]
-        second = _batch(t, rest, lo, hi) if rest else None
-        columns = [first.column(n) if n in cut_names else second.column(n) for n in self.names]
-        batch = pa.RecordBatch.from_arrays(columns, names=self.names)
-        return self._conform(batch.filter(pa.array(mask)) if not mask.all() else batch)
+        return self._conform(batch)
 
     def _conform(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         """The batch in the Arrow types Spark expects for its schema (large lists -> lists, unsigned -> wider...)."""

@@ -32,18 +32,29 @@ def pairs(t, types: Mapping | None) -> list[tuple[str, object]]:
     return list(types.items())
 
 
-def reader(native_read, typed: list[tuple[str, object]]):
+def reader(native_read, typed: list[tuple[str, object]], read_selected=None):
     """A ``read(names, start, stop)`` for :func:`rntuple._reading.query.compute` reading the fields of ``typed`` in their
-    requested types, the batch marked with the names of those (see :func:`evolved_names`)."""
+    requested types, the batch marked with the names of those (see :func:`evolved_names`); with ``read_selected``
+    (``RNTuple._read_selected``), its ``selected(names, start, stop, where, entry_numbers=False)`` alike (the
+    selection's fields in their requested types too)."""
 
-    def read(names, start, stop):
+    def mark(batch, names):
         sel = typed if names is None else [(n, ty) for n, ty in typed if n in names]
-        batch = native_read(names, start, stop, sel)
         if not sel:
             return batch
         meta = {**(batch.schema.metadata or {}), KEY: json.dumps([n for n, _ in sel]).encode()}
         return batch.replace_schema_metadata(meta)
 
+    def read(names, start, stop):
+        sel = typed if names is None else [(n, ty) for n, ty in typed if n in names]
+        return mark(native_read(names, start, stop, sel), names)
+
+    def selected(names, start, stop, where, entry_numbers=False):
+        batch, stats, numbers = read_selected(names, start, stop, where, entry_numbers, typed)
+        return mark(batch, names), stats, numbers
+
+    if read_selected is not None:
+        read.selected = selected
     return read
 
 

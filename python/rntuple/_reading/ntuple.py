@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
 
 from .._compat import api as _compat
@@ -331,6 +332,15 @@ class RNTuple(UprootModel):
     def _read_batch(self, names, start, stop) -> pa.RecordBatch:
         return self._native.read(names, start, stop)
 
+    def _read_selected(self, names, start, stop, where, entry_numbers=False, types=None):
+        """The entries ``start:stop`` of the fields ``names`` that the selection ``where`` (the core's syntax) keeps,
+        evaluated natively cluster by cluster, clusters where none passes not read further
+        (``rntuple::ops::read_selected``): ``(pyarrow batch of the kept entries, {"entries_read", "entries_kept",
+        "clusters", "clusters_skipped"}, their entry numbers as a numpy uint64 array when ``entry_numbers``, else
+        None)``. ``types``: ``(name, type)`` pairs as :meth:`_typed_read` takes them (of any fields)."""
+        batch, stats, numbers = self._native.read_selected(names, start, stop, where, types or None, [], entry_numbers)
+        return batch, stats, (None if numbers is None else np.frombuffer(numbers, dtype="<u8"))
+
     def arrays(
         self,
         expressions=None,
@@ -424,17 +434,19 @@ class RNTuple(UprootModel):
 
     def _typed_read(self, typed):
         """A ``read(names, start, stop)`` giving the fields of ``typed`` (``(name, type)`` pairs,
-        :func:`_evolution.pairs`) in their requested types; ``None`` when there are none (the plain read)."""
-        return _evolution.reader(self._native.read, typed) if typed else None
+        :func:`_evolution.pairs`) in their requested types, with a ``selected`` read alike (see
+        :meth:`_read_selected`); ``None`` when there are none (the plain read)."""
+        return _evolution.reader(self._native.read, typed, self._read_selected) if typed else None
 
     def _reader_for(self, step: int, stop: int, typed=()):
         """How an iteration in steps of ``step`` entries up to ``stop`` reads: ahead in windows for small steps
-        (:class:`_read_ahead.ReadAhead`), else :meth:`_read_batch`; the fields of ``typed`` (``(name, type)``
-        pairs, :func:`_evolution.pairs`) into their requested types."""
+        (:class:`_read_ahead.ReadAhead`, selected reads too), else the plain read (``None``, :meth:`_read_batch`
+        and :meth:`_read_selected`); the fields of ``typed`` (``(name, type)`` pairs, :func:`_evolution.pairs`) into
+        their requested types."""
         read = self._typed_read(typed)
         if step < READ_AHEAD_WINDOW:
-            return ReadAhead(read or self._native.read, stop)
-        return read or self._read_batch
+            return ReadAhead(read or self._native.read, stop, selected=read.selected if read else self._read_selected)
+        return read
 
     def to_arrow(self, fields: Sequence[str] | str | None = None, entry_start: int | None = None, entry_stop: int | None = None, *, types=None) -> pa.Table:
         """Reads into a ``pyarrow.Table`` (Arrow's own types: large lists, large strings, fixed-size lists,

@@ -19,14 +19,16 @@ from .selection import to_core
 
 
 class _Plan:
-    """What to read (``names``, ``ids``: top-level fields) and to compute (``outputs``; ``cut`` as given and
-    ``core_cut`` in the core's syntax); ``simple``: the fields as read, nothing to compute."""
+    """What to read (``names``, ``ids``: top-level fields; the first ``n_out`` of them those the outputs and
+    expressions need, the others the cut's alone) and to compute (``outputs``; ``cut`` as given and ``core_cut``
+    in the core's syntax); ``simple``: the fields as read, nothing to compute."""
 
-    __slots__ = ("outputs", "cut", "core_cut", "aliases", "names", "ids", "simple", "doc", "top_parameters")
+    __slots__ = ("outputs", "cut", "core_cut", "aliases", "names", "ids", "simple", "doc", "top_parameters", "n_out")
 
-    def __init__(self, outputs, cut, aliases, names, ids, simple, core_cut=None):
+    def __init__(self, outputs, cut, aliases, names, ids, simple, core_cut=None, n_out=None):
         self.outputs, self.cut, self.aliases, self.names, self.ids, self.simple = outputs, cut, aliases, names, ids, simple
         self.core_cut = core_cut
+        self.n_out = len(ids) if n_out is None else n_out
         # ak_add_doc: the parameters of each field's content (a callable of its node) and of the top record
         self.doc = None
         self.top_parameters = None
@@ -112,11 +114,11 @@ def plan(t, expressions, cut, filter_name, filter_typename, filter_field, aliase
         core_cut, cut_keys = (None, []) if cut is None else to_core(cut, tree.core_name, aliases)
     except _expr.ExpressionError as e:
         raise NotFoundError(f"{e} in RNTuple {t.name!r} of {t._path!r} (keys: {', '.join(tree.id_of)})") from None
-    needed += [k.split(".")[0] for k in cut_keys]
-    tops = list(dict.fromkeys([o[2] for o in outputs if o[1] is None] + needed))
+    out_tops = list(dict.fromkeys([o[2] for o in outputs if o[1] is None] + needed))
+    tops = list(dict.fromkeys(out_tops + [k.split(".")[0] for k in cut_keys]))
     names, ids = t._ids(tops)
     simple = cut is None and all(o[1] is None and o[3] is None and not o[4] for o in outputs) and [o[0] for o in outputs] == tops
-    return _Plan(outputs, cut, aliases, names, ids, simple, core_cut)
+    return _Plan(outputs, cut, aliases, names, ids, simple, core_cut, len(out_tops))
 
 
 def sub_plan(plan: "_Plan", name: str) -> "_Plan":
@@ -130,9 +132,24 @@ def sub_plan(plan: "_Plan", name: str) -> "_Plan":
 
 def compute(t, plan: "_Plan", start: int, stop: int, library: str, how=None, index_offset: int = 0, read=None):
     """The result of ``plan`` for the entries ``start:stop`` of ``t`` in ``library``'s form (read through ``read``,
-    by default ``t._read_batch``)."""
+    by default ``t._read_batch``).
+
+    With a cut, outputs that are fields (no Python expression: uproot computes expressions on every entry before
+    the cut, and one such as ``np.mean(x)`` would differ on the kept entries alone) and a library other than pandas
+    (whose index keeps the entry numbers), the read is a selected one (``read.selected``, by default
+    ``t._read_selected``: ``rntuple::ops::read_selected``): the cut is evaluated by the core cluster by cluster,
+    clusters where no entry passes are not read further, and only the kept entries of the output fields cross into
+    Python. Otherwise (or with a ``read`` without ``selected``) every entry is read and masked here."""
+    selected = None
+    if plan.core_cut is not None and library != "pd" and all(o[1] is None for o in plan.outputs):
+        selected = t._read_selected if read is None else getattr(read, "selected", None)
     read = read or t._read_batch
-    if plan.core_cut is None and plan.names is not None and len(plan.ids) > FIELD_GROUP and not (plan.simple and library == "pa"):
+    names, ids = plan.names, plan.ids
+    if selected is not None:
+        names, ids = plan.names[: plan.n_out], plan.ids[: plan.n_out]
+        batch = None
+        arr = ak.Array(batch_to_layout(_selected_batch(selected, plan, names, start, stop), t._tree, ids, plan.doc))
+    elif plan.core_cut is None and plan.names is not None and len(plan.ids) > FIELD_GROUP and not (plan.simple and library == "pa"):
         batch = None
         arr = ak.Array(_layout_in_groups(t, plan, start, stop, read))
     else:
@@ -144,7 +161,7 @@ def compute(t, plan: "_Plan", start: int, stop: int, library: str, how=None, ind
         result = arr
         mask = None
     else:
-        tops = {n: arr[n] for n in plan.names}
+        tops = {n: arr[n] for n in names}
 
         def project(path):
             top, *segments = path.split(".")
@@ -162,7 +179,7 @@ def compute(t, plan: "_Plan", start: int, stop: int, library: str, how=None, ind
                 out[name] = _compat.project(tops[top], segments)
             else:
                 out[name] = tops[top] if sel is None else _compat.prune(tops[top], top, sel)
-        mask = None if plan.core_cut is None else _cut_mask(batch, plan)
+        mask = None if plan.core_cut is None or selected is not None else _cut_mask(batch, plan)
         if out:
             result = ak.zip(out, depth_limit=1)
         else:
@@ -209,10 +226,23 @@ def _cut_mask(batch: pa.RecordBatch, plan: _Plan) -> np.ndarray:
     try:
         entries, _ = selection_masks(batch, plan.core_cut, [])
     except InvalidArgumentError as e:
-        if "boolean per entry" in str(e):
-            raise InvalidArgumentError(
-                f"the cut {plan.cut!r} does not give one boolean per entry ({e}); reduce collections with "
-                "any/all/sum/count, or ak.any/ak.all/ak.sum/ak.num(..., axis=1)"
-            ) from None
-        raise InvalidArgumentError(f"the cut {plan.cut!r}: {e}") from None
+        raise _cut_error(plan, e) from None
     return np.frombuffer(entries, dtype=np.uint8).astype(bool)
+
+
+def _selected_batch(selected, plan: _Plan, names, start: int, stop: int) -> pa.RecordBatch:
+    """The kept entries ``start:stop`` of the fields ``names``: ``selected`` (a selected read) with the plan's cut."""
+    try:
+        batch, _, _ = selected(names, start, stop, plan.core_cut)
+    except InvalidArgumentError as e:
+        raise _cut_error(plan, e) from None
+    return batch
+
+
+def _cut_error(plan: _Plan, e: Exception) -> InvalidArgumentError:
+    if "boolean per entry" in str(e):
+        return InvalidArgumentError(
+            f"the cut {plan.cut!r} does not give one boolean per entry ({e}); reduce collections with "
+            "any/all/sum/count, or ak.any/ak.all/ak.sum/ak.num(..., axis=1)"
+        )
+    return InvalidArgumentError(f"the cut {plan.cut!r}: {e}")

@@ -1,7 +1,8 @@
 //! Operations on whole datasets that read one file and write another: merging and skimming.
 //! They sit above both the reader and the writer (which do not know each other) and trade in the
 //! writer's currency, the relocatable sealed cluster. A skim goes through [`skim::run`], which
-//! picks its engine: `skim_one` (one input, no selection) or `select`.
+//! picks its engine: `skim_one` (one input, no selection) or `select`. And `read_selected`: a
+//! read with a selection pushed into it, clusters where no entry passes left unread.
 //!
 //! ```
 //! use rntuple::ops::{merge, skim};
@@ -32,6 +33,9 @@ mod merge_cluster;
 mod merge_schema;
 mod merge_union;
 mod page_copy;
+crate::unstable_mod! {
+    read_selected
+}
 crate::unstable_mod! {
     select
 }

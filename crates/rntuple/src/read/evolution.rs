@@ -380,6 +380,12 @@ impl crate::read::reader::Reader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_batch_with_types(&self, fields: Option<&[&str]>, types: &[(&str, TypeExpr)], start: u64, stop: u64) -> Result<RecordBatch> {
+        self.read_batch_ranges_with_types(fields, types, &[(start, stop)])
+    }
+
+    /// [`Self::read_batch_with_types`] of the entries of several ranges, one after the other
+    /// (`Reader::read_batch_ranges`).
+    pub(crate) fn read_batch_ranges_with_types(&self, fields: Option<&[&str]>, types: &[(&str, TypeExpr)], ranges: &[(u64, u64)]) -> Result<RecordBatch> {
         let mut on_disk = Vec::with_capacity(types.len());
         for (name, want) in types {
             let id = self.resolve_fields(Some(&[name]))?[0];
@@ -387,7 +393,7 @@ impl crate::read::reader::Reader {
             check(name, &t, want)?;
             on_disk.push(t);
         }
-        let batch = self.read_batch(fields, start, stop)?;
+        let batch = self.read_batch_ranges(fields, ranges)?;
         if types.is_empty() {
             return Ok(batch);
         }

@@ -209,9 +209,32 @@ impl Reader {
 
     /// [`Reader::read_batch`], streamer fields as objects (`objects`) or as raw bytes.
     pub(crate) fn read_batch_as(&self, fields: Option<&[&str]>, start: u64, stop: u64, objects: bool) -> Result<RecordBatch> {
+        self.read_ranges_as(fields, &[(start, stop)], objects)
+    }
+
+    /// [`Reader::read_batch`] of the entries of several ranges (ascending, not overlapping), one
+    /// after the other in one batch: one read, of the clusters the ranges touch only (a selected
+    /// read skips the clusters where no entry passes, `ops::read_selected`).
+    pub(crate) fn read_batch_ranges(&self, fields: Option<&[&str]>, ranges: &[(u64, u64)]) -> Result<RecordBatch> {
+        self.read_ranges_as(fields, ranges, self.streamer_objects_on())
+    }
+
+    fn read_ranges_as(&self, fields: Option<&[&str]>, ranges: &[(u64, u64)], objects: bool) -> Result<RecordBatch> {
         let ids = self.resolve_fields(fields)?;
-        let spans = self.spans(start, stop)?;
-        self.check_zero_fill(&ids, start, stop)?;
+        let mut spans = Vec::new();
+        let mut rows = 0u64;
+        let mut previous = 0u64;
+        for (k, &(start, stop)) in ranges.iter().enumerate() {
+            if k > 0 && start < previous {
+                return Err(Error::Invalid(format!("entry range {start}:{stop} starts before the end of the one before it, {previous}")));
+            }
+            spans.extend(self.spans(start, stop)?);
+            rows += stop - start;
+            previous = stop;
+        }
+        if let (Some(&(start, _)), Some(&(_, stop))) = (ranges.first(), ranges.last()) {
+            self.check_zero_fill(&ids, start, stop)?;
+        }
         let plan = self.prefetch(&ids, &spans)?;
         let arrays: Vec<ArrayRef> = self.read_fields_as(&plan, &ids, &spans, objects)?;
         let schema_fields: Vec<Field> = ids
@@ -226,7 +249,7 @@ impl Reader {
             })
             .collect();
         let schema = Arc::new(Schema::new(schema_fields));
-        let opts = RecordBatchOptions::new().with_row_count(Some((stop - start) as usize));
+        let opts = RecordBatchOptions::new().with_row_count(Some(rows as usize));
         Ok(RecordBatch::try_new_with_options(schema, arrays, &opts)?)
     }
 
