@@ -16,7 +16,9 @@ extension such as `rntuple._rntuple`) is a leaf and no edge.
 import ast
 import pathlib
 
-SKIP_DIRS = {"__pycache__", "generated", ".venv", "target", "node_modules"}
+# Not the project's code: caches, environments, build output, and bench/data (what benchmarks generate, git-ignored:
+# a copy of Spark's Python files lands there, for one).
+SKIP_DIRS = {"__pycache__", "generated", ".venv", "target", "node_modules", "data"}
 
 
 class Tree:
