@@ -291,6 +291,30 @@ def children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+def tree_cpu(pid: int | None = None) -> float:
+    """CPU seconds (user + system) so far of a process (default: this one) and all its descendants alive now,
+    with those of the children each has waited for: the CPU time of a process tree, e.g. Dask's worker processes
+    or Spark's JVMs and Python workers (a descendant reparented away when its parent exits is lost). Linux /proc."""
+    stats = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                text = Path(f"/proc/{d}/stat").read_text()
+            except OSError:
+                continue
+            f = text[text.rindex(")") + 2:].split()  # state, ppid, ..., utime stime cutime cstime at 11..14
+            stats[int(d)] = (int(f[1]), sum(int(x) for x in f[11:15]))
+    kids: dict = {}
+    for p, (parent, _) in stats.items():
+        kids.setdefault(parent, []).append(p)
+    total, todo = 0, [pid or os.getpid()]
+    while todo:
+        p = todo.pop()
+        total += stats.get(p, (0, 0))[1]
+        todo += kids.get(p, [])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Child:
     cmd: list
@@ -462,6 +486,31 @@ def paired_ratios(after: list[float], before: list[float]) -> list[float]:
     return [a / b for a, b in zip(after, before) if a and b]
 
 
+def measured(label: str, fn, cpu=None):
+    """A measurement for `alternate`: fn() -> a dict of details (with its own "seconds" when it times a part
+    only). The function returned times it (wall seconds; with `cpu`, a function giving CPU seconds so far, the
+    difference as "cpu_seconds") and prints a progress line: label, seconds, CPU, the detail "note" (removed)."""
+
+    def go() -> dict:
+        c, t = cpu() if cpu else 0.0, time.perf_counter()
+        r = fn() or {}
+        r.setdefault("seconds", time.perf_counter() - t)
+        if cpu:
+            r["cpu_seconds"] = cpu() - c
+        cpu_text = f", CPU {r['cpu_seconds']:6.2f} s" if cpu else ""
+        log(f"  {label:22s} {r['seconds']:7.2f} s{cpu_text}  {r.pop('note', '')}".rstrip())
+        return r
+
+    return go
+
+
+def summarize(runs: list[dict]) -> dict:
+    """Runs (dicts with "seconds", maybe "cpu_seconds") -> median, best, the times, the median CPU, the runs."""
+    secs = [r["seconds"] for r in runs]
+    return {"median": median(secs), "best": min(secs), "times": secs, "cpu_median": median([r.get("cpu_seconds") for r in runs]),
+            "runs": runs}
+
+
 # ----------------------------------------------------------------------------------------------
 # files, page cache
 # ----------------------------------------------------------------------------------------------
@@ -504,6 +553,15 @@ def quiet_import_root():
 
     ROOT.gROOT.SetBatch(True)
     return ROOT
+
+
+def hadd_path() -> str:
+    """The pip ROOT package's hadd (its bin/ is not on PATH), else one on PATH."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("ROOT")
+    cand = Path(spec.origin).parent / "bin" / "hadd" if spec and spec.origin else None
+    return str(cand) if cand and cand.exists() else shutil.which("hadd") or "hadd"
 
 
 def load_macro(ROOT, name: str) -> str:
@@ -635,6 +693,11 @@ def _self_check() -> int:
     t = timed_runs(lambda: {"seconds": 1.0}, 2)
     assert t["times"] == [1.0, 1.0]
     assert rotate([1, 2, 3], 1) == [2, 3, 1] and median([3, None, 1, 2]) == 2
+    t0 = tree_cpu()
+    run_child([sys.executable, "-c", "sum(range(3_000_000))"])
+    assert tree_cpu() > t0, "tree_cpu counts a child's CPU"
+    m = summarize([measured("self-check", lambda: {"seconds": 2.0, "note": "(n)"}, cpu=time.process_time)() for _ in range(3)])
+    assert (m["median"], m["best"], m["times"]) == (2.0, 2.0, [2.0] * 3) and "note" not in m["runs"][0], m
     assert markdown_table(["a", "b"], [[1, fmt_ratio(2)]]) == ["| a | b |", "|---|---:|", "| 1 | 2.00x |"]
     log("\n".join(text_table([["name", "s"], ["x", "1.0"]])))
     log("self-check: OK")
