@@ -28,7 +28,7 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge
+.PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -228,6 +228,11 @@ bench-join: venv python
 # `rntuple merge --mode union` of 20 files vs hadd (same schema) and vs ROOT's union merge (bench/merge_bench.py).
 bench-merge: venv build python
 	$(PY) bench/merge_bench.py
+
+# Dask (4 worker processes) and Spark at scale (issue 53): to_rntuple distributed vs merge vs uproot + hadd, rntuple.dask
+# vs uproot.dask with a cut, Spark's rntuple source vs Spark on Parquet (bench/distributed_bench.py).
+bench-distributed: venv bench-deps build python
+	$(PY) bench/distributed_bench.py
 
 # Compiled C++ writing NanoAOD-like events from threads: ROOT 6.40's RNTupleParallelWriter vs rntuple.hpp (the C ABI)
 # vs the same events from Rust (bench/cpp_write_bench.py; it compiles the programs once, under target/).
