@@ -76,15 +76,17 @@ install: build
 
 # Open MPI and libclang (the Rust MPI bindings generate theirs with it), nginx and xrootd (the HTTP
 # and XRootD servers of the remote-reading tests), XrdCl's headers (root:// reads: crates/rntuple-xrootd compiles its
-# client in when they are there), cmake and pkg-config (the C ABI's tests), Java 17 (Spark's, for rntuple.spark's tests), from
-# Debian's packages when missing.
-SYSTEM_PACKAGES := libopenmpi-dev openmpi-bin libclang-dev nginx-light xrootd-server libxrootd-client-dev cmake pkg-config openjdk-17-jre-headless
+# client in when they are there), cmake and pkg-config (the C ABI's tests), Java 17 (Spark's, for rntuple.spark's tests),
+# Chromium (the headless browser that opens `rntuple report`'s pages: tests/cross/test_report_browser.py), from Debian's
+# packages when missing.
+SYSTEM_PACKAGES := libopenmpi-dev openmpi-bin libclang-dev nginx-light xrootd-server libxrootd-client-dev cmake pkg-config openjdk-17-jre-headless chromium
 mpi-deps:
 	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null || ! ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 \
 		|| ! (command -v nginx >/dev/null || test -x /usr/sbin/nginx) || ! command -v xrootd >/dev/null \
 		|| ! test -f /usr/include/xrootd/XrdCl/XrdClFile.hh \
-		|| ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null || ! command -v java >/dev/null; then \
-		echo "== installing Open MPI, libclang, nginx, xrootd (server and client library), cmake, pkg-config and Java 17 (apt-get) =="; \
+		|| ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null || ! command -v java >/dev/null \
+		|| ! command -v chromium >/dev/null; then \
+		echo "== installing Open MPI, libclang, nginx, xrootd (server and client library), cmake, pkg-config, Java 17 and Chromium (apt-get) =="; \
 		$(SUDO) apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null \
 		|| ($(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null); \
 	fi

@@ -40,14 +40,16 @@ from layout_rust import Crate, rust_import_lines, rust_imports  # noqa: E402, F4
 
 MAX_LINES = 800
 
-# crates/rntuple's layers, lowest first (README "Layers"): the pure format codecs; storage (I/O, the ROOT file
-# container, which reads anchors and compresses its records with the format's codecs); column encodings; fields
-# and types; then reading and writing (apart), and what sits on both. A module's layer (its room) is that of the
+# crates/rntuple's layers, lowest first (README "Layers"): the pure format codecs; `inspect` (the numbers a descriptor
+# gives: sizes, compression, page sizes; and histogram binning: pure, over the format's descriptors only); storage (I/O,
+# the ROOT file container, which reads anchors and compresses its records with the format's codecs); column encodings;
+# fields and types; then reading and writing (apart), and what sits on both. A module's layer (its room) is that of the
 # longest entry prefixing its path ("storage/remote" would be a room of its own); `lib.rs` (the crate root:
 # re-exports only) is above every layer.
 LAYERS = [
     ["error"],
     ["format"],
+    ["inspect"],
     ["storage"],
     ["primitives"],
     ["logical"],

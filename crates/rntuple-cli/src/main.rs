@@ -3,8 +3,10 @@
 
 mod args;
 mod cmd;
+mod draw;
 mod interrupt;
 mod progress;
+mod report;
 mod synthetic;
 
 #[global_allocator]
@@ -52,8 +54,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Every RNTuple in the file: entries, clusters, field tree, columns with sizes. Several files
-    /// (or friends) describe the dataset they make: inputs, friends, entries and fields.
+    /// Every RNTuple in the file: entries, clusters, field tree, columns with sizes; and, after
+    /// ROOT's PrintInfo and RNTupleInspector, header/footer/page-list sizes and the metadata/data
+    /// ratio, each cluster (entries, pages, bytes, compression), field sizes summed over sub-fields
+    /// with compression factors, and the distribution of stored page sizes (powers of two; --json:
+    /// keys header, footer, page_lists, metadata_ratio, cluster_details, page_sizes, and sizes in
+    /// each of fields). Several files (or friends) describe the dataset they make: inputs, friends,
+    /// entries and fields.
     Info {
         /// A ROOT file (several, or globs: a chain of one RNTuple; each may end in `:NTUPLE`).
         #[arg(required = true, value_name = "FILE")]
@@ -69,6 +76,20 @@ enum Cmd {
         #[command(flatten)]
         follow: cmd::follow::FollowArgs,
     },
+    /// A histogram of a numeric field (a collection's elements flattened, as RDataFrame's Histo1D
+    /// of an RVec), optionally of the entries where --where holds: drawn in the terminal (one row
+    /// per bin, under- and overflow, entries, mean, std), as JSON (--json) and as a picture
+    /// (--output h.png|h.svg). Reads only the fields named. Example:
+    /// `rntuple hist nano.root Muon_pt --where 'nMuon >= 2' --bins 50 --range 0 100 -o pt.svg`.
+    #[command(override_usage = "rntuple hist [OPTIONS] FILE... FIELD")]
+    Hist(cmd::hist::HistArgs),
+    /// Writes ONE self-contained HTML page (inline CSS, script and SVG; nothing fetched, opens from
+    /// a file:// URL) of what the file's RNTuple holds and where its bytes go: summary, collapsible
+    /// schema tree with sizes and compression, treemap of bytes per field, cluster map, page-size
+    /// distribution, column and cluster tables, histograms (--hist FIELD, or the first few numeric
+    /// fields). Its numbers are `info --json`'s, also embedded as JSON (<script id="report-data">).
+    /// Example: `rntuple report nano.root --hist Muon_pt,nJet -o report.html`.
+    Report(report::ReportArgs),
     /// Reads every page of every field, cluster by cluster (checksums, decompression, decoding),
     /// and reports each damaged field and cluster; exits non-zero when anything is damaged.
     Check {
@@ -423,6 +444,8 @@ fn main() -> ExitCode {
         Cmd::Info { files, ntuple, json, follow, .. } if follow.follow => cmd::follow::follow(&files[0], ntuple.as_deref(), json, &follow),
         Cmd::Info { files, ntuple, json, dataset, .. } if dataset.is_dataset(&files) => cmd::dataset::info(&files, ntuple.as_deref(), &dataset, json),
         Cmd::Info { files, ntuple, json, .. } => cmd::info::info(&files[0], ntuple.as_deref(), json),
+        Cmd::Hist(a) => cmd::hist::hist(&a),
+        Cmd::Report(a) => report::report(&a),
         Cmd::Check { file, ntuple, json } => cmd::check::check(&file, ntuple.as_deref(), json, progress),
         Cmd::Dump { files, sel, dataset } if dataset.is_dataset(&files) => {
             cmd::dataset::dump(&files, sel.ntuple.as_deref(), sel.fields.as_deref(), sel.entries.as_deref(), &dataset, progress)

@@ -18,6 +18,8 @@
 //!   `pool` < `decode` < `arrow` < `streamer`); and [`write`](mod@write): the sequential,
 //!   parallel and distributed writers (rooms `streamer` < `cluster` < `fill`; the two do not
 //!   import each other);
+//! * `inspect` (internal): where an RNTuple's bytes go (per column, field, cluster, envelope;
+//!   page sizes) and histogram binning, pure functions over the format's descriptors;
 //! * [`dataset`]: chains and joins of several RNTuples read as one (ROOT's `RNTupleProcessor`);
 //! * [`ops`]: merge and skim, which read one file and write another, over the selection
 //!   expressions of `expr` (internal); [`convert`] (feature `convert`, on by default): Parquet and Arrow
@@ -71,6 +73,7 @@ pub mod dataset;
 mod error;
 unstable_mod!(expr);
 pub mod format;
+unstable_mod!(inspect);
 pub mod logical;
 pub mod ops;
 unstable_mod!(primitives);

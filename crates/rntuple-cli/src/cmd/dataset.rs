@@ -31,7 +31,9 @@ impl DatasetArgs {
         inputs.len() > 1 || !self.friends.is_empty() || inputs.iter().any(pattern)
     }
 
-    fn open(&self, inputs: &[String], ntuple: Option<&str>) -> Result<Join, Box<dyn std::error::Error>> {
+    /// The dataset of `inputs` (RNTuple `ntuple` unless an input names its own) with these
+    /// options' friends: a chain of the inputs, joined with the friends.
+    pub(crate) fn open(&self, inputs: &[String], ntuple: Option<&str>) -> Result<Join, Box<dyn std::error::Error>> {
         let on: Vec<&str> = self.on.as_deref().map(field_list).unwrap_or_default();
         let how: How = self.how.parse()?;
         Ok(Join::open(inputs, ntuple, &self.friends, &on, how)?)

@@ -1,10 +1,14 @@
 //! `rntuple info`: every RNTuple of a file with its entries, clusters, field tree and columns, as
 //! text or one JSON object.
 
+use super::info_json::{attribute_sets_json, write_ntuple_json, MAX_JSON_SETS};
+use super::info_storage::{print_sections, print_summary};
 use super::{human, Res};
 use rntuple::format::anchor::AnchorStatus;
+use rntuple::inspect::storage::StorageStats;
 use rntuple::primitives::column_type::ColumnType;
 use rntuple::{RNTupleFile, Reader};
+use std::io::Write;
 
 pub(crate) fn info(path: &str, only: Option<&str>, json: bool) -> Res {
     let f = RNTupleFile::open(path)?;
@@ -23,7 +27,14 @@ pub(crate) fn info(path: &str, only: Option<&str>, json: bool) -> Res {
             return Err(format!("no RNTuple named '{o}' in {path} (it holds: {})", if names.is_empty() { "none".into() } else { names.join(", ") }).into());
         }
     }
-    let mut objs = Vec::new();
+    // The JSON form is written as it is made, an RNTuple at a time and its fields, columns and
+    // clusters item by item (100,000 fields as JSON values took a gigabyte).
+    let out = std::io::stdout();
+    let mut w = std::io::BufWriter::new(out.lock());
+    if json {
+        write!(w, r#"{{"file":{},"root_version_code":{v},"root_version":{},"ntuples":["#, serde_json::json!(path), serde_json::json!(version))?;
+    }
+    let mut first = true;
     for name in &names {
         if let Some(o) = only {
             if o != name && !name.ends_with(&format!("/{o}")) {
@@ -42,12 +53,15 @@ pub(crate) fn info(path: &str, only: Option<&str>, json: bool) -> Res {
             Some(p) => Err(p),
             None => f.reader(name).map_err(|e| ("ERROR", e.to_string())),
         };
+        if json && !std::mem::take(&mut first) {
+            write!(w, ",")?;
+        }
         match r {
-            Ok(r) if json => objs.push(ntuple_json(name, &r)),
+            Ok(r) if json => write_ntuple_json(&mut w, name, &r, &StorageStats::of(r.descriptor(), Some(r.anchor())))?,
             Ok(r) => print_info(name, &r),
             Err((what, msg)) => {
                 if json {
-                    objs.push(serde_json::json!({ "name": name, "error": format!("{}: {msg}", what.to_lowercase()) }));
+                    serde_json::to_writer(&mut w, &serde_json::json!({ "name": name, "error": format!("{}: {msg}", what.to_lowercase()) }))?;
                 } else {
                     println!("RNTuple '{name}': {what}: {msg}");
                 }
@@ -56,96 +70,13 @@ pub(crate) fn info(path: &str, only: Option<&str>, json: bool) -> Res {
         }
     }
     if json {
-        println!("{}", serde_json::json!({ "file": path, "root_version_code": v, "root_version": version, "ntuples": objs }));
+        writeln!(w, "]}}")?;
     }
+    w.flush()?;
     if !failures.is_empty() {
         return Err(failures.join("; ").into());
     }
     Ok(())
-}
-
-/// Per physical column: stored (compressed) bytes, uncompressed bytes, pages.
-fn column_sizes(d: &rntuple::format::descriptor::Descriptor) -> Vec<(u64, u64, u64)> {
-    let mut out = vec![(0u64, 0u64, 0u64); d.columns.len()];
-    for c in &d.clusters {
-        for (i, cr) in c.columns.iter().enumerate() {
-            if let (Some(cr), Some(o)) = (cr, out.get_mut(i)) {
-                for p in &cr.pages {
-                    o.0 += p.locator.size;
-                    o.1 += (p.n_elements as u64 * d.columns[i].bits_on_storage as u64).div_ceil(8);
-                    o.2 += 1;
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Pages that share their stored bytes with an earlier page of their cluster (same-page merging:
-/// the same locator offset) and their bytes, which the column sizes count once per page.
-fn shared_pages(d: &rntuple::format::descriptor::Descriptor) -> (u64, u64) {
-    let (mut n, mut bytes) = (0, 0);
-    for c in &d.clusters {
-        let mut seen = std::collections::HashSet::new();
-        for p in c.columns.iter().flatten().flat_map(|cr| &cr.pages) {
-            if p.locator.size > 0 && !seen.insert(p.locator.offset) {
-                n += 1;
-                bytes += p.locator.size;
-            }
-        }
-    }
-    (n, bytes)
-}
-
-/// `info --json` for one RNTuple: the facts of the text form as one object.
-fn ntuple_json(name: &str, r: &Reader) -> serde_json::Value {
-    let d = r.descriptor();
-    let a = r.anchor();
-    let sizes = column_sizes(d);
-    let mut fields = Vec::new();
-    fn walk(r: &Reader, id: u32, out: &mut Vec<serde_json::Value>) {
-        let d = r.descriptor();
-        let f = &d.fields[id as usize];
-        out.push(serde_json::json!({
-            "path": r.descriptor().field_path(id), "type": r.display_type(id), "type_alias": f.type_alias(),
-            "projected": f.projection_source.is_some(), "schema_extension": f.from_extension,
-            "streamer": matches!(r.kind(id), Ok(rntuple::logical::kind::Kind::Streamer)),
-            "streamer_read_as": r.streamer_objects(id).map(|o| if o { "objects" } else { "raw bytes" }),
-            "top_level": f.parent.is_none(), "readable": r.is_readable(id),
-        }));
-        for &c in &f.children {
-            walk(r, c, out);
-        }
-    }
-    for id in d.top_level_fields() {
-        walk(r, id, &mut fields);
-    }
-    let columns: Vec<serde_json::Value> = d
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let t = ColumnType::from_u16(c.column_type);
-            serde_json::json!({
-                "id": i, "field": r.descriptor().field_path(c.field_id), "type": t.map_or(format!("unknown({:#x})", c.column_type), |t| t.name().to_string()),
-                "encoding": t.map_or("?".to_string(), |t| t.encoding().to_string()), "bits": c.bits_on_storage,
-                "representation": c.representation, "deferred_first_element": (c.flags & 1 != 0).then_some(c.first_element),
-                "compressed_bytes": sizes[i].0, "uncompressed_bytes": sizes[i].1, "pages": sizes[i].2,
-            })
-        })
-        .collect();
-    let aliases: Vec<serde_json::Value> =
-        d.aliases.iter().map(|al| serde_json::json!({ "field": r.descriptor().field_path(al.field_id), "physical_column": al.physical })).collect();
-    let skipped: Vec<serde_json::Value> = r.skipped_fields().into_iter().map(|(n, why)| serde_json::json!({ "field": n, "why": why })).collect();
-    serde_json::json!({
-        "name": name, "format_version": format!("{}.{}.{}.{}", a.epoch, a.major, a.minor, a.patch), "writer": d.writer,
-        "description": d.description, "entries": r.num_entries(), "clusters": d.clusters.len(), "cluster_groups": d.cluster_groups.len(),
-        "compressed_bytes": sizes.iter().map(|s| s.0).sum::<u64>(), "uncompressed_bytes": sizes.iter().map(|s| s.1).sum::<u64>(),
-        "shared_pages": shared_pages(d).0, "shared_page_bytes": shared_pages(d).1,
-        "fields": fields, "columns": columns, "alias_columns": aliases, "skipped_fields": skipped,
-        "attribute_sets": attribute_sets_json(&r.attribute_sets()[..r.attribute_sets().len().min(MAX_JSON_SETS)], r),
-        "attribute_sets_total": r.attribute_sets().len(),
-    })
 }
 
 fn print_info(name: &str, r: &Reader) {
@@ -159,9 +90,11 @@ fn print_info(name: &str, r: &Reader) {
     }
     println!("  entries        : {}", r.num_entries());
     println!("  clusters       : {} in {} cluster group(s)", d.clusters.len(), d.cluster_groups.len());
-    let sizes = column_sizes(d);
-    println!("  stored bytes   : {} compressed, {} uncompressed", human(sizes.iter().map(|s| s.0).sum()), human(sizes.iter().map(|s| s.1).sum()));
-    let (shared, shared_bytes) = shared_pages(d);
+    let s = StorageStats::of(d, Some(a));
+    let sizes = &s.columns;
+    println!("  stored bytes   : {} compressed, {} uncompressed", human(s.total.stored), human(s.total.uncompressed));
+    print_summary(&s);
+    let (shared, shared_bytes) = s.shared_pages;
     if shared > 0 {
         println!("  shared pages   : {shared} pages ({}) point at an equal page of their cluster (same-page merging), stored once", human(shared_bytes));
     }
@@ -215,11 +148,15 @@ fn print_info(name: &str, r: &Reader) {
         if c.flags & 1 != 0 {
             enc.push_str(&format!(" (deferred@{})", c.first_element));
         }
-        println!("    {:>4}  {:<40} {:<13} {:<28} {:>5} {:>12} {:>12} {:>6}", i, path, tn, enc, c.bits_on_storage, sizes[i].0, sizes[i].1, sizes[i].2);
+        println!(
+            "    {:>4}  {:<40} {:<13} {:<28} {:>5} {:>12} {:>12} {:>6}",
+            i, path, tn, enc, c.bits_on_storage, sizes[i].stored, sizes[i].uncompressed, sizes[i].pages
+        );
     }
     for a in &d.aliases {
         println!("    alias: field {} -> physical column {}", r.descriptor().field_path(a.field_id), a.physical);
     }
+    print_sections(d, &s);
     let links = r.attribute_sets();
     if !links.is_empty() {
         println!("  attribute sets:");
@@ -247,29 +184,3 @@ fn print_info(name: &str, r: &Reader) {
 
 /// How many attribute sets the text form lists (each is opened to show its entries and fields).
 const MAX_LISTED_SETS: usize = 100;
-/// How many attribute sets the JSON form lists (`attribute_sets_total` counts them all): a footer
-/// linking 200,000 took 290 MB of JSON values.
-const MAX_JSON_SETS: usize = 10_000;
-
-/// The attribute sets `links` (linked from the RNTuple `r`): name, schema version, entries and the
-/// user's fields (or why the set cannot be read).
-fn attribute_sets_json(links: &[rntuple::format::descriptor::AttributeSetLink], r: &Reader) -> Vec<serde_json::Value> {
-    links
-        .iter()
-        .map(|link| {
-            let version = format!("{}.{}", link.schema_major, link.schema_minor);
-            match r.open_attribute_set(link) {
-                Ok(set) => {
-                    let ar = set.reader();
-                    let ad = ar.descriptor();
-                    let user = ad.top_level_fields().into_iter().find(|&i| ad.fields[i as usize].name == "_userData");
-                    let fields: Vec<serde_json::Value> = user
-                        .map(|u| ad.fields[u as usize].children.iter().map(|&c| serde_json::json!([ad.fields[c as usize].name, ar.display_type(c)])).collect())
-                        .unwrap_or_default();
-                    serde_json::json!({ "name": link.name, "schema_version": version, "entries": set.num_entries(), "fields": fields })
-                }
-                Err(e) => serde_json::json!({ "name": link.name, "schema_version": version, "error": e.to_string() }),
-            }
-        })
-        .collect()
-}
