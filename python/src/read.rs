@@ -298,6 +298,14 @@ impl NativeReader {
         v
     }
 
+    /// (stored bytes, uncompressed bytes, pages) of every field, indexed by field id: its own
+    /// columns' and all its sub-fields' together (`rntuple::inspect::storage`, as `rntuple info`
+    /// and `rntuple report` count them; a projected field stores nothing of its own).
+    fn field_sizes(&self) -> Vec<(u64, u64, u64)> {
+        let s = rntuple::inspect::storage::StorageStats::of(self.reader.descriptor(), None);
+        s.fields.iter().map(|f| (f.total.stored, f.total.uncompressed, f.total.pages)).collect()
+    }
+
     /// (clusters, pages, stored bytes, uncompressed bytes) of the chosen top-level fields'
     /// columns (all fields when None).
     #[pyo3(signature = (fields=None))]

@@ -1,6 +1,7 @@
-"""What a notebook shows for a file and an RNTuple (``_repr_html_``): the totals and the schema tree, each top-level
-field with its type, its bytes on disk and uncompressed and its compression factor, nested fields collapsible
-(``<details>``: no script, no style sheet from the network)."""
+"""What a notebook shows for a file and an RNTuple (``_repr_html_``): the totals and the schema tree, each field with
+its type, its bytes on disk and uncompressed (its own columns' and all its sub-fields', as ``rntuple info`` and
+``rntuple report`` count them) and its compression factor, nested fields collapsible (``<details>``: no script, no
+style sheet from the network)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ _STYLE = (
     ".rntuple-repr td,.rntuple-repr th{padding:1px 8px;text-align:left;vertical-align:top}"
     ".rntuple-repr td.n{text-align:right;font-variant-numeric:tabular-nums}"
     ".rntuple-repr details>summary{cursor:pointer}"
-    ".rntuple-repr .t{color:#555;font-family:monospace}</style>"
+    ".rntuple-repr .t{color:#555;font-family:monospace}.rntuple-repr .s{color:#777}</style>"
 )
 
 
@@ -32,14 +33,21 @@ def _type(r: dict) -> str:
     return r["type"] or f"(untyped {r['role']})"
 
 
-def _subtree(records: dict, fid: int) -> str:
-    """The nested fields of ``fid`` as a list, each collapsible when it has children of its own."""
+def _sizes(sizes: list, fid: int) -> str:
+    """``stored (uncompressed uncompressed, factor x)`` of field ``fid``."""
+    stored, unzipped, _ = sizes[fid] if fid < len(sizes) else (0, 0, 0)
+    factor = f", {unzipped / stored:.2f}x" if stored else ""
+    return f"{size(stored)} ({size(unzipped)} uncompressed{factor})"
+
+
+def _subtree(records: dict, fid: int, sizes: list) -> str:
+    """The nested fields of ``fid`` as a list with their sizes, each collapsible when it has children of its own."""
     items = []
     for child in records[fid]["children"]:
         r = records[child]
-        label = f"{html.escape(r['name'])} <span class='t'>{html.escape(_type(r))}</span>"
+        label = f"{html.escape(r['name'])} <span class='t'>{html.escape(_type(r))}</span> <span class='s'>{_sizes(sizes, child)}</span>"
         if r["children"]:
-            items.append(f"<li><details><summary>{label}</summary>{_subtree(records, child)}</details></li>")
+            items.append(f"<li><details><summary>{label}</summary>{_subtree(records, child, sizes)}</details></li>")
         else:
             items.append(f"<li>{label}</li>")
     return "<ul style='margin:0;padding-left:1.2em'>" + "".join(items) + "</ul>"
@@ -48,6 +56,7 @@ def _subtree(records: dict, fid: int) -> str:
 def ntuple_html(t, max_fields: int = MAX_FIELDS) -> str:
     """The HTML of the RNTuple ``t``: its totals and schema tree (see the module)."""
     records = {r["id"]: r for r in t.field_records}
+    sizes = t._native.field_sizes()
     tops = [r for r in records.values() if r["parent"] is None]
     total = t.storage_stats()
     ratio = total["uncompressed_bytes"] / total["stored_bytes"] if total["stored_bytes"] else 1.0
@@ -58,15 +67,12 @@ def ntuple_html(t, max_fields: int = MAX_FIELDS) -> str:
     )
     rows = []
     for r in tops[:max_fields]:
-        s = t.storage_stats([r["name"]]) if r["readable"] else None
         name = html.escape(r["name"])
-        cell = f"<details><summary>{name}</summary>{_subtree(records, r['id'])}</details>" if r["children"] else name
-        if s is None:
-            sizes = "<td class='n'></td><td class='n'></td><td class='n'>(not readable)</td>"
-        else:
-            factor = f"{s['uncompressed_bytes'] / s['stored_bytes']:.2f}" if s["stored_bytes"] else ""
-            sizes = f"<td class='n'>{size(s['stored_bytes'])}</td><td class='n'>{size(s['uncompressed_bytes'])}</td><td class='n'>{factor}</td>"
-        rows.append(f"<tr><td>{cell}</td><td class='t'>{html.escape(_type(r))}</td>{sizes}</tr>")
+        cell = f"<details><summary>{name}</summary>{_subtree(records, r['id'], sizes)}</details>" if r["children"] else name
+        stored, unzipped, _ = sizes[r["id"]] if r["id"] < len(sizes) else (0, 0, 0)
+        factor = f"{unzipped / stored:.2f}" if stored else ""
+        cells = f"<td class='n'>{size(stored)}</td><td class='n'>{size(unzipped)}</td><td class='n'>{factor}</td>"
+        rows.append(f"<tr><td>{cell}</td><td class='t'>{html.escape(_type(r))}</td>{cells}</tr>")
     more = f"<p>... and {len(tops) - max_fields:,} more top-level fields</p>" if len(tops) > max_fields else ""
     table = (
         "<table><tr><th>field</th><th>type</th><th>on disk</th><th>uncompressed</th><th>factor</th></tr>" + "".join(rows) + "</table>"
