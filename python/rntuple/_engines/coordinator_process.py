@@ -54,10 +54,11 @@ class RemoteCoordinator:
         return self._ask(("commit", results, ordered))
 
     def abort(self, why: str) -> None:
-        """:meth:`Coordinator.abort` in the coordinator process (which then ends); quiet when it is gone already."""
+        """:meth:`Coordinator.abort` in the coordinator process (which then ends); quiet when it is gone already or
+        has committed or aborted (Spark may call the abort after a commit that failed)."""
         try:
             self._ask(("abort", why), timeout=60)
-        except (OSError, EOFError):
+        except (OSError, EOFError, RuntimeError):
             pass
 
     def counters(self) -> dict:
