@@ -132,12 +132,22 @@ def test_shared_nanoaod_html_is_quick_and_bounded():
         assert f"... and {len(t.schema) - 300:,} more top-level fields" in markup
 
 
+def _needed(module: str):
+    """``module`` (pinned in requirements-test.txt): missing, a loud skip, a failure under CI=true."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        skip_or_fail(f"{module} is not installed (pip install -r requirements-test.txt)")
+
+
 def _flat(data, field):
     return ak.to_numpy(ak.flatten(data[field], axis=None)).astype(np.float64)
 
 
 def test_hist_equals_numpy(tmp_path):
-    hist = pytest.importorskip("hist")
+    hist = _needed("hist")
     path = tmp_path / "events.root"
     data = _events(path)
     t = rntuple.open(path)["Events"]
@@ -171,8 +181,8 @@ def test_hist_equals_numpy(tmp_path):
 
 
 def test_notebook_shows_the_html(tmp_path):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
+    nbformat = _needed("nbformat")
+    nbclient = _needed("nbclient")
     path = tmp_path / "events.root"
     _events(path)
     nb = nbformat.v4.new_notebook()
