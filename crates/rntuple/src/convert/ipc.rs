@@ -2,9 +2,10 @@
 
 use super::arrow_types::{may_hold_nulls, rntuple_schema, NullTree};
 use super::from_rntuple::Source;
-use super::output::{commit_or_abort, io_err, publish_or_remove, ConvertSummary};
+use super::output::{commit_or_abort, create_temporary, io_err, publish_or_remove, ConvertSummary};
 use crate::error::{Error, Result};
 use crate::format::compression::{Algorithm, Compression as RootCompression};
+use crate::storage::local::file_io::StreamOut;
 use crate::write::{WriteOptions, Writer};
 use arrow_ipc::reader::FileReader;
 use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
@@ -86,9 +87,10 @@ pub(crate) fn rntuple_to_ipc(
     };
     let ipc_opts = IpcWriteOptions::default().try_with_compression(codec).map_err(|e| ipc_err(output, e))?;
     let tmp = output.with_extension("arrow.part");
-    let out = File::create(&tmp).map_err(|e| io_err("creating", &tmp, e))?;
+    let out = create_temporary(&tmp)?;
+    let handle = out.try_clone().map_err(|e| io_err("duplicating the handle of", &tmp, e))?;
     let r = (|| -> Result<ConvertSummary> {
-        let mut w = FileWriter::try_new_with_options(BufWriter::new(out), &src.schema, ipc_opts).map_err(|e| ipc_err(output, e))?;
+        let mut w = FileWriter::try_new_with_options(BufWriter::new(StreamOut::new(out)), &src.schema, ipc_opts).map_err(|e| ipc_err(output, e))?;
         let total = src.reader.num_entries();
         let (mut done, mut batches) = (0u64, 0u64);
         for (first, n) in src.clusters() {
@@ -105,5 +107,5 @@ pub(crate) fn rntuple_to_ipc(
         std::io::Write::flush(&mut inner).map_err(|e| io_err("writing", &tmp, e))?;
         Ok(ConvertSummary { entries: done, clusters: batches })
     })();
-    publish_or_remove(&tmp, output, r)
+    publish_or_remove(&tmp, output, &handle, r)
 }

@@ -3,6 +3,7 @@
 //! temporary Parquet or Arrow IPC file) and to name a failed file operation.
 
 use crate::error::{Error, Result};
+use crate::storage::local::{file_io, io_record};
 use std::path::Path;
 
 /// What a conversion wrote.
@@ -47,19 +48,28 @@ pub(crate) fn commit_or_abort(w: crate::write::Writer, r: Result<()>, summary: C
     }
 }
 
-/// Renames the finished temporary file `tmp` to `output` when writing it went well (`r`), else
-/// removes it: an output is never left half-written.
-pub(crate) fn publish_or_remove(tmp: &Path, output: &Path, r: Result<ConvertSummary>) -> Result<ConvertSummary> {
+/// Syncs the finished temporary file `tmp` (written through `out`), renames it to `output` and
+/// syncs the directory, when writing it went well (`r`), else removes it: an output is never left
+/// half-written, and a crash after this returns keeps it.
+pub(crate) fn publish_or_remove(tmp: &Path, output: &Path, out: &std::fs::File, r: Result<ConvertSummary>) -> Result<ConvertSummary> {
     match r {
         Ok(s) => {
-            std::fs::rename(tmp, output).map_err(|e| io_err("renaming the finished file into", output, e))?;
+            file_io::sync_all(out).map_err(|e| io_err("syncing", tmp, e))?;
+            file_io::rename(tmp, output).map_err(|e| io_err("renaming the finished file into", output, e))?;
+            file_io::sync_dir(file_io::parent_dir(output));
+            io_record::durable(output);
             Ok(s)
         }
         Err(e) => {
-            let _ = std::fs::remove_file(tmp);
+            let _ = file_io::remove(tmp);
             Err(e)
         }
     }
+}
+
+/// Creates the temporary file `tmp` of a Parquet or Arrow IPC output.
+pub(crate) fn create_temporary(tmp: &Path) -> Result<std::fs::File> {
+    file_io::create_truncate(tmp).map_err(|e| io_err("creating", tmp, e))
 }
 
 /// An I/O error naming what was done with which file.

@@ -2,9 +2,10 @@
 
 use super::arrow_types::{may_hold_nulls, rntuple_schema, NullTree};
 use super::from_rntuple::Source;
-use super::output::{commit_or_abort, io_err, publish_or_remove, ConvertSummary};
+use super::output::{commit_or_abort, create_temporary, io_err, publish_or_remove, ConvertSummary};
 use crate::error::{Error, Result};
 use crate::format::compression::{Algorithm, Compression as RootCompression};
+use crate::storage::local::file_io::StreamOut;
 use crate::write::{WriteOptions, Writer};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
@@ -151,9 +152,10 @@ pub(crate) fn rntuple_to_parquet(
     check_parquet_types(&src)?;
     let props = WriterProperties::builder().set_max_row_group_size(usize::MAX).set_compression(parquet_compression(compression)?).build();
     let tmp = output.with_extension("parquet.part");
-    let out = File::create(&tmp).map_err(|e| io_err("creating", &tmp, e))?;
+    let out = create_temporary(&tmp)?;
+    let handle = out.try_clone().map_err(|e| io_err("duplicating the handle of", &tmp, e))?;
     let r = (|| -> Result<ConvertSummary> {
-        let mut w = ArrowWriter::try_new(out, src.schema.clone(), Some(props)).map_err(|e| pq_err(output, e))?;
+        let mut w = ArrowWriter::try_new(std::io::BufWriter::new(StreamOut::new(out)), src.schema.clone(), Some(props)).map_err(|e| pq_err(output, e))?;
         let total = src.reader.num_entries();
         let (mut done, mut groups) = (0u64, 0u64);
         for (first, n) in src.clusters() {
@@ -170,8 +172,9 @@ pub(crate) fn rntuple_to_parquet(
                 groups += 1;
             }
         }
-        w.close().map_err(|e| pq_err(output, e))?;
+        let mut inner = w.into_inner().map_err(|e| pq_err(output, e))?;
+        std::io::Write::flush(&mut inner).map_err(|e| io_err("writing", &tmp, e))?;
         Ok(ConvertSummary { entries: done, clusters: groups })
     })();
-    publish_or_remove(&tmp, output, r)
+    publish_or_remove(&tmp, output, &handle, r)
 }

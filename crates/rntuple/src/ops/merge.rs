@@ -244,7 +244,7 @@ pub fn merge_with_options(
         let what = Skim { reencode: true, ..Default::default() };
         skim_reader(&r, output, &what, cut, |_, _| {})
     })();
-    std::fs::remove_file(&tmp).ok();
+    crate::storage::local::file_io::remove(&tmp).ok();
     let refilled = refilled.map_err(|e| e.context("merge: re-clustering"))?;
     stats.clusters = refilled.clusters;
     stats.file_bytes = refilled.file_bytes;

@@ -6,9 +6,9 @@
 use crate::error::{Error, Result};
 use crate::storage::container::key_plan::{KeyPlan, Piece};
 use crate::storage::container::tfile_write::{blob_slot, BlobSlot, BLOB_KEY_LEN};
+use crate::storage::local::file_io;
 use crate::storage::local::upload_window::UploadWindow;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -127,7 +127,7 @@ impl WriteTarget {
         let file = if direct {
             open_direct(path)?
         } else {
-            std::fs::OpenOptions::new().write(true).open(path).map_err(|e| Error::io(format!("opening {} for writing", path.display()), e))?
+            file_io::open_existing(path, false, 0).map_err(|e| Error::io(format!("opening {} for writing", path.display()), e))?
         };
         Ok(WriteTarget { file, path: path.display().to_string(), direct, preallocate: false, max_write, window: None })
     }
@@ -135,8 +135,7 @@ impl WriteTarget {
 
 /// Opens `path` for writing with `O_DIRECT`.
 pub(crate) fn open_direct(path: &Path) -> Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new().write(true).custom_flags(libc::O_DIRECT).open(path).map_err(|e| {
+    file_io::open_existing(path, false, libc::O_DIRECT).map_err(|e| {
         let why = if e.raw_os_error() == Some(libc::EINVAL) { " (the file system does not support O_DIRECT)" } else { "" };
         Error::io(format!("opening {} for direct I/O{why}", path.display()), e)
     })
@@ -152,7 +151,7 @@ pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]
         return Err(Error::Internal(format!("{len} bytes for a slot of {}", slot.total)));
     }
     if t.preallocate {
-        preallocate(&t.file, slot.key_offset, slot.total);
+        file_io::allocate(&t.file, slot.key_offset, slot.total);
     }
     let r = if t.direct {
         let mut buf = AlignedBuf::zeroed(slot.total as usize, DIRECT_IO_ALIGN as usize)?;
@@ -163,7 +162,7 @@ pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]
             at += piece.len();
         }
         let block = if t.max_write > 0 { t.max_write as usize } else { out.len() };
-        out.chunks(block.max(1)).enumerate().try_for_each(|(i, b)| t.file.write_all_at(b, slot.key_offset + (i * block) as u64))
+        out.chunks(block.max(1)).enumerate().try_for_each(|(i, b)| file_io::write_at(&t.file, b, slot.key_offset + (i * block) as u64))
     } else {
         let mut pieces: Vec<&[u8]> = Vec::with_capacity(chunks.len() + 1);
         pieces.push(&slot.key);
@@ -171,12 +170,12 @@ pub fn write_slot<C: AsRef<[u8]>>(t: &WriteTarget, slot: &BlobSlot, chunks: &[C]
         if t.max_write > 0 && len > t.max_write {
             // Each block's writeback starts as soon as it is written.
             bounded_blocks(&pieces, t.max_write as usize, slot.key_offset).into_iter().try_for_each(|(at, block)| {
-                pwritev_all(&t.file, &block, slot.key_offset + at)?;
-                start_writeback(&t.file, slot.key_offset + at, block.iter().map(|b| b.len() as u64).sum());
+                file_io::write_vectored_at(&t.file, &block, slot.key_offset + at)?;
+                file_io::start_writeback(&t.file, slot.key_offset + at, block.iter().map(|b| b.len() as u64).sum());
                 Ok(())
             })
         } else {
-            pwritev_all(&t.file, &pieces, slot.key_offset).map(|_| start_writeback(&t.file, slot.key_offset, len))
+            file_io::write_vectored_at(&t.file, &pieces, slot.key_offset).map(|_| file_io::start_writeback(&t.file, slot.key_offset, len))
         }
     };
     r.map_err(|e| Error::io(format!("writing {} bytes at offset {} of {}", slot.total, slot.key_offset, t.path), e))?;
@@ -218,72 +217,6 @@ fn bounded_blocks<'a>(pieces: &[&'a [u8]], max: usize, start: u64) -> Vec<(u64, 
         }
     }
     blocks
-}
-
-/// Starts writing a just-written range back to disk without waiting (`sync_file_range` with
-/// `SYNC_FILE_RANGE_WRITE`), so that the disk works while the next cluster is compressed and the
-/// final fsync finds little left to do. Best effort: devices and file systems without support are
-/// left to the kernel's own writeback.
-fn start_writeback(f: &File, offset: u64, len: u64) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a system call on a valid open descriptor; no memory is passed.
-    let _ = unsafe { libc::sync_file_range(f.as_raw_fd(), offset as libc::off64_t, len as libc::off64_t, libc::SYNC_FILE_RANGE_WRITE) };
-}
-
-/// Writes all `pieces` back to back at `offset` with `pwritev`, resuming after short writes.
-fn pwritev_all(f: &File, pieces: &[&[u8]], mut offset: u64) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // At most IOV_MAX (1024 on Linux) buffers per call.
-    const MAX_IOV: usize = 1024;
-    let mut idx = 0;
-    let mut skip = 0usize; // bytes of pieces[idx] already written
-    while idx < pieces.len() {
-        let iov: Vec<libc::iovec> = pieces[idx..]
-            .iter()
-            .take(MAX_IOV)
-            .enumerate()
-            .map(|(k, p)| {
-                let p = if k == 0 { &p[skip..] } else { p };
-                libc::iovec { iov_base: p.as_ptr() as *mut libc::c_void, iov_len: p.len() }
-            })
-            .collect();
-        // SAFETY: every iovec points into a live, borrowed slice of `pieces` with its exact length;
-        // pwritev only reads from them. The descriptor is open for the lifetime of `f`.
-        let n = unsafe { libc::pwritev(f.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, offset as libc::off_t) };
-        if n < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        if n == 0 {
-            return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "pwritev wrote nothing"));
-        }
-        let mut n = n as usize;
-        offset += n as u64;
-        while n > 0 && idx < pieces.len() {
-            let left = pieces[idx].len() - skip;
-            if n >= left {
-                n -= left;
-                idx += 1;
-                skip = 0;
-            } else {
-                skip += n;
-                n = 0;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Allocates a file range before writing it (`fallocate`); file systems and devices without
-/// support (such as `/dev/null`) are written without.
-fn preallocate(f: &File, offset: u64, len: u64) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: fallocate on a valid open descriptor with in-range arguments; the result is only
-    // inspected, no memory is touched.
-    let _ = unsafe { libc::fallocate(f.as_raw_fd(), 0, offset as libc::off_t, len as libc::off_t) };
 }
 
 /// A zeroed heap buffer whose start is aligned (for `O_DIRECT`).
@@ -349,19 +282,5 @@ mod tests {
         assert!(p.slots.iter().all(|s| s.key_offset % 4096 == 0 && s.total % 4096 == 0));
         assert_eq!(p.slots[0].key_offset, 8192);
         assert!(Placement::at(KeyPlan::new(&[10], 0).unwrap(), 100, 4096).is_err(), "an unaligned start is refused");
-    }
-
-    #[test]
-    fn vectored_write_of_more_pieces_than_iov_max() {
-        let path = std::env::temp_dir().join(format!("rntuple-pwritev-{}.bin", std::process::id()));
-        let f = File::create(&path).unwrap();
-        let owned: Vec<Vec<u8>> = (0..3000u32).map(|i| vec![(i % 251) as u8; (i % 7) as usize + 1]).collect();
-        let pieces: Vec<&[u8]> = owned.iter().map(|v| v.as_slice()).collect();
-        pwritev_all(&f, &pieces, 10).unwrap();
-        let got = std::fs::read(&path).unwrap();
-        let mut want = vec![0u8; 10];
-        want.extend(owned.concat());
-        assert_eq!(got, want);
-        std::fs::remove_file(path).ok();
     }
 }

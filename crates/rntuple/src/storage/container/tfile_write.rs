@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
 use crate::format::compression::Compression;
 use crate::storage::container::key_plan::{KeyPlan, Piece};
+use crate::storage::local::{file_io, io_record};
 use crate::storage::local::output::OutputFile;
 use crate::storage::container::streamer_info::{streamer_info_list, StreamerInfo};
 use crate::storage::container::tfile_dirs::{record, split_path, uuid_of, SubDir, DIRECTORY_CLASS, RECORD_LEN};
@@ -173,7 +174,7 @@ impl RootFileWriter {
     /// checkpoints (then the first [`RootFileWriter::checkpoint`] renames it: see [`OutputMode`](crate::storage::local::output::OutputMode)).
     pub fn create(out: OutputFile, compression: Compression) -> Result<Self> {
         let path = out.path().display().to_string();
-        let file_name = out.path().file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let file_name = stored_file_name(&out.path().file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
         let publish_at_checkpoint = out.is_checkpointed();
         // UUID version 1, all zero.
         let mut uuid = [0u8; 18];
@@ -214,7 +215,7 @@ impl RootFileWriter {
     /// included. Until `finish` the file reads as it was (its header and keys list are untouched).
     pub fn open_update(path: impl AsRef<Path>, compression: Compression) -> Result<Self> {
         let p = path.as_ref();
-        let file = std::fs::OpenOptions::new().read(true).write(true).open(p).map_err(|e| Error::io(format!("opening {} for update", p.display()), e))?;
+        let file = file_io::open_existing(p, true, 0).map_err(|e| Error::io(format!("opening {} for update", p.display()), e))?;
         let dup = file.try_clone().map_err(|e| Error::io(format!("duplicating the handle of {}", p.display()), e))?;
         let src = crate::storage::local::source::FileSource::from_file(dup, p)?;
         let top = crate::storage::container::tfile::top_directory(&src).map_err(|e| Error::Invalid(format!("{}: cannot add to this file: {e}", p.display())))?;
@@ -261,7 +262,8 @@ impl RootFileWriter {
         self.existing_keys.as_ref().is_some_and(|keys| keys.iter().any(|(c, n)| c == class && n == name))
     }
 
-    /// The TFile key followed by the file's name and title (the directory record goes after).
+    /// The TFile key followed by the file's name and title (the directory record goes after; see
+    /// [`stored_file_name`] for why they end within the first sector).
     fn tfile_key(&mut self) -> Vec<u8> {
         let name = self.file_name.clone();
         let obj_len = (tstring_len(&name) + tstring_len("") + 60) as u32;
@@ -367,7 +369,7 @@ impl RootFileWriter {
 
     /// Writes `b` at `offset` (positioned write; does not move the end of the file).
     pub fn write_at(&self, offset: u64, b: &[u8]) -> Result<()> {
-        self.out.file().write_all_at(b, offset).map_err(|e| Error::io(format!("writing {} bytes at offset {offset} of {}", b.len(), self.path), e))?;
+        file_io::write_at(self.out.file(), b, offset).map_err(|e| Error::io(format!("writing {} bytes at offset {offset} of {}", b.len(), self.path), e))?;
         self.out.record(offset, b.len() as u64);
         Ok(())
     }
@@ -534,6 +536,9 @@ impl RootFileWriter {
         if self.publish_at_checkpoint {
             self.out.publish()?;
         }
+        if self.out.temporary_path().is_none() {
+            io_record::durable(self.out.path());
+        }
         Ok(end)
     }
 
@@ -628,7 +633,21 @@ impl RootFileWriter {
         h.extend_from_slice(&0u64.to_be_bytes());
         h.extend_from_slice(&seek_keys.to_be_bytes());
         h.extend_from_slice(&self.uuid);
-        self.write_at(0, &h)?;
+        if h.len() <= FIRST_SECTOR {
+            // One sector's write: the switch from the previous checkpoint to this one.
+            self.write_at(0, &h)?;
+        } else {
+            // An existing file whose name makes its first records end beyond the first sector:
+            // the header, then the directory record, each without the TFile key between them
+            // (unchanged, so never torn), synced in between: a crash between them leaves the new
+            // header with the old directory record, which still lists the previous keys.
+            let dir_at = BEGIN as usize + self.tfile_prefix.len();
+            self.write_at(0, &h[..BEGIN as usize])?;
+            if ordered {
+                self.out.sync_data()?;
+            }
+            self.write_at(dir_at as u64, &h[dir_at..])?;
+        }
         if ordered {
             self.out.sync_data()?;
         }
@@ -643,9 +662,30 @@ impl RootFileWriter {
         // a crash leaves the file as it was before; under a temporary name the rename is the switch.
         let in_place = self.out.temporary_path().is_none() || self.publish_at_checkpoint;
         let end = self.write_directory(in_place)?;
+        let path = self.out.path().to_path_buf();
         self.out.commit()?;
+        io_record::durable(&path);
         Ok(end)
     }
+}
+
+/// Bytes a checkpoint rewrites at the start of a new file, at most: the header, the TFile key with
+/// the file's name and title, and the directory record must end within the first 512-byte
+/// sector, so that the rewrite is one sector's write, which a power loss cannot tear (a torn
+/// write there would leave neither the old checkpoint nor the new one readable).
+pub(crate) const FIRST_SECTOR: usize = 512;
+
+/// The name a new file records (in its TFile key and its directory's records): its file name, cut
+/// to the longest prefix (at a character boundary) with which the header, the TFile key and the
+/// directory record end within [`FIRST_SECTOR`] bytes (a name of about 150 bytes and more; ROOT
+/// reads the name only for display).
+pub(crate) fn stored_file_name(name: &str) -> String {
+    let region = |n: &str| BEGIN as usize + key_header_len("TFile", n, "") + tstring_len(n) + tstring_len("") + 60;
+    let mut end = name.len();
+    while end > 0 && (region(&name[..end]) > FIRST_SECTOR || !name.is_char_boundary(end)) {
+        end -= 1;
+    }
+    name[..end].to_string()
 }
 
 /// Checkpoints into byte ranges handed out by others (a distributed writer's ranks share the
@@ -694,5 +734,27 @@ impl RootFileWriter {
         self.out.record(self.end, gap);
         self.end = to;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_files_first_records_end_within_the_first_sector() {
+        assert_eq!(stored_file_name("out.root"), "out.root");
+        for n in [100, 150, 155, 200, 255] {
+            let long: String = "é".repeat(n / 2) + &"x".repeat(n % 2);
+            let stored = stored_file_name(&long);
+            assert!(long.starts_with(&stored));
+            let region = BEGIN as usize + key_header_len("TFile", &stored, "") + tstring_len(&stored) + tstring_len("") + 60;
+            assert!(region <= FIRST_SECTOR, "{n}: {region}");
+            let one_more = &long[..stored.len() + long[stored.len()..].chars().next().map_or(0, char::len_utf8)];
+            if stored.len() < long.len() {
+                let more = BEGIN as usize + key_header_len("TFile", one_more, "") + tstring_len(one_more) + tstring_len("") + 60;
+                assert!(more > FIRST_SECTOR, "{n}: the name was cut more than needed");
+            }
+        }
     }
 }

@@ -30,7 +30,8 @@
 use crate::error::{Error, Result};
 use crate::storage::local::interrupt::{self, Cleanup, Pending};
 use crate::storage::local::upload_window::UploadWindow;
-use std::fs::{File, OpenOptions};
+use crate::storage::local::file_io;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -127,14 +128,14 @@ impl OutputFile {
         let path = path.as_ref();
         let checkpointed = mode == OutputMode::Checkpointed;
         if is_special(path)? {
-            let file = OpenOptions::new().write(true).open(path).map_err(|e| Error::io(format!("opening {} for writing", path.display()), e))?;
+            let file = file_io::open_existing(path, false, 0).map_err(|e| Error::io(format!("opening {} for writing", path.display()), e))?;
             return Ok(OutputFile { file, path: path.to_path_buf(), pending: None, checkpointed, registered: None, upload: None });
         }
         let dest = resolve_destination(path)?;
         let mut attempt = 0;
         loop {
             let tmp = temporary_name(&dest, attempt)?;
-            match OpenOptions::new().read(true).write(true).create_new(true).open(&tmp) {
+            match file_io::create_new(&tmp) {
                 Ok(file) => {
                     let registered = Some(interrupt::register(Cleanup::File(tmp.clone())));
                     return Ok(OutputFile { file, path: path.to_path_buf(), pending: Some((tmp, dest)), checkpointed, registered, upload: None });
@@ -194,7 +195,7 @@ impl OutputFile {
 
     /// Syncs the file's data (`fdatasync`); devices that cannot be synced (`/dev/null`) are fine.
     pub fn sync_data(&self) -> Result<()> {
-        ignore_unsyncable(self.file.sync_data()).map_err(|e| Error::io(format!("syncing {}", self.shown()), e))
+        ignore_unsyncable(file_io::sync_data(&self.file)).map_err(|e| Error::io(format!("syncing {}", self.shown()), e))
     }
 
     /// Syncs the file (`fsync`), then renames a temporary file over the destination
@@ -202,7 +203,7 @@ impl OutputFile {
     /// it is removed after the upload).
     pub fn commit(mut self) -> Result<()> {
         if self.upload.is_none() {
-            ignore_unsyncable(self.file.sync_all()).map_err(|e| Error::io(format!("syncing {}", self.shown()), e))?;
+            ignore_unsyncable(file_io::sync_all(&self.file)).map_err(|e| Error::io(format!("syncing {}", self.shown()), e))?;
         }
         self.publish()
     }
@@ -217,7 +218,7 @@ impl OutputFile {
             }
             upload.finish(&self.file, len)
         })();
-        let _ = std::fs::remove_file(&tmp);
+        let _ = file_io::remove(&tmp);
         self.registered = None;
         r
     }
@@ -236,18 +237,11 @@ impl OutputFile {
             return Err(Error::Invalid(format!("{}: not written: the process is interrupted", self.path.display())));
         }
         let Some((tmp, dest)) = self.pending.take() else { return Ok(()) };
-        if let Err(e) = std::fs::rename(&tmp, &dest) {
-            let _ = std::fs::remove_file(&tmp);
+        if let Err(e) = file_io::rename(&tmp, &dest) {
+            let _ = file_io::remove(&tmp);
             return Err(Error::io(format!("renaming {} to {}", tmp.display(), dest.display()), e));
         }
-        let dir = match dest.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        // Best effort: some file systems refuse to sync a directory.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
+        file_io::sync_dir(file_io::parent_dir(&dest));
         Ok(())
     }
 
@@ -267,7 +261,7 @@ impl Drop for OutputFile {
     /// was).
     fn drop(&mut self) {
         if let Some((tmp, _)) = self.pending.take() {
-            let _ = std::fs::remove_file(tmp);
+            let _ = file_io::remove(&tmp);
         }
     }
 }

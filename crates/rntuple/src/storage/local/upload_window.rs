@@ -112,11 +112,7 @@ impl UploadWindow {
 
 /// Frees the bytes `[start, end)` of the staging file (they are uploaded); best effort.
 pub(crate) fn punch_hole(file: &std::fs::File, start: u64, end: u64) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a system call on a valid open descriptor; no memory is passed.
-    let _ = unsafe {
-        libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE, start as libc::off_t, (end - start) as libc::off_t)
-    };
+    let _ = crate::storage::local::file_io::punch_hole(file, start, end - start);
 }
 
 #[cfg(test)]

@@ -217,7 +217,7 @@ pub(crate) fn staging_file(dest: &RemoteDestination) -> Result<(std::fs::File, s
     for attempt in 0..16u32 {
         let r = std::hash::BuildHasher::hash_one(&random, (attempt, std::time::SystemTime::now())) as u32;
         let tmp = dir.join(format!("rntuple-upload-{name}-{}-{r:08x}", std::process::id()));
-        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&tmp) {
+        match crate::storage::local::file_io::create_new(&tmp) {
             Ok(f) => return Ok((f, tmp)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(Error::io(format!("creating the local staging file {} of the output {url} (TMPDIR)", tmp.display()), e)),

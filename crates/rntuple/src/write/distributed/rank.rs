@@ -10,6 +10,7 @@ use crate::format::descriptor::Descriptor;
 use crate::logical::typename::TypeExpr;
 use crate::storage::container::key_plan::KeyPlan;
 use crate::storage::container::positioned::{write_placement, Placement, WriteTarget};
+use crate::storage::local::file_io;
 use crate::write::cluster::builder::ClusterBuilder;
 use crate::write::distributed::wire::{decode_shipped, encode_cluster, encode_placed, PlacedCluster};
 use crate::write::options::WriteOptions;
@@ -207,7 +208,7 @@ impl RankShared {
             // Durable before rank 0 may list it in a checkpoint.
             let t = Instant::now();
             if let Some(f) = &self.sync {
-                f.sync_data().map_err(|e| Error::io(format!("syncing the cluster written at offset {start}"), e))?;
+                file_io::sync_data(f).map_err(|e| Error::io(format!("syncing the cluster written at offset {start}"), e))?;
             }
             m.write_seconds += t.elapsed().as_secs_f64();
             r.report(encode_placed(std::slice::from_ref(&placed)))?;
@@ -279,7 +280,7 @@ impl RankWriter {
         // the file's data written through any handle of this process).
         let sync = match (&target, file) {
             (Some(_), Some(p)) if opts.checkpoint_clusters > 0 => {
-                Some(std::fs::OpenOptions::new().write(true).open(p).map_err(|e| Error::io(format!("opening {} to sync it", p.display()), e))?)
+                Some(file_io::open_existing(p, false, 0).map_err(|e| Error::io(format!("opening {} to sync it", p.display()), e))?)
             }
             _ => None,
         };
