@@ -300,8 +300,8 @@ class RNTuple:
     """Reads one RNTuple."""
 
     @property
-    def attributes(self) -> dict[str, AttributeSet]:
-        """The attribute sets linked from this RNTuple."""
+    def attributes(self) -> Mapping[str, AttributeSet]:
+        """The attribute sets linked from this RNTuple, each opened when it is first looked up."""
 
     @property
     def name(self) -> str:

@@ -21,6 +21,8 @@ mod attributes;
 mod bounds;
 #[path = "hostile_files/shapes.rs"]
 mod shapes;
+#[path = "hostile_files/unbacked.rs"]
+mod unbacked;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -524,6 +526,7 @@ fn cases() -> Res<Vec<Case>> {
     out.extend(bounds::cases()?);
     out.extend(shapes::cases()?);
     out.extend(attributes::cases()?);
+    out.extend(unbacked::cases()?);
     Ok(out)
 }
 

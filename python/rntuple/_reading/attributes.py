@@ -5,7 +5,8 @@ RNTuple's entries, each set an RNTuple of its own in the same file, linked from 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, Callable
 
 META_FIELDS = ("_rangeStart", "_rangeLen", "_userData")
 
@@ -44,3 +45,33 @@ class AttributeSet:
 
     def __repr__(self) -> str:
         return f"<rntuple.AttributeSet {self._name!r} ({self.num_entries} entries)>"
+
+
+class AttributeSets(Mapping):
+    """The attribute sets of an RNTuple by name (:attr:`rntuple.RNTuple.attributes`), each opened when it is first
+    looked up: a footer may link many sets (200,000 in a hostile file), and opening them all to list their names
+    cost a reader per set. A set that cannot be opened raises when it is looked up, naming it."""
+
+    def __init__(self, names: list[str], open_set: Callable[[str], AttributeSet]):
+        self._names = list(dict.fromkeys(names))
+        self._known = set(self._names)
+        self._open = open_set
+        self._sets: dict[str, AttributeSet] = {}
+
+    def __getitem__(self, name: str) -> AttributeSet:
+        if name not in self._known:
+            raise KeyError(name)
+        if name not in self._sets:
+            self._sets[name] = self._open(name)
+        return self._sets[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(n) for n in self._names[:20])
+        more = f", ... ({len(self._names)} sets)" if len(self._names) > 20 else ""
+        return f"AttributeSets([{shown}{more}])"

@@ -17,7 +17,7 @@ from . import evolution as _evolution
 from . import histogram as _histogram
 from . import query as _query
 from . import virtual as _virtual
-from .attributes import AttributeSet
+from .attributes import AttributeSet, AttributeSets
 from .chunks import _legacy_step, _progress_bar, parse_size
 from .field import Field
 from .fields import INDEX_COLUMNS, FieldTree, itemsize
@@ -100,10 +100,10 @@ class RNTuple(UprootModel):
         return len(self._top)
 
     @property
-    def attributes(self) -> dict:
-        """The attribute sets linked from this RNTuple (ROOT 6.38+'s experimental attributes): name ->
-        :class:`rntuple.AttributeSet`."""
-        return {n: AttributeSet(n, RNTuple(self._native.attribute_set(n), self._path)) for n in self._native.attribute_set_names()}
+    def attributes(self) -> AttributeSets:
+        """The attribute sets linked from this RNTuple (ROOT 6.38+'s experimental attributes): a mapping name ->
+        :class:`rntuple.AttributeSet`, each set opened when it is first looked up."""
+        return AttributeSets(self._native.attribute_set_names(), lambda n: AttributeSet(n, RNTuple(self._native.attribute_set(n), self._path)))
 
     @property
     def schema(self) -> dict[str, str]:

@@ -28,7 +28,10 @@ pub fn push_field(d: &mut Descriptor, parent: Option<u32>, role: Role, name: &st
     if let Some(p) = parent.and_then(|p| d.fields.get_mut(p as usize)) {
         p.children.push(id);
     }
-    d.n_header_fields = d.fields.iter().filter(|f| !f.from_extension).count();
+    // The header fields precede the extension's (field ids are positions in the header's list,
+    // then the extension's): their count is a binary search, not a scan per push (quadratic in a
+    // schema of 100,000 fields).
+    d.n_header_fields = d.fields[..id as usize].partition_point(|f| !f.from_extension) + 1;
     id
 }
 

@@ -157,6 +157,12 @@ impl Reader {
             AnchorStatus::Legacy(m) | AnchorStatus::Broken(m) => return Err(what(m)),
         };
         let reader = Reader::open(src.clone(), anchor).map_err(|e| e.context(format!("attribute set '{name}' of RNTuple '{}'", self.desc.name)))?;
+        let lists = reader
+            .desc
+            .cluster_groups
+            .iter()
+            .fold((0u64, 0u64), |(s, l), g| (s.saturating_add(g.page_list.locator.size), l.saturating_add(g.page_list.length)));
+        self.charge_attribute_set(name, link.anchor.offset, size, &reader.anchor, lists)?;
         let top: Vec<&str> = reader.desc.top_level_fields().iter().filter_map(|&i| reader.desc.fields.get(i as usize)).map(|f| f.name.as_str()).collect();
         if top.len() < 3 || top[..3] != ATTRIBUTE_META_FIELDS {
             return Err(what(format!("its RNTuple's fields are {top:?}, not {ATTRIBUTE_META_FIELDS:?} as attribute schema 1 says")));

@@ -129,7 +129,7 @@ impl Reader {
         let required: Vec<usize> = (0..d.columns.len())
             .filter(|&id| owner[id].is_some() && d.columns[id].flags & crate::format::descriptor::COLUMN_FLAG_DEFERRED == 0 && !d.columns[id].from_extension)
             .collect();
-        let units: Vec<Vec<usize>> = clusters.iter().map(|c| self.fields_listed(c, &owner, names.len())).collect();
+        let units: Vec<Vec<usize>> = clusters.iter().map(|c| self.fields_listed(c, &owner)).collect();
         let total: u64 = units.iter().map(|u| u.len() as u64).sum();
         let mut done = 0;
         for (c, fields) in clusters.iter().zip(&units) {
@@ -220,14 +220,13 @@ impl Reader {
     }
 
     /// The checked fields (indices into the names) that cluster `c` lists a column of, in order.
-    fn fields_listed(&self, c: &ClusterDescriptor, owner: &[Option<usize>], n: usize) -> Vec<usize> {
-        let mut here = vec![false; n];
-        for (id, range) in c.columns.iter().enumerate() {
-            if let (Some(_), Some(Some(k))) = (range, owner.get(id)) {
-                here[*k] = true;
-            }
-        }
-        (0..n).filter(|&k| here[k]).collect()
+    /// Linear in the columns the cluster lists (not in the fields: a cluster listing none of
+    /// 100,000 fields costs nothing, 200,000 such clusters no 2e10 steps).
+    fn fields_listed(&self, c: &ClusterDescriptor, owner: &[Option<usize>]) -> Vec<usize> {
+        let mut here: Vec<usize> = c.columns.iter().enumerate().filter(|(_, r)| r.is_some()).filter_map(|(id, _)| owner.get(id).copied().flatten()).collect();
+        here.sort_unstable();
+        here.dedup();
+        here
     }
 }
 

@@ -42,11 +42,13 @@
 //! ```
 
 pub(crate) mod arrow;
+mod attribute_budget;
 pub(crate) mod attributes;
 #[cfg(feature = "unstable")]
 mod bench;
 pub(crate) mod check;
 mod decode;
+mod defaults;
 mod envelopes;
 /// Schema evolution on read: fields read into requested types, by ROOT 6.40's rules.
 pub mod evolution;

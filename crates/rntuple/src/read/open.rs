@@ -65,6 +65,8 @@ pub struct Reader {
     /// The file's StreamerInfo records, loaded when a streamer field is first read, and whether
     /// streamer fields are read as objects (`read::streamer::fields`).
     pub(super) streamer: StreamerState,
+    /// What the attribute sets opened through this reader took (`attribute_budget`).
+    pub(super) attribute_budget: std::sync::Mutex<super::attribute_budget::AttributeBudget>,
 }
 
 /// The reader's state for streamer fields (`read::streamer::fields`).
@@ -173,7 +175,17 @@ impl Reader {
         let mut top_by_name = desc.top_level_fields();
         top_by_name.sort_by(|&a, &b| desc.fields[a as usize].name.cmp(&desc.fields[b as usize].name).then(a.cmp(&b)));
         let page_source = PageSource::new(src, anchor.max_key_size);
-        Ok(Reader { page_source, anchor, desc, kinds, readable, top_by_name, threads: default_threads(), streamer: Default::default() })
+        Ok(Reader {
+            page_source,
+            anchor,
+            desc,
+            kinds,
+            readable,
+            top_by_name,
+            threads: default_threads(),
+            streamer: Default::default(),
+            attribute_budget: Default::default(),
+        })
     }
 }
 

@@ -10,12 +10,11 @@
 pub use super::open::Reader;
 pub(crate) use super::pool::page_source::ReadStats;
 
-use super::decode::columns::MAX_ZERO_FILL_BYTES;
 use super::pool::cluster_pool::ReadAhead;
 use super::pool::read_plan::{ReadPlan, Span};
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
-use crate::format::descriptor::{Descriptor, FieldDescriptor, Role};
+use crate::format::descriptor::{Descriptor, FieldDescriptor};
 use crate::logical::kind::Kind;
 use crate::primitives::column_type::ColumnType;
 use crate::primitives::decode::ColumnCodec;
@@ -258,50 +257,5 @@ impl Reader {
     /// loads for it.
     pub(super) fn prefetch(&self, ids: &[u32], spans: &[Span]) -> Result<ReadPlan> {
         self.page_source.prefetch(&self.desc, ids, spans, self.threads)
-    }
-
-    /// Refuses, before anything is read, a read of entries `start..stop` of the top-level fields
-    /// `ids` that would fill more than [`MAX_ZERO_FILL_BYTES`] with zeros: the elements their
-    /// deferred columns (outside any collection) hold before their first stored element. They are
-    /// backed by no stored bytes, so a small file could otherwise make one read of many gigabytes
-    /// (a lower bound: columns missing from clusters otherwise are bounded as they are read).
-    pub(crate) fn check_zero_fill(&self, ids: &[u32], start: u64, stop: u64) -> Result<()> {
-        let mut total = 0u64;
-        let mut largest = (0u64, 0u32);
-        for &id in ids {
-            let mut bytes = 0u64;
-            let mut stack = vec![(id, Some(1u64))];
-            while let Some((fid, per_entry)) = stack.pop() {
-                let f = &self.desc.fields[fid as usize];
-                let per_entry = per_entry.and_then(|p| p.checked_mul(f.repetition.unwrap_or(1)));
-                if let Some(m) = per_entry {
-                    for &c in &f.columns {
-                        let col = &self.desc.columns[c as usize];
-                        if col.flags & crate::format::descriptor::COLUMN_FLAG_DEFERRED != 0 {
-                            let zeros = stop.saturating_mul(m).min(col.first_element).saturating_sub(start.saturating_mul(m));
-                            bytes = bytes.saturating_add(zeros.saturating_mul(u64::from(col.bits_on_storage).div_ceil(8).max(1)));
-                        }
-                    }
-                }
-                let below = match f.role {
-                    Role::Collection | Role::Variant => None,
-                    _ => per_entry,
-                };
-                stack.extend(f.children.iter().map(|&c| (c, below)));
-            }
-            total = total.saturating_add(bytes);
-            largest = largest.max((bytes, id));
-        }
-        if total > MAX_ZERO_FILL_BYTES {
-            return Err(Error::Unsupported(format!(
-                "reading entries {start}..{stop} of {} field(s) would fill {total} bytes with zeros (deferred columns without stored data; \
-                 field '{}' alone {} bytes), more than the {} MiB one read may fill; read fewer entries or fields",
-                ids.len(),
-                self.desc.fields[largest.1 as usize].name,
-                largest.0,
-                MAX_ZERO_FILL_BYTES >> 20
-            )));
-        }
-        Ok(())
     }
 }

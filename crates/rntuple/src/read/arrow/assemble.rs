@@ -27,12 +27,15 @@ impl Reader {
     /// [`Reader::read_fields_parallel`], streamer fields as objects (`objects`, where their class
     /// is described) or as the raw bytes of each entry.
     pub(crate) fn read_fields_as(&self, plan: &ReadPlan, ids: &[u32], spans: &[Span], objects: bool) -> Result<Vec<ArrayRef>> {
+        // The entries of the spans, summed once: a field without columns (an empty record) takes its
+        // length from it, not from a sum per field (fields x clusters).
+        let len: u64 = spans.iter().map(|s| s.end - s.start).sum();
         if ids.len() <= 1 {
-            return ids.iter().map(|&id| self.read_node(plan, id, spans, Some(1), objects)).collect();
+            return ids.iter().map(|&id| self.read_node(plan, id, spans, len, Some(1), objects)).collect();
         }
         let threads = self.threads.min(ids.len());
         if threads <= 1 {
-            return ids.iter().map(|&id| self.read_node(plan, id, spans, Some(1), objects)).collect();
+            return ids.iter().map(|&id| self.read_node(plan, id, spans, len, Some(1), objects)).collect();
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let mut results: Vec<Option<Result<ArrayRef>>> = (0..ids.len()).map(|_| None).collect();
@@ -44,7 +47,7 @@ impl Reader {
                     if i >= ids.len() {
                         break;
                     }
-                    let r = self.read_node(plan, ids[i], spans, Some(1), objects);
+                    let r = self.read_node(plan, ids[i], spans, len, Some(1), objects);
                     if let Ok(mut g) = slots[i].lock() {
                         *g = Some(r);
                     }
@@ -120,10 +123,10 @@ impl Reader {
         Ok(UnionFields::new(0..n as i8, fs))
     }
 
-    fn read_node(&self, plan: &ReadPlan, id: u32, spans: &[Span], mult: Option<u64>, objects: bool) -> Result<ArrayRef> {
+    /// The array of field `id` over `spans` (`len` elements in all: the sum of their lengths).
+    fn read_node(&self, plan: &ReadPlan, id: u32, spans: &[Span], len: u64, mult: Option<u64>, objects: bool) -> Result<ArrayRef> {
         let f = &self.desc.fields[id as usize];
         let kind = self.kinds[id as usize].as_ref().map_err(|e| Error::Unsupported(e.clone()))?;
-        let len: u64 = spans.iter().map(|s| s.end - s.start).sum();
         Ok(match kind {
             Kind::Scalar(s) => self.read_scalar(plan, f, *s, spans, mult)?,
             Kind::String | Kind::Streamer => {
@@ -149,7 +152,7 @@ impl Reader {
             Kind::List => {
                 let (offs, cs) = self.offsets(plan, f, spans, mult)?;
                 let c = f.children[0];
-                let child = self.read_node(plan, c, &cs, None, objects)?;
+                let child = self.read_node(plan, c, &cs, items(&offs), None, objects)?;
                 let field = Arc::new(Field::new(self.desc.fields[c as usize].name.clone(), child.data_type().clone(), self.child_nullable(c, &child)));
                 Arc::new(LargeListArray::try_new(field, OffsetBuffer::new(ScalarBuffer::from(offs)), child, None)?)
             }
@@ -162,7 +165,7 @@ impl Reader {
                     let mut fields = Vec::new();
                     let mut arrays = Vec::new();
                     for &c in &f.children {
-                        let a = self.read_node(plan, c, &cs, None, objects)?;
+                        let a = self.read_node(plan, c, &cs, n_items as u64, None, objects)?;
                         fields.push(Field::new(self.desc.fields[c as usize].name.clone(), a.data_type().clone(), self.child_nullable(c, &a)));
                         arrays.push(a);
                     }
@@ -173,7 +176,7 @@ impl Reader {
             }
             Kind::Map => {
                 let (offs, cs) = self.offsets(plan, f, spans, mult)?;
-                let child = self.read_node(plan, f.children[0], &cs, None, objects)?;
+                let child = self.read_node(plan, f.children[0], &cs, items(&offs), None, objects)?;
                 let Some(entries) = child.as_any().downcast_ref::<StructArray>() else {
                     return Err(Error::Unsupported(format!("map field '{}' whose item is not a pair", f.name)));
                 };
@@ -186,7 +189,7 @@ impl Reader {
             }
             Kind::Optional => {
                 let (offs, cs) = self.offsets(plan, f, spans, mult)?;
-                let child = self.read_node(plan, f.children[0], &cs, None, objects)?;
+                let child = self.read_node(plan, f.children[0], &cs, items(&offs), None, objects)?;
                 let mut idx: Vec<Option<u64>> = Vec::with_capacity(offs.len().saturating_sub(1));
                 for w in offs.windows(2) {
                     match w[1] - w[0] {
@@ -207,7 +210,7 @@ impl Reader {
                 let n = *n;
                 let cs: Vec<Span> = spans.iter().map(|s| mul_span(s, n)).collect::<Result<_>>()?;
                 let c = f.children[0];
-                let child = self.read_node(plan, c, &cs, mult.and_then(|m| m.checked_mul(n)), objects)?;
+                let child = self.read_node(plan, c, &cs, len.saturating_mul(n), mult.and_then(|m| m.checked_mul(n)), objects)?;
                 let field = Arc::new(Field::new(self.desc.fields[c as usize].name.clone(), child.data_type().clone(), self.child_nullable(c, &child)));
                 Arc::new(FixedSizeListArray::try_new(field, i32::try_from(n).map_err(|_| Error::Unsupported("array too long".into()))?, child, None)?)
             }
@@ -230,14 +233,14 @@ impl Reader {
                     let mut fields = Vec::new();
                     let mut arrays = Vec::new();
                     for &c in &f.children {
-                        let a = self.read_node(plan, c, spans, mult, objects)?;
+                        let a = self.read_node(plan, c, spans, len, mult, objects)?;
                         fields.push(Field::new(self.desc.fields[c as usize].name.clone(), a.data_type().clone(), self.child_nullable(c, &a)));
                         arrays.push(a);
                     }
                     Arc::new(StructArray::try_new(Fields::from(fields), arrays, None)?)
                 }
             }
-            Kind::Wrapper => self.read_node(plan, f.children[0], spans, mult, objects)?,
+            Kind::Wrapper => self.read_node(plan, f.children[0], spans, len, mult, objects)?,
             Kind::Cardinality(is64) => {
                 let (offs, _) = self.offsets(plan, f, spans, mult)?;
                 let sizes = offs.windows(2).map(|w| (w[1] - w[0]) as u64);
@@ -335,7 +338,7 @@ impl Reader {
         }
         let mut children: Vec<ArrayRef> = Vec::new();
         for (k, &c) in f.children.iter().enumerate() {
-            children.push(self.read_node(plan, c, &child_spans[k], None, objects)?);
+            children.push(self.read_node(plan, c, &child_spans[k], child_len[k], None, objects)?);
         }
         children.push(Arc::new(NullArray::new(n_null as usize)));
         let fields = self.union_fields(id, objects)?;
@@ -392,4 +395,9 @@ pub(crate) fn scalar_type(s: Scalar) -> DataType {
         Scalar::F32 => DataType::Float32,
         Scalar::F64 => DataType::Float64,
     }
+}
+
+/// The items a collection's offsets (from 0) span: its last offset.
+fn items(offs: &[i64]) -> u64 {
+    offs.last().map_or(0, |&o| o.max(0) as u64)
 }
