@@ -5,11 +5,18 @@
 //! ```text
 //! rntuple-crash [--states N] [--subsets K] [--seed S] [--workloads a,b] [--rntuple-bin PATH]
 //!               [--save-samples DIR] [--samples-per-output N] [--work DIR] [--planted] [--scale K]
+//! rntuple-crash --from-log DIR --output PATH [--bytes] [--states N] ...
 //! ```
+//!
+//! `--from-log`: explores a run recorded elsewhere (any process run with `RNTUPLE_RECORD_IO=DIR`: the
+//! CLI, Python, a C program), judging the file at `--output` (an RNTuple file, or with `--bytes` any
+//! file compared byte for byte); the run must have started with no file at `--output`.
 
 use rntuple::storage::local::io_record::Op;
 use rntuple_crash::explore::{explore, Options};
-use rntuple_crash::workloads::{run, NAMES};
+use rntuple_crash::judge::Kind;
+use rntuple_crash::log::load;
+use rntuple_crash::workloads::{run, Recorded, NAMES};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -20,6 +27,7 @@ struct Args {
     work: PathBuf,
     planted: bool,
     scale: i64,
+    from_log: Option<(PathBuf, PathBuf, bool)>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -30,7 +38,9 @@ fn parse() -> Result<Args, String> {
         work: std::env::temp_dir().join(format!("rntuple-crash-{}", std::process::id())),
         planted: false,
         scale: 1,
+        from_log: None,
     };
+    let (mut log_dir, mut output, mut bytes) = (None, None, false);
     let mut save_dir = None;
     let mut per_output = 20;
     let mut it = std::env::args().skip(1);
@@ -48,6 +58,9 @@ fn parse() -> Result<Args, String> {
             "--work" => a.work = PathBuf::from(val()?),
             "--planted" => a.planted = true,
             "--scale" => a.scale = num(val()?)? as i64,
+            "--from-log" => log_dir = Some(PathBuf::from(val()?)),
+            "--output" => output = Some(PathBuf::from(val()?)),
+            "--bytes" => bytes = true,
             "-h" | "--help" => {
                 println!("{}", include_str!("main.rs").lines().filter_map(|l| l.strip_prefix("//! ")).collect::<Vec<_>>().join("\n"));
                 std::process::exit(0);
@@ -56,6 +69,14 @@ fn parse() -> Result<Args, String> {
         }
     }
     a.opts.save = save_dir.map(|d| (d, per_output));
+    match (log_dir, output) {
+        (Some(l), Some(o)) => {
+            let o = std::fs::canonicalize(&o).map_err(|e| format!("--output {}: {e}", o.display()))?;
+            a.from_log = Some((l, o, bytes));
+        }
+        (None, None) => {}
+        _ => return Err("--from-log and --output go together".into()),
+    }
     Ok(a)
 }
 
@@ -96,9 +117,19 @@ fn main() {
     let mut failed = false;
     let mut out = serde_json::Map::new();
     let mut samples = Vec::new();
-    for w in &a.workloads {
+    let workloads = if a.from_log.is_some() { vec!["from-log".to_string()] } else { a.workloads.clone() };
+    for w in &workloads {
         let t = std::time::Instant::now();
-        let r = run(w, &a.work.join(w), a.bin.as_deref(), a.scale).and_then(|rec| explore(&rec, &a.opts));
+        let recorded = match &a.from_log {
+            Some((log, output, bytes)) => load(log).map(|events| Recorded {
+                name: "from-log".into(),
+                events,
+                initial: Vec::new(),
+                outputs: vec![(output.clone(), if *bytes { Kind::Bytes } else { Kind::RNTuple })],
+            }),
+            None => run(w, &a.work.join(w), a.bin.as_deref(), a.scale),
+        };
+        let r = recorded.and_then(|rec| explore(&rec, &a.opts));
         match r {
             Ok(r) => {
                 failed |= !r.violations.is_empty();
