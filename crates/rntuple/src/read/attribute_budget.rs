@@ -6,7 +6,6 @@
 //! envelopes) may add up to at most the file's size, and their decompressed metadata to at most
 //! what one RNTuple's may ([`super::open`]'s bound). A set opened again is not counted again.
 
-use super::open::{Reader, METADATA_FILE_RATIO, METADATA_TOTAL_FLOOR};
 use crate::error::{Error, Result};
 use crate::format::anchor::Anchor;
 use crate::format::budget::human;
@@ -23,14 +22,30 @@ pub(crate) struct AttributeBudget {
     metadata: u64,
 }
 
-impl Reader {
-    /// Counts the attribute set `name` (its anchor of `anchor_size` stored bytes at `offset`,
-    /// pointing to `anchor`'s envelopes and to page lists of `page_lists` (stored, decompressed)
-    /// bytes) against the bytes backing this reader's attribute sets; a set counted before is not
-    /// counted again.
-    pub(super) fn charge_attribute_set(&self, name: &str, offset: u64, anchor_size: u64, anchor: &Anchor, page_lists: (u64, u64)) -> Result<()> {
-        let mut b = self.attribute_budget.lock().map_err(|_| Error::internal("the attribute budget's lock is poisoned"))?;
-        let ntuple = &self.desc.name;
+/// What the attribute set being counted is: its name, its RNTuple's, its anchor (`anchor_size`
+/// stored bytes at `offset`) and its page lists' (stored, decompressed) bytes.
+pub(crate) struct AttributeSet<'a> {
+    pub(crate) ntuple: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) offset: u64,
+    pub(crate) anchor_size: u64,
+    pub(crate) anchor: &'a Anchor,
+    pub(crate) page_lists: (u64, u64),
+}
+
+/// The bound of decompressed metadata: at least `floor` bytes, else `ratio` times the file's size
+/// (one RNTuple's bound, `read::open`'s).
+pub(crate) struct MetadataBound {
+    pub(crate) floor: u64,
+    pub(crate) ratio: u64,
+}
+
+impl AttributeBudget {
+    /// Counts the attribute set `set` against the bytes backing the sets opened so far (a file of
+    /// `file` bytes); a set counted before is not counted again.
+    pub(crate) fn charge(&mut self, set: &AttributeSet, file: u64, bound: &MetadataBound) -> Result<()> {
+        let b = self;
+        let AttributeSet { ntuple, name, offset, anchor_size, anchor, page_lists } = *set;
         match b.opened.get(&offset) {
             Some(other) if other != name => {
                 return Err(Error::corrupt(
@@ -44,7 +59,6 @@ impl Reader {
             Some(_) => return Ok(()),
             None => {}
         }
-        let file = self.page_source.src.len();
         let stored = [anchor_size, anchor.nbytes_header, anchor.nbytes_footer, page_lists.0].iter().fold(b.stored, |t, &x| t.saturating_add(x));
         if stored > file {
             return Err(Error::corrupt(
@@ -57,15 +71,16 @@ impl Reader {
                 offset,
             ));
         }
-        let bound = METADATA_TOTAL_FLOOR.max(file.saturating_mul(METADATA_FILE_RATIO));
+        let (floor, ratio) = (bound.floor, bound.ratio);
+        let bound = floor.max(file.saturating_mul(ratio));
         let metadata = [anchor.len_header, anchor.len_footer, page_lists.1].iter().fold(b.metadata, |t, &x| t.saturating_add(x));
         if metadata > bound {
             return Err(Error::Unsupported(format!(
                 "the attribute sets of RNTuple '{ntuple}' opened up to '{name}' decompress to {} of metadata, over what a file of {} can back \
-                 ({}, or {METADATA_FILE_RATIO} times the file's size)",
+                 ({}, or {ratio} times the file's size)",
                 human(metadata),
                 human(file),
-                human(METADATA_TOTAL_FLOOR)
+                human(floor)
             )));
         }
         b.stored = stored;

@@ -28,6 +28,8 @@ use crate::error::{Error, Result};
 use crate::format::anchor::{parse_anchor, AnchorStatus};
 use crate::format::descriptor::AttributeSetLink;
 use crate::format::envelope::MAX_ATTRIBUTE_ANCHOR;
+use crate::read::attribute_budget::{AttributeSet, MetadataBound};
+use crate::read::open::{METADATA_FILE_RATIO, METADATA_TOTAL_FLOOR};
 use crate::read::reader::Reader;
 use crate::value::Value;
 
@@ -162,7 +164,13 @@ impl Reader {
             .cluster_groups
             .iter()
             .fold((0u64, 0u64), |(s, l), g| (s.saturating_add(g.page_list.locator.size), l.saturating_add(g.page_list.length)));
-        self.charge_attribute_set(name, link.anchor.offset, size, &reader.anchor, lists)?;
+        let set = AttributeSet { ntuple: &self.desc.name, name, offset: link.anchor.offset, anchor_size: size, anchor: &reader.anchor, page_lists: lists };
+        let bound = MetadataBound { floor: METADATA_TOTAL_FLOOR, ratio: METADATA_FILE_RATIO };
+        self.attribute_budget.lock().map_err(|_| Error::internal("the attribute budget's lock is poisoned"))?.charge(
+            &set,
+            self.page_source.src.len(),
+            &bound,
+        )?;
         let top: Vec<&str> = reader.desc.top_level_fields().iter().filter_map(|&i| reader.desc.fields.get(i as usize)).map(|f| f.name.as_str()).collect();
         if top.len() < 3 || top[..3] != ATTRIBUTE_META_FIELDS {
             return Err(what(format!("its RNTuple's fields are {top:?}, not {ATTRIBUTE_META_FIELDS:?} as attribute schema 1 says")));

@@ -682,7 +682,7 @@ pub(crate) const FIRST_SECTOR: usize = 512;
 pub(crate) fn stored_file_name(name: &str) -> String {
     let region = |n: &str| BEGIN as usize + key_header_len("TFile", n, "") + tstring_len(n) + tstring_len("") + 60;
     let mut end = name.len();
-    while end > 0 && (region(&name[..end]) > FIRST_SECTOR || !name.is_char_boundary(end)) {
+    while end > 0 && (!name.is_char_boundary(end) || region(&name[..end]) > FIRST_SECTOR) {
         end -= 1;
     }
     name[..end].to_string()
