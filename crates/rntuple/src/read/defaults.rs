@@ -28,8 +28,7 @@ struct Unbacked {
 
 impl Reader {
     /// The most bytes of default values one read may fill: what the file can back (its size, at
-    /// least [`ZERO_FILL_FLOOR`]), within [`MAX_ZERO_FILL_BYTES`] and the memory limit
-    /// ([`crate::set_memory_limit`]).
+    /// least 64 MiB), within 1 GiB and the memory limit ([`crate::set_memory_limit`]).
     pub fn zero_fill_limit(&self) -> u64 {
         let backed = ZERO_FILL_FLOOR.max(self.page_source.src.len());
         backed.min(MAX_ZERO_FILL_BYTES).min(memory_limit().unwrap_or(u64::MAX))
