@@ -217,3 +217,42 @@ impl Fs {
         names.get(path).copied()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(op: Op) -> Event {
+        Event { time_ns: 0, pid: 1, op }
+    }
+
+    #[test]
+    fn names_are_durable_after_their_directory_sync_and_bytes_after_their_file_sync() {
+        let (tmp, dest) = (PathBuf::from("/d/.out.tmp"), PathBuf::from("/d/out"));
+        let f = FileId { dev: 1, ino: 7 };
+        let mut fs = Fs::new(&[(dest.clone(), b"old".to_vec())]);
+        let log = [
+            Op::Create { path: tmp.clone(), file: f },
+            Op::Write { file: f, offset: 0, bytes: b"new!".to_vec() },
+            Op::Sync { file: f },
+            Op::Write { file: f, offset: 4, bytes: b"+".to_vec() },
+            Op::Rename { from: tmp.clone(), to: dest.clone() },
+        ];
+        for (i, op) in log.into_iter().enumerate() {
+            fs.apply(i, &ev(op)).unwrap();
+        }
+        // Before the directory sync: the old file or, with both name changes kept, the new one.
+        assert_eq!(fs.names_pending.len(), 2);
+        let old = fs.name_after_crash(&dest, 0).and_then(|id| fs.files.get(&id)).unwrap();
+        assert_eq!(old.durable, b"old");
+        let new = fs.name_after_crash(&dest, 2).and_then(|id| fs.files.get(&id)).unwrap();
+        assert_eq!((new.durable.as_slice(), new.pending.len()), (&b"new!"[..], 1));
+        assert_eq!(fs.current(&dest), Some(&b"new!+"[..]));
+        fs.apply(5, &ev(Op::SyncDir { dir: "/d".into() })).unwrap();
+        assert!(fs.names_pending.is_empty());
+        assert_eq!(fs.name_after_crash(&dest, 0), Some(f));
+        // A change to a file the record never opened is refused: the record is incomplete.
+        let e = fs.apply(6, &ev(Op::Write { file: FileId { dev: 1, ino: 8 }, offset: 0, bytes: vec![1] })).unwrap_err();
+        assert!(e.contains("never created or opened"), "{e}");
+    }
+}
