@@ -128,9 +128,13 @@ pub(crate) fn active() -> bool {
     FROM_ENV.call_once(|| {
         if let Some(dir) = std::env::var_os(ENV).filter(|d| !d.is_empty()) {
             let p = PathBuf::from(dir).join(format!("io-{}-{}.log", std::process::id(), now_ns()));
-            if let Ok(f) = File::create(&p) {
-                *log_lock() = Some(f);
-                ACTIVE.store(true, Ordering::SeqCst);
+            match File::create(&p) {
+                Ok(f) => {
+                    *log_lock() = Some(f);
+                    ACTIVE.store(true, Ordering::SeqCst);
+                }
+                // Asked for and impossible: said once, and the process goes on unrecorded.
+                Err(e) => eprintln!("rntuple: {ENV}: cannot create the I/O log {}: {e}; not recording", p.display()),
             }
         }
     });
