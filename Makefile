@@ -28,13 +28,6 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-# The crash explorer (issue 54, crates/rntuple-crash): every recorded writer's crash states, thousands per workload, and
-# the planted bug; `make test` judges a sample (tests/cross/test_crash_explorer.py). Report: target/crash-report.json.
-.PHONY: test-crash
-test-crash: mpi-deps build
-	cargo test --release -p rntuple-crash --lib
-	target/release/rntuple-crash --states 0 --scale 4 --subsets 16 --rntuple-bin $(abspath $(BIN)) --planted > target/crash-report.json
-
 .PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
@@ -201,6 +194,13 @@ lint: venv
 	@diff -u include/rntuple.h target/rntuple.h.generated || (echo "include/rntuple.h differs from crates/rntuple-c: run 'make header'"; exit 1)
 
 test: mpi-deps venv lint build cargo-test fuzz-smoke pytest
+
+# The crash explorer (issue 54, crates/rntuple-crash): every recorded writer's crash states, thousands per workload, and
+# the planted bug; `make test` judges a sample (tests/cross/test_crash_explorer.py). Report: target/crash-report.json.
+.PHONY: test-crash
+test-crash: mpi-deps build
+	cargo test --release -p rntuple-crash --lib
+	target/release/rntuple-crash --states 0 --scale 4 --subsets 16 --rntuple-bin $(abspath $(BIN)) --planted > target/crash-report.json
 
 bench-read: venv bench-deps build
 	$(PY) bench/read_bench.py
