@@ -109,10 +109,10 @@ fn explore_output(rec: &Recorded, output: &Path, kind: Kind, o: &Options, report
         let pending = (0..names)
             .filter_map(|k| fs.name_after_crash(output, k))
             .filter_map(|id| fs.files.get(&id))
-            .map(|f| f.pending.clone())
+            .map(|f| f.pending.as_slice())
             .max_by_key(|p| p.len())
-            .unwrap_or_default();
-        states.extend(enumerate(at, names, &pending, o.subsets, &mut rng));
+            .unwrap_or(&[]);
+        states.extend(enumerate(at, names, pending, o.subsets, &mut rng));
     }
     report.durable_points += durable.len() - 1;
     // The record is complete: replaying it gives the file on disk.
