@@ -28,7 +28,7 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed
+.PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed docs
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -193,7 +193,23 @@ lint: venv
 	@$(HEADER_CMD) --output target/rntuple.h.generated
 	@diff -u include/rntuple.h target/rntuple.h.generated || (echo "include/rntuple.h differs from crates/rntuple-c: run 'make header'"; exit 1)
 
-test: mpi-deps venv lint build cargo-test fuzz-smoke pytest
+# The documentation site (docs/site: Sphinx + MyST + furo, pinned in requirements-docs.txt) into target/docs/html, with
+# warnings as errors: the tutorial's and the migration pages' Python blocks and C++ output module are run first
+# (docs/site/run_examples.py), the CLI reference is made from `$(BIN) --help` at build time (docs/site/cli_help.py,
+# RNTUPLE_BIN), the Python reference from the installed package's docstrings; then every internal link and #anchor of
+# the built pages is checked (docs/site/check_links.py; external links are not followed).
+$(VENV)/.docs-installed: requirements-docs.txt $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet -r requirements-docs.txt
+	touch $@
+
+docs: venv build python $(VENV)/.docs-installed
+	$(PY) docs/site/check_links.py --self-test
+	$(PY) docs/site/run_examples.py
+	rm -rf target/docs/html target/docs/doctrees
+	RNTUPLE_BIN=$(abspath $(BIN)) $(VENV)/bin/sphinx-build -W --keep-going -q -b html -d target/docs/doctrees docs/site target/docs/html
+	$(PY) docs/site/check_links.py target/docs/html
+
+test: mpi-deps venv lint build cargo-test fuzz-smoke pytest docs
 
 # The crash explorer (issue 54, crates/rntuple-crash): every recorded writer's crash states, thousands per workload, and
 # the planted bug; `make test` judges a sample (tests/cross/test_crash_explorer.py). Report: target/crash-report.json.

@@ -1,0 +1,80 @@
+"""Sphinx configuration of the rntuple documentation site (`make docs`: target/docs/html)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))  # the site's own extension, cli_help.py
+
+
+def _version() -> str:
+    for line in (ROOT / "Cargo.toml").read_text().splitlines():
+        if line.startswith("version = "):
+            return line.split('"')[1]
+    return "unknown"
+
+
+project = "rntuple"
+author = "the rntuple developers"
+copyright = "the rntuple developers"
+release = version = _version()
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "cli_help",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "README.md"]
+root_doc = "index"
+
+# Markdown: anchors for headings down to ###, so that `[text](#a-heading)` and `page.md#a-heading` resolve.
+myst_heading_anchors = 3
+myst_enable_extensions = ["colon_fence", "deflist"]
+
+# The API reference documents the installed package; signatures as written, members in source order.
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
+autodoc_default_options = {"members": True, "show-inheritance": True}
+napoleon_google_docstring = True
+napoleon_numpy_docstring = True
+
+# The CLI reference runs this binary (cli_help.py).
+rntuple_bin = os.environ.get("RNTUPLE_BIN", str(ROOT / "target" / "release" / "rntuple"))
+
+html_theme = "furo"
+html_title = f"rntuple {release}"
+html_static_path: list[str] = []
+pygments_style = "sphinx"
+
+
+def _indent_lost_literal_blocks(app, what, name, obj, options, lines: list[str]) -> None:
+    """Re-indent a literal block that a docstring's dedent left flush with its ``::`` paragraph.
+
+    A docstring whose only indented lines are a literal block (``RNTuple.show``, ``spark.RNTupleDataSource``) loses
+    that indent in ``inspect.cleandoc``; docutils then finds no literal block. The block runs to the next blank line.
+    """
+    i = 0
+    while i < len(lines):
+        if lines[i].rstrip().endswith("::"):
+            base = len(lines[i]) - len(lines[i].lstrip())
+            j = i + 1
+            while j < len(lines) and not lines[j].strip():
+                j += 1
+            if j < len(lines) and len(lines[j]) - len(lines[j].lstrip()) <= base:
+                while j < len(lines) and lines[j].strip():
+                    lines[j] = "    " + lines[j]
+                    j += 1
+            i = j
+        else:
+            i += 1
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _indent_lost_literal_blocks)
