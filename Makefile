@@ -28,7 +28,7 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: cbindgen header install bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed docs
+.PHONY: cbindgen header install dist bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed docs
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -62,17 +62,16 @@ C_MPI_LINK = $$(command -v mpicc >/dev/null && mpicc --showme:link 2>/dev/null)
 C_XRD_LINK = $$(test -f /usr/include/xrootd/XrdCl/XrdClFile.hh && echo -lXrdCl -lstdc++)
 C_STATIC_LIBS = $(C_MPI_LINK) $(C_XRD_LINK) -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 # (The libraries come from `make build`: building rntuple-c alone would compile the core again with other features.)
+# The pkg-config and CMake files find the prefix from their own place: an installed tree may be moved
+# (crates/rntuple-c/install/install.sh, which `make dist` uses too).
 install: build
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/rntuple $(DESTDIR)$(PREFIX)/include
-	install -m 644 include/rntuple.h include/rntuple.hpp $(DESTDIR)$(PREFIX)/include/
-	install -m 755 target/release/librntuple_c.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 target/release/librntuple_c.a $(DESTDIR)$(PREFIX)/lib/
-	strip --strip-debug $(DESTDIR)$(PREFIX)/lib/librntuple_c.so $(DESTDIR)$(PREFIX)/lib/librntuple_c.a
-	sed -e "s|@PREFIX@|$(PREFIX)|" -e "s|@VERSION@|$(C_VERSION)|" -e "s|@STATIC_LIBS@|$(C_STATIC_LIBS)|" \
-		crates/rntuple-c/install/rntuple.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rntuple.pc
-	sed -e "s|@MPI_LINK@|$(C_MPI_LINK) $(C_XRD_LINK)|" crates/rntuple-c/install/rntupleConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/rntupleConfig.cmake
-	sed -e "s|@VERSION@|$(C_VERSION)|" crates/rntuple-c/install/rntupleConfigVersion.cmake.in \
-		> $(DESTDIR)$(PREFIX)/lib/cmake/rntuple/rntupleConfigVersion.cmake
+	bash crates/rntuple-c/install/install.sh "$(DESTDIR)$(PREFIX)" "$(C_VERSION)" "$(C_STATIC_LIBS)" "$(C_MPI_LINK) $(C_XRD_LINK)"
+
+# The relocatable binary package: target/dist/rntuple-VERSION-linux-x86_64.tar.gz, one top directory with bin/rntuple
+# and what `make install` puts in a prefix, plus a README.md on using it from CMake and pkg-config
+# (crates/rntuple-c/install/dist.sh).
+dist: build
+	bash crates/rntuple-c/install/dist.sh "$(C_VERSION)" "$(C_STATIC_LIBS)" "$(C_MPI_LINK) $(C_XRD_LINK)"
 
 # Open MPI and libclang (the Rust MPI bindings generate theirs with it), nginx and xrootd (the HTTP
 # and XRootD servers of the remote-reading tests), XrdCl's headers (root:// reads: crates/rntuple-xrootd compiles its

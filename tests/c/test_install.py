@@ -38,7 +38,8 @@ def test_install_puts_everything_in_place(prefix):
                 "lib/cmake/rntuple/rntupleConfig.cmake", "lib/cmake/rntuple/rntupleConfigVersion.cmake"):
         assert (prefix / rel).is_file(), rel
     pc = (prefix / "lib/pkgconfig/rntuple.pc").read_text()
-    assert f"prefix={prefix}" in pc and "Version: 0.1.0" in pc
+    assert "prefix=${pcfiledir}/../.." in pc.splitlines() and "Version: 0.1.0" in pc  # relocatable: no absolute prefix
+    assert str(prefix) not in pc and str(prefix) not in (prefix / "lib/cmake/rntuple/rntupleConfig.cmake").read_text()
 
 
 @pytest.fixture(scope="module")
