@@ -4,8 +4,8 @@
 # puts librntuple_c.so and .a (debug information stripped), include/rntuple.h and rntuple.hpp, lib/pkgconfig/rntuple.pc
 # and lib/cmake/rntuple/rntupleConfig{,Version}.cmake under PREFIX. The templates (this directory) hold no absolute
 # path: the pkg-config and CMake files find the prefix from their own place, so the tree is relocatable.
-# STATIC_LIBS: what a static link needs after librntuple_c.a (the .pc's Libs.private); EXTRA_LINK: the MPI and XrdCl
-# link flags of rntuple::rntuple_static (empty when the library was built without them).
+# STATIC_LIBS: what a static link needs after librntuple_c.a (the .pc's Libs.private); EXTRA_LINK: the MPI link
+# flags of rntuple::rntuple_static (empty when the library was built without MPI; XrdCl is loaded at run time).
 set -euo pipefail
 if [ $# -ne 4 ]; then
   echo "usage: $0 PREFIX VERSION STATIC_LIBS EXTRA_LINK" >&2

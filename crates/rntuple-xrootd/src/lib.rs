@@ -19,8 +19,10 @@
 //! XrdCl program. XrdCl reads some of them when it first connects to a host: in one process, the
 //! settings of the first open of a host hold for that host.
 //!
-//! The client is compiled in when XrdCl's headers were found at build time (see `build.rs`);
-//! otherwise [`available`] is false and [`File::open`] says so.
+//! The client is built in when XrdCl's headers were found at build time (see `build.rs`): a
+//! shim over XrdCl, loaded with XrdCl at the first request, so that a program built with it runs
+//! where XrdCl is not installed and says so at a `root://` request; without the headers
+//! [`available`] is false and [`File::open`] says so.
 //!
 //! ```
 //! use rntuple_xrootd::{File, Patience, MAX_CHUNK};
@@ -30,6 +32,8 @@
 //! assert!(e.contains("NUL"));
 //! ```
 
+#[cfg(xrdcl)]
+mod loader;
 pub mod write;
 
 use std::ffi::CString;
@@ -113,7 +117,8 @@ impl fmt::Display for XrdError {
 
 impl std::error::Error for XrdError {}
 
-/// Whether this build has the XRootD client.
+/// Whether this build has the XRootD client (its shim over XrdCl; XrdCl itself is loaded at
+/// the first request).
 pub fn available() -> bool {
     cfg!(xrdcl)
 }
@@ -348,40 +353,19 @@ impl File {
 
 #[cfg(xrdcl)]
 mod imp {
-    //! The one unsafe layer: calls into src/shim.cpp. Invariants: a `Handle` holds a pointer the
-    //! shim returned from `rxrd_open` and frees it once, in `Drop`; every buffer handed over is a
-    //! live `&mut [u8]` of the length passed with it; XrdCl::File serializes its own state, so
+    //! Calls into src/shim.cpp through the loaded shim ([`crate::loader`]). Invariants: a `Handle`
+    //! holds a pointer the shim returned from `rxrd_open` and frees it once, in `Drop` (a handle
+    //! exists only once the shim is loaded, which it stays); every buffer handed over is a live
+    //! `&mut [u8]` of the length passed with it; XrdCl::File serializes its own state, so
     //! concurrent reads through one handle from several threads are allowed (what `Sync` claims).
     use super::{Patience, XrdError};
-    use std::ffi::{c_char, c_int, c_void, CStr};
+    use crate::loader::{api, Api, RxrdFile};
+    use std::ffi::{c_int, c_void, CStr};
     use std::sync::atomic::{AtomicBool, Ordering};
-
-    #[repr(C)]
-    struct RxrdFile {
-        _private: [u8; 0],
-    }
-
-    unsafe extern "C" {
-        fn rxrd_settings(connection_window: c_int, connection_retry: c_int, stream_timeout: c_int, stream_error_window: c_int, timeout_resolution: c_int);
-        fn rxrd_open(url: *const c_char, timeout: u16, out: *mut *mut RxrdFile, size: *mut u64, err: *mut c_char, errlen: usize) -> c_int;
-        fn rxrd_read(f: *mut RxrdFile, offset: u64, len: u32, buf: *mut c_void, got: *mut u32, timeout: u16, err: *mut c_char, errlen: usize) -> c_int;
-        fn rxrd_readv(
-            f: *mut RxrdFile,
-            n: u32,
-            offsets: *const u64,
-            lengths: *const u32,
-            buffers: *const *mut c_void,
-            timeout: u16,
-            got: *mut u64,
-            err: *mut c_char,
-            errlen: usize,
-        ) -> c_int;
-        fn rxrd_close(f: *mut RxrdFile, timeout: u16);
-    }
 
     /// The shim's file, the timeout of its close, and whether a request on it found the
     /// connection broken (its close then gets 1 s: nothing waits on a read-only file's close).
-    pub struct Handle(*mut RxrdFile, u16, AtomicBool);
+    pub struct Handle(*mut RxrdFile, u16, AtomicBool, &'static Api);
 
     impl Handle {
         pub fn mark_broken(&self) {
@@ -397,7 +381,7 @@ mod imp {
         fn drop(&mut self) {
             let timeout = if self.2.load(Ordering::Relaxed) { 1 } else { self.1 };
             // SAFETY: the pointer came from rxrd_open and is freed only here.
-            unsafe { rxrd_close(self.0, timeout) }
+            unsafe { (self.3.close)(self.0, timeout) }
         }
     }
 
@@ -407,23 +391,24 @@ mod imp {
     }
 
     pub fn open(url: &CStr, p: &Patience, timeout: u16) -> Result<(Handle, u64), XrdError> {
+        let a = api().map_err(|message| XrdError { code: -1, message })?;
         let (connect, idle) = (c_int::from(p.connect_s.max(1)), c_int::from(p.idle_s.max(1)));
         // SAFETY: plain integers; XrdCl's environment is created on first use and lives on.
-        unsafe { rxrd_settings(connect, 1 + c_int::from(p.retries), idle, connect, 1) };
+        unsafe { (a.settings)(connect, 1 + c_int::from(p.retries), idle, connect, 1) };
         let (mut f, mut size, mut err) = (std::ptr::null_mut(), 0u64, [0u8; 1024]);
         // SAFETY: valid C string, out-pointers to locals, an error buffer of the length given.
-        let rc = unsafe { rxrd_open(url.as_ptr(), timeout, &mut f, &mut size, err.as_mut_ptr().cast(), err.len()) };
+        let rc = unsafe { (a.open)(url.as_ptr(), timeout, &mut f, &mut size, err.as_mut_ptr().cast(), err.len()) };
         if rc != 0 || f.is_null() {
             return Err(error(rc, &err));
         }
-        Ok((Handle(f, p.deadline_s(0), AtomicBool::new(false)), size))
+        Ok((Handle(f, p.deadline_s(0), AtomicBool::new(false), a), size))
     }
 
     pub fn read(h: &Handle, offset: u64, buf: &mut [u8], timeout: u16) -> Result<usize, XrdError> {
         let len = u32::try_from(buf.len()).map_err(|_| XrdError { code: -1, message: "one read of more than 4 GiB".into() })?;
         let (mut got, mut err) = (0u32, [0u8; 1024]);
         // SAFETY: `buf` is a live buffer of `len` bytes; the handle is open.
-        let rc = unsafe { rxrd_read(h.0, offset, len, buf.as_mut_ptr().cast(), &mut got, timeout, err.as_mut_ptr().cast(), err.len()) };
+        let rc = unsafe { (h.3.read)(h.0, offset, len, buf.as_mut_ptr().cast(), &mut got, timeout, err.as_mut_ptr().cast(), err.len()) };
         if rc != 0 {
             return Err(error(rc, &err));
         }
@@ -438,7 +423,7 @@ mod imp {
         // SAFETY: three arrays of `n` entries; each buffer is a live `&mut [u8]` of its length
         // (checked <= MAX_CHUNK by the caller, so the u32 lengths are exact).
         let rc = unsafe {
-            rxrd_readv(h.0, chunks.len() as u32, offsets.as_ptr(), lengths.as_ptr(), buffers.as_ptr(), timeout, &mut got, err.as_mut_ptr().cast(), err.len())
+            (h.3.readv)(h.0, chunks.len() as u32, offsets.as_ptr(), lengths.as_ptr(), buffers.as_ptr(), timeout, &mut got, err.as_mut_ptr().cast(), err.len())
         };
         if rc != 0 {
             return Err(error(rc, &err));

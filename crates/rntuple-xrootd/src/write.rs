@@ -70,27 +70,14 @@ pub fn rm(url: &str, patience: Patience) -> Result<(), XrdError> {
 
 #[cfg(xrdcl)]
 mod imp {
-    //! Calls into src/shim_write.cpp. Invariants: a `WHandle` holds a pointer the shim returned
-    //! from `rxrd_create`, freed once by `rxrd_wclose` (which `close` consumes the handle for);
-    //! buffers are live slices of the length passed.
+    //! Calls into src/shim_write.cpp through the loaded shim ([`crate::loader`]). Invariants: a
+    //! `WHandle` holds a pointer the shim returned from `rxrd_create`, freed once by `rxrd_wclose`
+    //! (which `close` consumes the handle for); buffers are live slices of the length passed.
+    use crate::loader::{api, Api, RxrdWFile};
     use crate::{Patience, XrdError};
-    use std::ffi::{c_char, c_int, c_void, CStr};
+    use std::ffi::{c_int, CStr};
 
-    #[repr(C)]
-    struct RxrdWFile {
-        _private: [u8; 0],
-    }
-
-    unsafe extern "C" {
-        fn rxrd_settings(connection_window: c_int, connection_retry: c_int, stream_timeout: c_int, stream_error_window: c_int, timeout_resolution: c_int);
-        fn rxrd_create(url: *const c_char, timeout: u16, out: *mut *mut RxrdWFile, err: *mut c_char, errlen: usize) -> c_int;
-        fn rxrd_write(f: *mut RxrdWFile, offset: u64, len: u32, buf: *const c_void, timeout: u16, err: *mut c_char, errlen: usize) -> c_int;
-        fn rxrd_wclose(f: *mut RxrdWFile, timeout: u16, err: *mut c_char, errlen: usize) -> c_int;
-        fn rxrd_mv(from: *const c_char, to: *const c_char, timeout: u16, err: *mut c_char, errlen: usize) -> c_int;
-        fn rxrd_rm(url: *const c_char, timeout: u16, err: *mut c_char, errlen: usize) -> c_int;
-    }
-
-    pub struct WHandle(*mut RxrdWFile);
+    pub struct WHandle(*mut RxrdWFile, &'static Api);
 
     // SAFETY: XrdCl::File serializes its own state; the handle is used by one owner at a time.
     unsafe impl Send for WHandle {}
@@ -101,23 +88,24 @@ mod imp {
     }
 
     pub fn create(url: &CStr, p: &Patience, timeout: u16) -> Result<WHandle, XrdError> {
+        let a = api().map_err(|message| XrdError { code: -1, message })?;
         let (connect, idle) = (c_int::from(p.connect_s.max(1)), c_int::from(p.idle_s.max(1)));
         // SAFETY: plain integers.
-        unsafe { rxrd_settings(connect, 1 + c_int::from(p.retries), idle, connect, 1) };
+        unsafe { (a.settings)(connect, 1 + c_int::from(p.retries), idle, connect, 1) };
         let (mut f, mut err) = (std::ptr::null_mut(), [0u8; 1024]);
         // SAFETY: a valid C string, an out-pointer to a local, an error buffer of the length given.
-        let rc = unsafe { rxrd_create(url.as_ptr(), timeout, &mut f, err.as_mut_ptr().cast(), err.len()) };
+        let rc = unsafe { (a.create)(url.as_ptr(), timeout, &mut f, err.as_mut_ptr().cast(), err.len()) };
         if rc != 0 || f.is_null() {
             return Err(error(rc, &err));
         }
-        Ok(WHandle(f))
+        Ok(WHandle(f, a))
     }
 
     pub fn write(h: &WHandle, offset: u64, buf: &[u8], timeout: u16) -> Result<(), XrdError> {
         let len = u32::try_from(buf.len()).map_err(|_| XrdError { code: -1, message: "one write of more than 4 GiB".into() })?;
         let mut err = [0u8; 1024];
         // SAFETY: `buf` is live for `len` bytes; the handle is open.
-        let rc = unsafe { rxrd_write(h.0, offset, len, buf.as_ptr().cast(), timeout, err.as_mut_ptr().cast(), err.len()) };
+        let rc = unsafe { (h.1.write)(h.0, offset, len, buf.as_ptr().cast(), timeout, err.as_mut_ptr().cast(), err.len()) };
         if rc != 0 {
             return Err(error(rc, &err));
         }
@@ -127,7 +115,7 @@ mod imp {
     pub fn close(h: WHandle, timeout: u16) -> Result<(), XrdError> {
         let mut err = [0u8; 1024];
         // SAFETY: the pointer came from rxrd_create; the handle is consumed, so it is freed once.
-        let rc = unsafe { rxrd_wclose(h.0, timeout, err.as_mut_ptr().cast(), err.len()) };
+        let rc = unsafe { (h.1.wclose)(h.0, timeout, err.as_mut_ptr().cast(), err.len()) };
         if rc != 0 {
             return Err(error(rc, &err));
         }
@@ -135,9 +123,10 @@ mod imp {
     }
 
     pub fn mv(from: &CStr, to: &CStr, timeout: u16) -> Result<(), XrdError> {
+        let a = api().map_err(|message| XrdError { code: -1, message })?;
         let mut err = [0u8; 1024];
         // SAFETY: valid C strings and an error buffer of the length given.
-        let rc = unsafe { rxrd_mv(from.as_ptr(), to.as_ptr(), timeout, err.as_mut_ptr().cast(), err.len()) };
+        let rc = unsafe { (a.mv)(from.as_ptr(), to.as_ptr(), timeout, err.as_mut_ptr().cast(), err.len()) };
         if rc != 0 {
             return Err(error(rc, &err));
         }
@@ -145,9 +134,10 @@ mod imp {
     }
 
     pub fn rm(url: &CStr, timeout: u16) -> Result<(), XrdError> {
+        let a = api().map_err(|message| XrdError { code: -1, message })?;
         let mut err = [0u8; 1024];
         // SAFETY: a valid C string and an error buffer of the length given.
-        let rc = unsafe { rxrd_rm(url.as_ptr(), timeout, err.as_mut_ptr().cast(), err.len()) };
+        let rc = unsafe { (a.rm)(url.as_ptr(), timeout, err.as_mut_ptr().cast(), err.len()) };
         if rc != 0 {
             return Err(error(rc, &err));
         }
