@@ -63,6 +63,7 @@ from ._rntuple import (
     set_memory_limit,
     set_remote_options,
 )
+from ._rntuple import __version__ as __version__  # the workspace's: as `rntuple --version`, rntuple_version()
 from ._tools.convert import convert as convert
 from ._tools.merge import merge
 from ._tools.skim import skim
@@ -76,7 +77,6 @@ from ._writing.writers import FillContext, ParallelWriter, Writer, write
 #: in a script moved to ``import rntuple as uproot`` keeps working.
 KeyInFileError = NotFoundError
 
-__version__ = "0.1.0"
 
 __all__ = [
     "Array",

@@ -52,6 +52,8 @@ mod write;
 
 #[pymodule]
 fn _rntuple(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The workspace's version (the core crate's), not this binding crate's own.
+    m.add("__version__", rntuple::VERSION)?;
     errors::register(m)?;
     options::register(m)?;
     read::register(m)?;

@@ -83,6 +83,15 @@ mod value;
 pub mod write;
 
 pub use error::{Error, Result};
+
+/// This release's version, `"MAJOR.MINOR.PATCH"`: the workspace's, which the command
+/// (`rntuple --version`), the Python package (`rntuple.__version__`, its metadata) and the C ABI
+/// (`rntuple_version()`) report too.
+///
+/// ```
+/// assert_eq!(rntuple::VERSION.split('.').count(), 3);
+/// ```
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub use format::budget::{memory_limit, set_memory_limit};
 pub use read::file::RNTupleFile;
 pub use read::reader::Reader;
