@@ -52,29 +52,3 @@ html_theme = "furo"
 html_title = f"rntuple {release}"
 html_static_path: list[str] = []
 pygments_style = "sphinx"
-
-
-def _indent_lost_literal_blocks(app, what, name, obj, options, lines: list[str]) -> None:
-    """Re-indent a literal block that a docstring's dedent left flush with its ``::`` paragraph.
-
-    A docstring whose only indented lines are a literal block (``RNTuple.show``, ``spark.RNTupleDataSource``) loses
-    that indent in ``inspect.cleandoc``; docutils then finds no literal block. The block runs to the next blank line.
-    """
-    i = 0
-    while i < len(lines):
-        if lines[i].rstrip().endswith("::"):
-            base = len(lines[i]) - len(lines[i].lstrip())
-            j = i + 1
-            while j < len(lines) and not lines[j].strip():
-                j += 1
-            if j < len(lines) and len(lines[j]) - len(lines[j].lstrip()) <= base:
-                while j < len(lines) and lines[j].strip():
-                    lines[j] = "    " + lines[j]
-                    j += 1
-            i = j
-        else:
-            i += 1
-
-
-def setup(app):
-    app.connect("autodoc-process-docstring", _indent_lost_literal_blocks)

@@ -481,7 +481,9 @@ def _check_same_fields(t, path, names, types, first) -> None:
 
 
 class RNTupleDataSource(DataSource):
-    """The ``"rntuple"`` format of Spark 4 (see the module's documentation for its options)::
+    """The ``"rntuple"`` format of Spark 4.
+
+    See the module's documentation for its options. Registered and used as::
 
         spark.dataSource.register(RNTupleDataSource)
         df = spark.read.format("rntuple").option("ntuple", "Events").load("data/*.root")

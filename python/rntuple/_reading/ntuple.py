@@ -202,13 +202,15 @@ class RNTuple(UprootModel):
         ]
 
     def show(self, *, filter_name=None, filter_typename=None, filter_field=None, recursive=True, max_width=80, stream=None, **_tree_only) -> None:
-        """Prints the field tree as uproot's ``show()`` does (to ``stream``, default standard output)::
+        """Prints the field tree as uproot's ``show()`` does (to ``stream``, default standard output).
 
-        Events (ROOT::RNTuple)
-        ├─ run (std::int32_t)
-        └─ jets ()
-           ├─ pt (double)
-           └─ eta (double)
+        For example::
+
+            Events (ROOT::RNTuple)
+            ├─ run (std::int32_t)
+            └─ jets ()
+               ├─ pt (double)
+               └─ eta (double)
         """
         self._uproot_tree.show(
             self.name,
