@@ -45,7 +45,9 @@ class FieldNode:
     __slots__ = (*FIELD_ROW, "uname")
 
     def __init__(self, row: tuple, shared: dict | None = None):
-        for k, v in zip(FIELD_ROW, row, strict=True):
+        if len(row) != len(FIELD_ROW):  # (zip's strict=True is Python 3.10+)
+            raise ValueError(f"a field row of {len(row)} values, not {len(FIELD_ROW)}")
+        for k, v in zip(FIELD_ROW, row):
             setattr(self, k, v)
         self.uname = self.name
         # (column type, bits) pairs as a tuple, one object for equal ones: most fields have one of a few

@@ -23,6 +23,7 @@ import awkward as ak
 import numpy as np
 import pyarrow as pa
 
+from .._compat.arrow_numpy import numpy_dtype
 from . import evolution as _evolution
 from .fields import _BASE, _COLUMN_DTYPE, _TUPLE_MEMBER, FieldNode, FieldTree
 
@@ -95,7 +96,7 @@ def _convert(arr: pa.Array, node: FieldNode, tree: FieldTree, doc):
     if kind in ("Scalar", "Cardinality"):
         if pa.types.is_boolean(arr.type):
             return ak.contents.NumpyArray(_primitive(arr, None))
-        raw = _primitive(arr, arr.type.to_pandas_dtype())
+        raw = _primitive(arr, numpy_dtype(arr.type))
         want = _leaf_dtype(node, raw.dtype)
         if want == np.bool_ and raw.dtype != np.bool_:
             want = raw.dtype

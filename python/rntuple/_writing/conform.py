@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _rntuple
+from .._compat.arrow_numpy import numpy_dtype
 from .schema import _NP_TO_ROOT
 
 InvalidArgumentError = _rntuple.InvalidArgumentError
@@ -89,7 +90,7 @@ def _cast_leaf(arr: pa.Array, target: pa.DataType, root: str, path: str) -> pa.A
     try:
         return arr.cast(target, safe=True)
     except pa.ArrowInvalid:
-        info = np.iinfo(target.to_pandas_dtype())
+        info = np.iinfo(numpy_dtype(target))
         bad = (
             pc.or_(pc.less(arr, pa.scalar(info.min).cast(pa.float64())), pc.greater(arr, pa.scalar(info.max).cast(pa.float64())))
             if pa.types.is_floating(src)
@@ -208,7 +209,7 @@ def _conform_value(v, t, path, entry):
                 if v not in (0, 1):
                     _refuse_value(entry, path, n, v, "a bool field takes only 0 and 1")
                 return bool(v)
-            info = np.iinfo(leaf.to_pandas_dtype())
+            info = np.iinfo(numpy_dtype(leaf))
             if not info.min <= v <= info.max:
                 _refuse_value(entry, path, n, v, f"a value outside {n}'s range [{info.min}, {info.max}]")
             return int(v)

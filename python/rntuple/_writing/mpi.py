@@ -16,8 +16,10 @@ from .writers import FillContext
 
 if not hasattr(_rntuple, "NativeMpiWriter"):
     raise ImportError(
-        "this rntuple was built without MPI support: install an MPI implementation (e.g. apt-get install "
-        "libopenmpi-dev openmpi-bin libclang-dev) and rebuild the package (make python)"
+        "this rntuple was built without MPI support (the binary wheel from PyPI is: MPI libraries are each site's own); "
+        "build it from source against your MPI: with an MPI implementation (mpicc on PATH; Debian: apt-get install "
+        "libopenmpi-dev openmpi-bin libclang-dev) and a Rust toolchain, "
+        "MATURIN_PEP517_ARGS='--features mpi' pip install --no-binary rntuple rntuple (or make python in a clone)"
     )
 
 try:

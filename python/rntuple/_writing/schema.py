@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._classes import Class, Enum
+from .._compat.arrow_numpy import numpy_dtype
 from .._compound import Array, Optional, Tuple, Variant, _Template
 
 FieldType = "str | dict[str, FieldType] | list[FieldType]"  # ROOT type name, untyped record, untyped collection
@@ -241,8 +242,8 @@ def root_type_of_dtype(t):
         return "bool"
     elif isinstance(t, pa.DataType):
         try:
-            t = np.dtype(t.to_pandas_dtype())
-        except (NotImplementedError, TypeError):
+            t = numpy_dtype(t)
+        except TypeError:
             return t
     elif isinstance(t, type) and issubclass(t, np.generic):
         t = np.dtype(t)
