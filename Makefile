@@ -28,7 +28,7 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: cbindgen header install dist bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed docs
+.PHONY: wheel cbindgen header install dist bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed docs
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -58,20 +58,19 @@ PREFIX ?= /usr/local
 C_VERSION = $$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 # With MPI built in (the distributed writer), a static link needs the MPI library too.
 C_MPI_LINK = $$(command -v mpicc >/dev/null && mpicc --showme:link 2>/dev/null)
-# With the XRootD client built in (root:// reads; XrdCl's headers present), XrdCl and the C++ runtime too.
-C_XRD_LINK = $$(test -f /usr/include/xrootd/XrdCl/XrdClFile.hh && echo -lXrdCl -lstdc++)
-C_STATIC_LIBS = $(C_MPI_LINK) $(C_XRD_LINK) -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+# (XrdCl, for root://, is not linked: the library loads it at the first root:// request, crates/rntuple-xrootd.)
+C_STATIC_LIBS = $(C_MPI_LINK) -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 # (The libraries come from `make build`: building rntuple-c alone would compile the core again with other features.)
 # The pkg-config and CMake files find the prefix from their own place: an installed tree may be moved
 # (crates/rntuple-c/install/install.sh, which `make dist` uses too).
 install: build
-	bash crates/rntuple-c/install/install.sh "$(DESTDIR)$(PREFIX)" "$(C_VERSION)" "$(C_STATIC_LIBS)" "$(C_MPI_LINK) $(C_XRD_LINK)"
+	bash crates/rntuple-c/install/install.sh "$(DESTDIR)$(PREFIX)" "$(C_VERSION)" "$(C_STATIC_LIBS)" "$(C_MPI_LINK)"
 
 # The relocatable binary package: target/dist/rntuple-VERSION-linux-x86_64.tar.gz, one top directory with bin/rntuple
 # and what `make install` puts in a prefix, plus a README.md on using it from CMake and pkg-config
 # (crates/rntuple-c/install/dist.sh).
 dist: build
-	bash crates/rntuple-c/install/dist.sh "$(C_VERSION)" "$(C_STATIC_LIBS)" "$(C_MPI_LINK) $(C_XRD_LINK)"
+	bash crates/rntuple-c/install/dist.sh "$(C_VERSION)" "$(C_STATIC_LIBS)" "$(C_MPI_LINK)"
 
 # Open MPI and libclang (the Rust MPI bindings generate theirs with it), nginx and xrootd (the HTTP
 # and XRootD servers of the remote-reading tests), XrdCl's headers (root:// reads: crates/rntuple-xrootd compiles its
@@ -165,11 +164,17 @@ python: venv
 	cd python && CARGO_TARGET_DIR=$(abspath target) VIRTUAL_ENV=$(abspath $(VENV)) \
 		$(abspath $(VENV))/bin/maturin develop --release --quiet $(PY_FEATURES)
 
+# The binary wheel pip installs without a Rust toolchain (python/build_wheel.py): one abi3 wheel for CPython >= 3.9,
+# manylinux_2_28 (zig links against glibc 2.28), with the `rntuple` command inside, checked by auditwheel; into
+# target/wheels/. No MPI inside (rntuple.mpi says how to build with it); XrdCl loaded at run time for root://.
+wheel: venv
+	$(PY) python/build_wheel.py --out target/wheels
+
 # tests/cross on CROSS_WORKERS pytest-xdist workers, a test file per worker at a time (its module fixtures are built
 # once): most of its time is ROOT and cargo processes, which two vCPUs run side by side (bench/RESULTS.md).
 # `-rs` lists every skip with its reason (the shared test files or a server missing), so that no skip goes unseen.
 CROSS_WORKERS ?= 2
-pytest: venv build python
+pytest: venv build python wheel
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q -rs -n $(CROSS_WORKERS) --dist loadfile --durations=25 tests/cross
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q -rs --durations=10 tests/hostile
 	RNTUPLE_BIN=$(abspath $(BIN)) $(PY) -m pytest -q -rs --durations=10 tests/remote
