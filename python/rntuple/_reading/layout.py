@@ -23,7 +23,7 @@ import awkward as ak
 import numpy as np
 import pyarrow as pa
 
-from .._compat.arrow_numpy import numpy_dtype
+from .._arrow_numpy import numpy_dtype
 from . import evolution as _evolution
 from .fields import _BASE, _COLUMN_DTYPE, _TUPLE_MEMBER, FieldNode, FieldTree
 

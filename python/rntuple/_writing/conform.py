@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _rntuple
-from .._compat.arrow_numpy import numpy_dtype
+from .._arrow_numpy import numpy_dtype
 from .schema import _NP_TO_ROOT
 
 InvalidArgumentError = _rntuple.InvalidArgumentError

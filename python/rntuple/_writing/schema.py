@@ -9,8 +9,8 @@ import awkward as ak
 import numpy as np
 import pyarrow as pa
 
+from .._arrow_numpy import numpy_dtype
 from .._classes import Class, Enum
-from .._compat.arrow_numpy import numpy_dtype
 from .._compound import Array, Optional, Tuple, Variant, _Template
 
 FieldType = "str | dict[str, FieldType] | list[FieldType]"  # ROOT type name, untyped record, untyped collection
