@@ -106,7 +106,9 @@ fn shim_file() -> Result<(std::fs::File, String, Option<std::path::PathBuf>), St
     }
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     let path = std::env::temp_dir().join(format!("rntuple-xrdcl-shim-{}-{nanos}.so", std::process::id()));
-    let mut f = std::fs::File::create(&path).map_err(|e| format!("writing the XrdCl shim to {}: {e}", path.display()))?;
+    // A new name only (O_EXCL): never through a link another user planted in a shared temporary directory.
+    let mut f =
+        std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| format!("writing the XrdCl shim to {}: {e}", path.display()))?;
     f.write_all(SHIM).map_err(|e| format!("writing the XrdCl shim to {}: {e}", path.display()))?;
     let shown = path.display().to_string();
     Ok((f, shown, Some(path)))
