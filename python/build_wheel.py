@@ -69,10 +69,10 @@ def add_command(wheel: Path, command: Path, out: Path) -> Path:
         scripts = unpacked / f"{unpacked.name}.data" / "scripts"
         scripts.mkdir(parents=True, exist_ok=True)
         shutil.copy2(command, scripts / "rntuple")
-        out.mkdir(parents=True, exist_ok=True)
-        before = set(out.glob("*.whl"))
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
         run([sys.executable, "-m", "wheel", "pack", unpacked, "--dest-dir", out])
-        (packed,) = set(out.glob("*.whl")) - before or set(out.glob(f"{unpacked.name}-*.whl"))
+        (packed,) = out.glob("*.whl")
         return packed
 
 
