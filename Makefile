@@ -4,6 +4,8 @@
 #                 synthetic dataset written with all cores into one file and read back, with a summary
 #   make test  -- installs the test environment (.venv), runs `make lint`, builds, runs cargo tests, the fuzz
 #                 smoke run, the cross-implementation pytest suite (ROOT 6.40, uproot) and the Python package's tests
+#                 (the wheel, `make wheel`, installed into fresh CPython 3.9 and 3.13 environments among them), then
+#                 `make docs`
 #   make lint  -- rustfmt (--check) and clippy (-D warnings) on the workspace and on python/, ruff on the Python
 #                 code (python, tests, bench), the layout checker and its tests, the public API list (rustdoc
 #                 JSON), the C header against crates/rntuple-c (`make header` regenerates it); changes nothing (`cargo fmt --all`, `cd python && cargo fmt` and
