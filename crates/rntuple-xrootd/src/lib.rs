@@ -34,6 +34,12 @@
 
 #[cfg(xrdcl)]
 mod loader;
+
+/// The loaded shim's functions ([`loader::api`]), its failure as this crate's error.
+#[cfg(xrdcl)]
+fn client() -> Result<&'static loader::Api, XrdError> {
+    loader::api().map_err(|message| XrdError { code: -1, message })
+}
 pub mod write;
 
 use std::ffi::CString;
@@ -359,7 +365,8 @@ mod imp {
     //! `&mut [u8]` of the length passed with it; XrdCl::File serializes its own state, so
     //! concurrent reads through one handle from several threads are allowed (what `Sync` claims).
     use super::{Patience, XrdError};
-    use crate::loader::{api, Api, RxrdFile};
+    use crate::client;
+    use crate::loader::{Api, RxrdFile};
     use std::ffi::{c_int, c_void, CStr};
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -391,7 +398,7 @@ mod imp {
     }
 
     pub fn open(url: &CStr, p: &Patience, timeout: u16) -> Result<(Handle, u64), XrdError> {
-        let a = api().map_err(|message| XrdError { code: -1, message })?;
+        let a = client()?;
         let (connect, idle) = (c_int::from(p.connect_s.max(1)), c_int::from(p.idle_s.max(1)));
         // SAFETY: plain integers; XrdCl's environment is created on first use and lives on.
         unsafe { (a.settings)(connect, 1 + c_int::from(p.retries), idle, connect, 1) };

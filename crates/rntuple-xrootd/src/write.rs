@@ -73,7 +73,8 @@ mod imp {
     //! Calls into src/shim_write.cpp through the loaded shim ([`crate::loader`]). Invariants: a
     //! `WHandle` holds a pointer the shim returned from `rxrd_create`, freed once by `rxrd_wclose`
     //! (which `close` consumes the handle for); buffers are live slices of the length passed.
-    use crate::loader::{api, Api, RxrdWFile};
+    use crate::client;
+    use crate::loader::{Api, RxrdWFile};
     use crate::{Patience, XrdError};
     use std::ffi::{c_int, CStr};
 
@@ -88,7 +89,7 @@ mod imp {
     }
 
     pub fn create(url: &CStr, p: &Patience, timeout: u16) -> Result<WHandle, XrdError> {
-        let a = api().map_err(|message| XrdError { code: -1, message })?;
+        let a = client()?;
         let (connect, idle) = (c_int::from(p.connect_s.max(1)), c_int::from(p.idle_s.max(1)));
         // SAFETY: plain integers.
         unsafe { (a.settings)(connect, 1 + c_int::from(p.retries), idle, connect, 1) };
@@ -123,7 +124,7 @@ mod imp {
     }
 
     pub fn mv(from: &CStr, to: &CStr, timeout: u16) -> Result<(), XrdError> {
-        let a = api().map_err(|message| XrdError { code: -1, message })?;
+        let a = client()?;
         let mut err = [0u8; 1024];
         // SAFETY: valid C strings and an error buffer of the length given.
         let rc = unsafe { (a.mv)(from.as_ptr(), to.as_ptr(), timeout, err.as_mut_ptr().cast(), err.len()) };
@@ -134,7 +135,7 @@ mod imp {
     }
 
     pub fn rm(url: &CStr, timeout: u16) -> Result<(), XrdError> {
-        let a = api().map_err(|message| XrdError { code: -1, message })?;
+        let a = client()?;
         let mut err = [0u8; 1024];
         // SAFETY: a valid C string and an error buffer of the length given.
         let rc = unsafe { (a.rm)(url.as_ptr(), timeout, err.as_mut_ptr().cast(), err.len()) };
