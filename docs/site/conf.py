@@ -11,17 +11,10 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))  # the site's own extension, cli_help.py
 
 
-def _version() -> str:
-    for line in (ROOT / "Cargo.toml").read_text().splitlines():
-        if line.startswith("version = "):
-            return line.split('"')[1]
-    return "unknown"
+# The installed package's version (the workspace's: tests/python/test_version.py), which autodoc documents.
+import rntuple  # noqa: E402
 
-
-project = "rntuple"
-author = "the rntuple developers"
-copyright = "the rntuple developers"
-release = version = _version()
+release = version = rntuple.__version__
 
 extensions = [
     "myst_parser",

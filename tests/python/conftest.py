@@ -31,6 +31,14 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 SUBDIRS = ("rntuple", "v1-older")
 
 
+def workspace_version() -> str:
+    """The workspace's version (Cargo.toml's [workspace.package]): the one every interface reports."""
+    import tomllib
+
+    with open(REPO / "Cargo.toml", "rb") as f:
+        return tomllib.load(f)["workspace"]["package"]["version"]
+
+
 def testdata_dir() -> Path:
     return Path(os.environ.get("RNTUPLE_TESTDATA", str(REPO.parent / "shared" / "testdata"))).resolve()
 

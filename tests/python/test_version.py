@@ -14,16 +14,12 @@ import subprocess
 import tomllib
 
 import rntuple
-from conftest import REPO, skip_or_fail
+from conftest import REPO, skip_or_fail, workspace_version
 
 
 def toml(path) -> dict:
     with open(path, "rb") as f:
         return tomllib.load(f)
-
-
-def workspace_version() -> str:
-    return toml(REPO / "Cargo.toml")["workspace"]["package"]["version"]
 
 
 def test_workspace_version_is_semver():

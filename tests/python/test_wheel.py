@@ -14,14 +14,14 @@ import os
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import awkward as ak
 import pytest
-import tomllib
 
 import rntuple
-from conftest import REPO, need, root_dump, same, skip_or_fail
+from conftest import REPO, need, root_dump, same, skip_or_fail, workspace_version
 from conftest import testdata_dir as shared_dir
 
 WHEELS = REPO / "target" / "wheels"
@@ -31,11 +31,6 @@ PINS = {
     "3.9": ["numpy==2.0.2", "pyarrow==21.0.0", "awkward==2.8.11"],
     "3.13": ["numpy==2.4.6", "pyarrow==26.0.1", "awkward==2.14.0"],
 }
-
-
-def workspace_version() -> str:
-    with open(REPO / "Cargo.toml", "rb") as f:
-        return tomllib.load(f)["workspace"]["package"]["version"]
 
 
 @pytest.fixture(scope="module")
@@ -186,8 +181,6 @@ def test_auditwheel_finds_manylinux_2_28_and_nothing_outside_the_policy(wheel):
     size_mb = wheel.stat().st_size / 1e6
     print(f"{wheel.name}: {size_mb:.1f} MB")
     assert size_mb < 40
-    import zipfile
-
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
     assert any(n.endswith(".data/scripts/rntuple") for n in names), names
