@@ -1,6 +1,6 @@
 //! Event iteration: reading.
 //!
-//! Four rooms, each using only those before it, and the files that tie them to the API:
+//! Five rooms, each using only those before it, and the files that tie them to the API:
 //!
 //! - `pool`: where pages come from: the page source (`PageSource`: the byte source, the
 //!   read-ahead settings, the statistics; ROOT's `RPageSource`), each read's plan
@@ -13,6 +13,9 @@
 //!   converted from it.
 //! - `streamer`: streamer fields read as objects by the file's StreamerInfo records (`fields`; the
 //!   deserializer `streamed_object`, collections `streamed_stl`, Arrow structs `streamed_arrow`).
+//! - `view`: entry-wise reading, one field at a time (`Reader::view`), over pages decoded once
+//!   into a per-view cache (`pages`); one value per entry (`scalar`), collections and strings
+//!   (`items`).
 //!
 //! In `read` itself: `open` (the `Reader` struct, holding its page source and the descriptor;
 //! descriptor loading: the one file of `read` the rooms build on, with `evolution`, schema
@@ -57,6 +60,7 @@ mod live;
 mod open;
 mod pool;
 pub(crate) mod reader;
+pub mod view;
 crate::unstable_room! {
     streamer
 }

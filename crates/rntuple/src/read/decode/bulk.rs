@@ -48,7 +48,7 @@ pub struct BulkColumn {
     element: Scalar,
     offsets: bool,
     /// Elements per entry when no ancestor is a collection (fixed-size arrays multiply it).
-    mult: Option<u64>,
+    pub(crate) mult: Option<u64>,
 }
 
 impl BulkColumn {

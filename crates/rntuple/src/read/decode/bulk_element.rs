@@ -50,7 +50,7 @@ macro_rules! bulk_elements {
 bulk_elements! {
     bool, bool_ => Bool;
     i8, i8_ => I8 | Char;
-    u8, u8_ => U8 | Byte;
+    u8, u8_ => U8 | Byte | Char;
     i16, i16_ => I16;
     u16, u16_ => U16;
     i32, i32_ => I32;

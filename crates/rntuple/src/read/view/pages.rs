@@ -1,0 +1,134 @@
+//! The decoded pages of one column that a view keeps: each page a view touches is decompressed
+//! and decoded once into a buffer of its own and kept while the cache's byte budget allows, the
+//! least recently used evicted first. Sequential reading finds the page it needs in the one it
+//! used last; random reading finds every page it touched before as long as they fit the budget.
+
+use crate::error::{Error, Result};
+use crate::format::budget;
+use crate::read::decode::bulk::{BulkColumn, BulkReader};
+use crate::read::decode::bulk_element::BulkElement;
+use crate::read::open::Reader;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// What a view's page cache holds by default, per column: room for a few hundred pages of
+/// ROOT's default size (64 KiB), a cluster's worth of a column in most files.
+pub const DEFAULT_PAGE_BUDGET: usize = 32 << 20;
+
+/// A decoded page: its first element within its cluster, its values, when it was last used.
+#[derive(Debug)]
+struct Cached<T> {
+    start: u64,
+    data: Arc<Vec<T>>,
+    used: u64,
+}
+
+/// See the module documentation.
+#[derive(Debug)]
+pub(crate) struct ColumnPages<T> {
+    pub(crate) col: BulkColumn,
+    /// Per cluster, where the column's pages end (element indices within the cluster).
+    ends: HashMap<usize, Vec<u64>>,
+    /// Decoded pages by (cluster, page index).
+    pages: HashMap<(usize, usize), Cached<T>>,
+    /// The page used last, looked at before the map.
+    last: Option<(usize, usize)>,
+    tick: u64,
+    bytes: usize,
+    budget: usize,
+    bulk: BulkReader,
+    /// Pages decoded (a page evicted and needed again counts twice).
+    pub(crate) decoded: u64,
+}
+
+impl<T: BulkElement> ColumnPages<T> {
+    /// A cache for column `col` (of element type `T`, checked) keeping up to `budget` bytes.
+    pub(crate) fn new(col: BulkColumn, budget: usize) -> Result<ColumnPages<T>> {
+        col.check_type::<T>()?;
+        Ok(ColumnPages { col, ends: HashMap::new(), pages: HashMap::new(), last: None, tick: 0, bytes: 0, budget, bulk: BulkReader::new(), decoded: 0 })
+    }
+
+    /// Changes the budget; pages over it go at the next page decoded.
+    pub(crate) fn set_budget(&mut self, budget: usize) {
+        self.budget = budget;
+    }
+
+    /// The bytes of decoded values held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The page of cluster `k` holding element `e` (an element of the cluster): its first
+    /// element in the cluster and its values (shared: a page evicted stays alive while a view
+    /// holds it).
+    pub(crate) fn page(&mut self, r: &Reader, k: usize, e: u64) -> Result<(u64, Arc<Vec<T>>)> {
+        self.tick += 1;
+        let key = match self.last {
+            Some(key @ (lk, _)) if lk == k && self.pages.get(&key).is_some_and(|c| (c.start..c.start + c.data.len() as u64).contains(&e)) => key,
+            _ => {
+                let (j, range) = self.locate(r, k, e)?;
+                if !self.pages.contains_key(&(k, j)) {
+                    self.load(r, k, j, range)?;
+                }
+                (k, j)
+            }
+        };
+        self.last = Some(key);
+        let tick = self.tick;
+        let c = self.pages.get_mut(&key).ok_or_else(|| Error::internal(format!("{}: a page just decoded is not cached", self.col.what())))?;
+        c.used = tick;
+        Ok((c.start, c.data.clone()))
+    }
+
+    /// Appends elements `range` of cluster `k` to `out`, page by page.
+    pub(crate) fn extend(&mut self, r: &Reader, k: usize, range: Range<u64>, out: &mut Vec<T>) -> Result<()> {
+        let mut e = range.start;
+        while e < range.end {
+            let (start, data) = self.page(r, k, e)?;
+            let stop = (start + data.len() as u64).min(range.end);
+            let part = data.get((e - start) as usize..(stop - start) as usize).ok_or_else(|| Error::internal("a page's part outside the page"))?;
+            out.extend_from_slice(part);
+            e = stop;
+        }
+        Ok(())
+    }
+
+    /// The index of the page of cluster `k` holding element `e` and the elements it holds.
+    fn locate(&mut self, r: &Reader, k: usize, e: u64) -> Result<(usize, Range<u64>)> {
+        if !self.ends.contains_key(&k) {
+            let ends = r.bulk_page_ends(&self.col, k)?;
+            self.ends.insert(k, ends);
+        }
+        let ends = self.ends.get(&k).ok_or_else(|| Error::internal("page ends just computed are missing"))?;
+        let j = ends.partition_point(|&x| x <= e);
+        let Some(&end) = ends.get(j) else {
+            let n = ends.last().copied().unwrap_or(0);
+            return Err(Error::Invalid(format!("{}: element {e} of cluster {k}, which holds {n}", self.col.what())));
+        };
+        let start = if j == 0 { 0 } else { ends[j - 1] };
+        Ok((j, start..end))
+    }
+
+    /// Decodes page `j` of cluster `k` (elements `range`) into the cache, evicting the least
+    /// recently used pages beyond the budget first.
+    fn load(&mut self, r: &Reader, k: usize, j: usize, range: Range<u64>) -> Result<()> {
+        let n = range.end - range.start;
+        let size = n.saturating_mul(std::mem::size_of::<T>() as u64);
+        budget::check(size, || format!("{}: a page of {n} elements in cluster {k}", self.col.what()))?;
+        let n = usize::try_from(n).map_err(|_| Error::Invalid(format!("{}: a page of {n} elements", self.col.what())))?;
+        let size = size as usize;
+        while self.bytes + size > self.budget {
+            let Some((&old, _)) = self.pages.iter().min_by_key(|(_, c)| c.used) else { break };
+            if let Some(c) = self.pages.remove(&old) {
+                self.bytes -= c.data.len() * std::mem::size_of::<T>();
+            }
+        }
+        let mut data = vec![T::default(); n];
+        self.bulk.read_range(r, &self.col, k, range.clone(), &mut data)?;
+        self.decoded += 1;
+        self.bytes += size;
+        self.pages.insert((k, j), Cached { start: range.start, data: Arc::new(data), used: self.tick });
+        Ok(())
+    }
+}

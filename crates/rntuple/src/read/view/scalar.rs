@@ -1,0 +1,77 @@
+//! The cursor of a view of a field with one value per entry: a fundamental type at the top level
+//! or a member of records (`"rec.x"`), outside any collection.
+
+use super::pages::{ColumnPages, DEFAULT_PAGE_BUDGET};
+use super::{cluster_of, Cursor};
+use crate::error::{Error, Result};
+use crate::read::decode::bulk_element::BulkElement;
+use crate::read::open::Reader;
+use std::sync::Arc;
+
+/// The page the last entry came from: its global entries `first..first + data.len()`.
+#[derive(Debug)]
+struct Window<T> {
+    first: u64,
+    data: Arc<Vec<T>>,
+}
+
+/// Reads the value of one entry of a field of element type `T` (see [`super::View`]).
+#[derive(Debug)]
+pub struct ScalarCursor<T> {
+    pages: ColumnPages<T>,
+    cur: Option<Window<T>>,
+}
+
+impl<T: BulkElement> ScalarCursor<T> {
+    /// The values of the page holding `entry`, and the global entry of the first of them: the
+    /// window a caller can index itself until it needs an entry outside it.
+    pub fn window(&mut self, r: &Reader, entry: u64) -> Result<(u64, &[T])> {
+        let hit = self.cur.as_ref().is_some_and(|w| entry >= w.first && entry - w.first < w.data.len() as u64);
+        if !hit {
+            let (k, local) = cluster_of(r, entry, &self.pages.col.what())?;
+            let first = r.desc.clusters[k].first_entry;
+            let (start, data) = self.pages.page(r, k, local)?;
+            self.cur = Some(Window { first: first + start, data });
+        }
+        let w = self.cur.as_ref().ok_or_else(|| Error::internal("a view's window is missing"))?;
+        Ok((w.first, &w.data))
+    }
+}
+
+impl<T: BulkElement> Cursor for ScalarCursor<T> {
+    type Out<'a> = T;
+
+    fn open(r: &Reader, path: &str) -> Result<Self> {
+        let col = r.bulk_column(path, 0)?;
+        if col.is_offsets() || col.mult != Some(1) {
+            return Err(Error::Invalid(format!(
+                "field '{path}' ({}) does not hold one value per entry: view it as a collection (Vec<T>, std::vector<T>) or view its members",
+                super::type_of(r, path)
+            )));
+        }
+        Ok(ScalarCursor { pages: ColumnPages::new(col, DEFAULT_PAGE_BUDGET)?, cur: None })
+    }
+
+    #[inline]
+    fn get(&mut self, r: &Reader, entry: u64) -> Result<T> {
+        if let Some(w) = &self.cur
+            && let Some(v) = entry.checked_sub(w.first).and_then(|i| w.data.get(i as usize))
+        {
+            return Ok(*v);
+        }
+        let (first, data) = self.window(r, entry)?;
+        data.get((entry - first) as usize).copied().ok_or_else(|| Error::internal("an entry outside the window just loaded"))
+    }
+
+    fn pages_decoded(&self) -> u64 {
+        self.pages.decoded
+    }
+
+    fn cached_bytes(&self) -> usize {
+        self.pages.bytes()
+    }
+
+    fn set_budget(&mut self, bytes: usize) {
+        self.pages.set_budget(bytes);
+    }
+}
