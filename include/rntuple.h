@@ -196,6 +196,32 @@ struct rntuple_column {
   const int64_t *offsets;
 };
 
+// An offsets window of an items or string view (`rntuple_view_items_window`): entries
+// `[first, first + count)` of the RNTuple; entry `first + i` holds the cluster's items
+// `[i ? ends[i-1] : base, ends[i])`, at `items + (item - base)` (elements of the view's type;
+// bytes for a string).
+struct rntuple_items_window {
+  // The first entry of the window.
+  uint64_t first;
+  // The entries in the window.
+  uint64_t count;
+  // `count` cluster-local end offsets.
+  const uint64_t *ends;
+  // Where the first entry's items start (cluster-local).
+  uint64_t base;
+  // The items `[base, ends[count-1])`.
+  const void *items;
+};
+
+// Where an entry object puts a collection's items or a string's bytes: their address (valid
+// until the next `rntuple_entry_load` on the object or its `free`) and count.
+struct rntuple_items {
+  // The items (elements of the bound type; a string's bytes, not NUL-terminated).
+  const void *data;
+  // How many.
+  uint64_t len;
+};
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -563,6 +589,79 @@ const char *rntuple_version(void);
 // the caller releases. Each batch is read when the consumer asks for it; a read error ends the
 // stream with `get_last_error` saying what and where.
 int32_t rntuple_reader_stream(uint64_t reader, const char *const *fields, size_t n_fields, uint64_t start, uint64_t stop, uint64_t batch_size, struct ArrowArrayStream *out);
+
+// Creates in `*view` a view of the field at dotted path `field` (`"pt"`, a member of records
+// `"rec.x"`) of `reader`, one value per entry of C type `type` (an `RNTUPLE_TYPE_*` code of a
+// fundamental type: the field's own type, `RNTUPLE_TYPE_I8`/`U8` for `char`), or for
+// `RNTUPLE_TYPE_STRING` a `std::string` field read with `rntuple_view_get_items`.
+// Errors: no such field (`RNTUPLE_ERR_NOT_FOUND`); a field of another type, a collection, or a
+// field inside a collection (`RNTUPLE_ERR_INVALID_ARGUMENT` or `RNTUPLE_ERR_SCHEMA_MISMATCH`,
+// naming the field and its type).
+int32_t rntuple_view_create(uint64_t reader, const char *field, uint32_t type, uint64_t *view);
+
+// Creates in `*view` a view of a collection of fundamental values: a `std::vector`,
+// `ROOT::RVec`, ... of C type `type` (`"Jet_pt"`), or a fundamental member of records in a
+// collection (`"Muon._0.pt"`: the collection's counts, the member's values). Read an entry's
+// items with `rntuple_view_get_items`, or windows of entries with `rntuple_view_items_window`.
+// Errors as `rntuple_view_create`.
+int32_t rntuple_view_create_items(uint64_t reader, const char *field, uint32_t type, uint64_t *view);
+
+// Writes entry `entry`'s value into `out` (`out_size` bytes: the size of the view's C type,
+// checked). Errors: an entry past the end (`RNTUPLE_ERR_INVALID_ARGUMENT`), `out_size` not the
+// type's size, a view of items or of a string.
+int32_t rntuple_view_get(uint64_t view, uint64_t entry, void *out, size_t out_size);
+
+// Entry `entry`'s items into `*data` and their count into `*len` (a string: its bytes, not
+// NUL-terminated). `*data` stays valid until the next call on this view or its `free`.
+int32_t rntuple_view_get_items(uint64_t view, uint64_t entry, const void **data, uint64_t *len);
+
+// The page of values holding entry `entry` of a one-value view: entries `[*first, *first +
+// *count)` with their values at `*values` (of the view's type), valid until the next call on this
+// view. Index it directly while the entries asked for stay inside it (what `rntuple::View` in
+// C++ does).
+int32_t rntuple_view_window(uint64_t view, uint64_t entry, uint64_t *first, uint64_t *count, const void **values);
+
+// The offsets window holding entry `entry` of an items or string view into `*window` (see
+// `rntuple_items_window`), valid until the next call on this view.
+int32_t rntuple_view_items_window(uint64_t view, uint64_t entry, struct rntuple_items_window *window);
+
+// The pages this view decoded (each page touched once while it stays in the cache) into
+// `*pages_decoded` and the bytes of decoded pages it holds into `*cached_bytes` (either may be
+// null).
+int32_t rntuple_view_stats(uint64_t view, uint64_t *pages_decoded, uint64_t *cached_bytes);
+
+// The bytes of decoded pages the view keeps (32 MiB by default; the page in use is kept
+// whatever the budget).
+int32_t rntuple_view_set_cache_budget(uint64_t view, uint64_t bytes);
+
+// Frees a view (its reader stays open).
+int32_t rntuple_view_free(uint64_t view);
+
+// Creates in `*loader` an entry object of `reader` with no field bound.
+int32_t rntuple_entry_load_create(uint64_t reader, uint64_t *loader);
+
+// Binds the field at dotted path `field` to the caller's variable `dst`: one value per entry of
+// C type `type` (`dst` points to it, e.g. a `float`), or for `RNTUPLE_TYPE_STRING` a string
+// (`dst` points to an `rntuple_items`). `dst` must stay valid, and not be read or written by
+// another thread during `rntuple_entry_load`, until the object is freed. Errors as
+// `rntuple_view_create`.
+int32_t rntuple_entry_load_bind(uint64_t loader, const char *field, uint32_t type, void *dst);
+
+// Binds a collection of fundamental values (as `rntuple_view_create_items`) to the caller's
+// `rntuple_items` at `dst`, filled with the entry's items at each load. Contract and errors as
+// `rntuple_entry_load_bind`.
+int32_t rntuple_entry_load_bind_items(uint64_t loader, const char *field, uint32_t type, struct rntuple_items *dst);
+
+// Loads entry `entry` of every bound field into its variable. Errors: an entry past the end
+// (`RNTUPLE_ERR_INVALID_ARGUMENT`), a damaged page (naming the field); the variables of the
+// fields before the failing one hold the entry's values, the others are untouched.
+int32_t rntuple_entry_load(uint64_t loader, uint64_t entry);
+
+// The number of fields bound into `*n`.
+int32_t rntuple_entry_load_fields(uint64_t loader, size_t *n);
+
+// Frees an entry object (its reader stays open; the bound variables are no longer used).
+int32_t rntuple_entry_load_free(uint64_t loader);
 
 // A sequential writer of a new RNTuple `ntuple` in a new file `path`, with a schema in JSON
 // (`{"pt": "float", "jets": "std::vector<float>"}`) and write options (0: the defaults). `*out`

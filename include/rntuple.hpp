@@ -1,6 +1,7 @@
 // rntuple.hpp: a header-only C++17 layer over the C ABI (rntuple.h): RAII handles, exceptions
 // that carry the library's message and status, typed setters, and EntryBinder, which fills a
-// struct of scalars, strings and std::vectors per entry (what an output module does).
+// struct of scalars, strings and std::vectors per entry (what an output module does). Reading entry
+// by entry (views, EntryLoader, Reader::load) is in rntuple_view.hpp, included at the end.
 //
 //   rntuple::ParallelWriter w("out.root", "Events", R"({"pt": "float", "jets": "std::vector<float>"})");
 //   std::thread t([&] {
@@ -90,6 +91,23 @@ class Handle {
  private:
   uint64_t h_ = 0;
 };
+
+/// The RNTUPLE_TYPE_* code of a fundamental C++ type (0 for others).
+template <class T>
+constexpr uint32_t type_code() {
+  if constexpr (std::is_same_v<T, bool>) return RNTUPLE_TYPE_BOOL;
+  else if constexpr (std::is_same_v<T, char> || std::is_same_v<T, int8_t>) return RNTUPLE_TYPE_I8;
+  else if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, std::byte>) return RNTUPLE_TYPE_U8;
+  else if constexpr (std::is_same_v<T, int16_t>) return RNTUPLE_TYPE_I16;
+  else if constexpr (std::is_same_v<T, uint16_t>) return RNTUPLE_TYPE_U16;
+  else if constexpr (std::is_same_v<T, int32_t>) return RNTUPLE_TYPE_I32;
+  else if constexpr (std::is_same_v<T, uint32_t>) return RNTUPLE_TYPE_U32;
+  else if constexpr (std::is_same_v<T, int64_t>) return RNTUPLE_TYPE_I64;
+  else if constexpr (std::is_same_v<T, uint64_t>) return RNTUPLE_TYPE_U64;
+  else if constexpr (std::is_same_v<T, float>) return RNTUPLE_TYPE_F32;
+  else if constexpr (std::is_same_v<T, double>) return RNTUPLE_TYPE_F64;
+  else return 0;
+}
 }  // namespace detail
 
 /// Write options by name (ROOT's RNTupleWriteOptions in snake case), ROOT's defaults otherwise.
@@ -159,6 +177,9 @@ class File {
   explicit File(detail::Handle<rntuple_file_free> h) : h_(std::move(h)) {}
   detail::Handle<rntuple_file_free> h_;
 };
+
+template <class T>
+class View;
 
 /// One RNTuple open for reading.
 class Reader {
@@ -231,7 +252,7 @@ class Reader {
   /// reader keeps its decompression scratch, so a loop over clusters into one buffer allocates nothing.
   template <class T>
   uint64_t read_column(const std::string& field, size_t cluster_begin, size_t cluster_end, T* out, size_t n_out, uint32_t column = 0) const {
-    static_assert(type_code<T>() != 0, "read_column: bool, an 8- to 64-bit integer, float or double");
+    static_assert(detail::type_code<T>() != 0, "read_column: bool, an 8- to 64-bit integer, float or double");
     check_type<T>("read_column", field, column);
     uint64_t n = 0;
     detail::check(rntuple_reader_read_column(h_.get(), field.c_str(), column, cluster_begin, cluster_end, out, n_out * sizeof(T), &n));
@@ -243,7 +264,7 @@ class Reader {
   /// largest page reused from chunk to chunk stays in the processor's cache.
   template <class T>
   uint64_t read_column_range(const std::string& field, size_t cluster, uint64_t first, T* out, size_t n_out, uint32_t column = 0) const {
-    static_assert(type_code<T>() != 0, "read_column_range: bool, an 8- to 64-bit integer, float or double");
+    static_assert(detail::type_code<T>() != 0, "read_column_range: bool, an 8- to 64-bit integer, float or double");
     check_type<T>("read_column_range", field, column);
     uint64_t n = 0;
     detail::check(rntuple_reader_read_column_range(h_.get(), field.c_str(), column, cluster, first, n_out, out, n_out * sizeof(T), &n));
@@ -275,30 +296,21 @@ class Reader {
     return read_column_range(field, cluster, first, out.data(), out.size(), column);
   }
 #endif
+  /// A view of `field` read entry by entry as T (rntuple_view.hpp): float, std::vector<float>, std::string, ...
+  template <class T>
+  View<T> view(const std::string& field) const;
+  /// Entry `entry` into `s`, the members rntuple::Members<S> binds (rntuple_view.hpp).
+  template <class S>
+  void load(uint64_t entry, S& s) const;
   uint64_t handle() const noexcept { return h_.get(); }
 
  private:
-  template <class T>
-  static constexpr uint32_t type_code() {
-    if constexpr (std::is_same_v<T, bool>) return RNTUPLE_TYPE_BOOL;
-    else if constexpr (std::is_same_v<T, char> || std::is_same_v<T, int8_t>) return RNTUPLE_TYPE_I8;
-    else if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, std::byte>) return RNTUPLE_TYPE_U8;
-    else if constexpr (std::is_same_v<T, int16_t>) return RNTUPLE_TYPE_I16;
-    else if constexpr (std::is_same_v<T, uint16_t>) return RNTUPLE_TYPE_U16;
-    else if constexpr (std::is_same_v<T, int32_t>) return RNTUPLE_TYPE_I32;
-    else if constexpr (std::is_same_v<T, uint32_t>) return RNTUPLE_TYPE_U32;
-    else if constexpr (std::is_same_v<T, int64_t>) return RNTUPLE_TYPE_I64;
-    else if constexpr (std::is_same_v<T, uint64_t>) return RNTUPLE_TYPE_U64;
-    else if constexpr (std::is_same_v<T, float>) return RNTUPLE_TYPE_F32;
-    else if constexpr (std::is_same_v<T, double>) return RNTUPLE_TYPE_F64;
-    else return 0;
-  }
   /// Throws unless the column's elements are `T`s (`what` names the caller in the message).
   template <class T>
   void check_type(const char* what, const std::string& field, uint32_t column) const {
     uint32_t code = 0;
     detail::check(rntuple_reader_column_elements(h_.get(), field.c_str(), column, 0, 0, nullptr, nullptr, &code));
-    if (code != type_code<T>())
+    if (code != detail::type_code<T>())
       throw Error(RNTUPLE_ERR_INVALID_ARGUMENT, std::string(what) + ": field '" + field + "' column " + std::to_string(column) +
                                                     " holds elements of type code " + std::to_string(code) + ", not of this buffer's type");
   }
@@ -732,5 +744,7 @@ class EntryBinder final : private detail::Gathered {
 };
 
 }  // namespace rntuple
+
+#include "rntuple_view.hpp"
 
 #endif  // RNTUPLE_HPP

@@ -219,6 +219,7 @@ def test_tarball_has_one_top_directory_and_every_file(tarball):
     assert all(name == top or name.startswith(top + "/") for name in members), sorted(members)
     files = {name.removeprefix(top + "/") for name, m in members.items() if m.isfile()}
     expected = {"bin/rntuple", "lib/librntuple_c.so", "lib/librntuple_c.a", "include/rntuple.h", "include/rntuple.hpp",
+                "include/rntuple_view.hpp",
                 "lib/pkgconfig/rntuple.pc", "lib/cmake/rntuple/rntupleConfig.cmake", "lib/cmake/rntuple/rntupleConfigVersion.cmake",
                 "README.md"}
     expected |= {n for n in ("LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING", "NOTICE") if (REPO / n).is_file()}

@@ -34,7 +34,7 @@ def prefix(tmp_path_factory) -> Path:
 
 
 def test_install_puts_everything_in_place(prefix):
-    for rel in ("include/rntuple.h", "include/rntuple.hpp", "lib/librntuple_c.so", "lib/librntuple_c.a", "lib/pkgconfig/rntuple.pc",
+    for rel in ("include/rntuple.h", "include/rntuple.hpp", "include/rntuple_view.hpp", "lib/librntuple_c.so", "lib/librntuple_c.a", "lib/pkgconfig/rntuple.pc",
                 "lib/cmake/rntuple/rntupleConfig.cmake", "lib/cmake/rntuple/rntupleConfigVersion.cmake"):
         assert (prefix / rel).is_file(), rel
     pc = (prefix / "lib/pkgconfig/rntuple.pc").read_text()

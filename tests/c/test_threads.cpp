@@ -13,35 +13,12 @@
 #include <vector>
 
 #include "rntuple.hpp"
+#include "threads_event.h"
 
 namespace {
 constexpr uint64_t PER_THREAD = 25000;
 constexpr int THREADS = 4;
 
-struct Event {
-  uint64_t event;
-  int32_t run;
-  float met;
-  std::vector<float> jet_pt;
-  std::vector<float> jet_eta;
-  std::vector<int32_t> jet_id;
-  std::string tag;
-};
-
-Event make(uint64_t i) {
-  Event e;
-  e.event = i;
-  e.run = static_cast<int32_t>(i / 1000);
-  e.met = static_cast<float>(i % 97) * 1.5f;
-  size_t n = i % 5;
-  for (size_t k = 0; k < n; k++) {
-    e.jet_pt.push_back(static_cast<float>(i % 101) + static_cast<float>(k));
-    e.jet_eta.push_back(static_cast<float>(k) * 0.5f - 1.0f);
-    e.jet_id.push_back(static_cast<int32_t>(k));
-  }
-  e.tag = i % 2 ? "odd" : "even";
-  return e;
-}
 }  // namespace
 
 int main(int argc, char** argv) {

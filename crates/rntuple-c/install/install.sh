@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The C/C++ library package into one prefix, for `make install` and `make dist` alike:
 #   install.sh PREFIX VERSION STATIC_LIBS EXTRA_LINK
-# puts librntuple_c.so and .a (debug information stripped), include/rntuple.h and rntuple.hpp, lib/pkgconfig/rntuple.pc
+# puts librntuple_c.so and .a (debug information stripped), include/rntuple.h, rntuple.hpp and rntuple_view.hpp, lib/pkgconfig/rntuple.pc
 # and lib/cmake/rntuple/rntupleConfig{,Version}.cmake under PREFIX. The templates (this directory) hold no absolute
 # path: the pkg-config and CMake files find the prefix from their own place, so the tree is relocatable.
 # STATIC_LIBS: what a static link needs after librntuple_c.a (the .pc's Libs.private); EXTRA_LINK: the MPI link
@@ -17,7 +17,7 @@ repo=$(cd "$here/../../.." && pwd)
 [ -n "$version" ] || { echo "install.sh: no version" >&2; exit 2; }
 
 install -d "$prefix/lib/pkgconfig" "$prefix/lib/cmake/rntuple" "$prefix/include"
-install -m 644 "$repo/include/rntuple.h" "$repo/include/rntuple.hpp" "$prefix/include/"
+install -m 644 "$repo/include/rntuple.h" "$repo/include/rntuple.hpp" "$repo/include/rntuple_view.hpp" "$prefix/include/"
 install -m 755 "$repo/target/release/librntuple_c.so" "$prefix/lib/"
 install -m 644 "$repo/target/release/librntuple_c.a" "$prefix/lib/"
 strip --strip-debug "$prefix/lib/librntuple_c.so" "$prefix/lib/librntuple_c.a"

@@ -21,7 +21,8 @@
 //! handle holds), [`write`] (sequential writers), [`parallel`] (parallel writers and fill contexts),
 //! [`file_writer`] (several RNTuples in one file), [`mpi`] (distributed writers), [`entry`]
 //! (typed setters filling entry by entry), [`ops`] (merge, skim, check), [`bulk`] and
-//! [`bulk_range`] (column reads into the caller's memory: over clusters, and element ranges within one).
+//! [`bulk_range`] (column reads into the caller's memory: over clusters, and element ranges within one),
+//! [`view`] (entry-wise reading: views of one field, and entry objects loading bound fields).
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)]
 
@@ -42,4 +43,5 @@ pub mod setters;
 pub mod status;
 pub mod stream;
 pub mod strings;
+pub mod view;
 pub mod write;

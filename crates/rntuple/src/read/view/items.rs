@@ -6,8 +6,8 @@
 //! the page before when the entry is a page's first); items within one page are lent from the
 //! decoded page, items spread over several pages are copied into the cursor's buffer.
 
+use super::cursor::{cluster_of, type_of, Cursor};
 use super::pages::{ColumnPages, DEFAULT_PAGE_BUDGET};
-use super::{cluster_of, type_of, Cursor};
 use crate::error::{Error, Result};
 use crate::format::descriptor::Role;
 use crate::read::decode::bulk::BulkColumn;

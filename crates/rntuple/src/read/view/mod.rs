@@ -3,6 +3,7 @@
 //! within a byte budget ([`View::set_cache_budget`]), so sequential loops decode every page once
 //! and random access decodes a page again only after the budget evicted it.
 //!
+//! - `cursor`: what every cursor does (the `Cursor` trait), finding an entry's cluster.
 //! - `pages`: the decoded pages of one column, least recently used evicted first.
 //! - `scalar`: one value per entry (`f32`, `i64`, `bool`, a member of records `"rec.x"`).
 //! - `items`: several values per entry (`Vec<f32>` of a `std::vector<float>` or of a member of
@@ -38,36 +39,20 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod cursor;
 mod items;
 mod pages;
 mod scalar;
 
+pub use cursor::Cursor;
 pub use items::{ItemsCursor, ItemsWindow, StringCursor};
 pub use pages::DEFAULT_PAGE_BUDGET;
 pub use scalar::ScalarCursor;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::read::decode::bulk_element::BulkElement;
 use crate::read::open::Reader;
 use std::ops::Deref;
-
-/// How a view reads a field's entries: made for a field path, asked for one entry at a time.
-pub trait Cursor: Sized {
-    /// What one entry reads as (`f32`, `&[f32]`, `&str`).
-    type Out<'a>
-    where
-        Self: 'a;
-    /// The cursor of the field at dotted path `path`; an error if the field cannot read as this.
-    fn open(r: &Reader, path: &str) -> Result<Self>;
-    /// Entry `entry` (global); an error past the end.
-    fn get<'a>(&'a mut self, r: &Reader, entry: u64) -> Result<Self::Out<'a>>;
-    /// Pages decoded so far (each page touched counts once while it stays cached).
-    fn pages_decoded(&self) -> u64;
-    /// Bytes of decoded pages held.
-    fn cached_bytes(&self) -> usize;
-    /// The page cache's budget in bytes.
-    fn set_budget(&mut self, bytes: usize);
-}
 
 /// A type a field can be viewed as: the fundamental types (one value per entry), `Vec<T>` of
 /// them (a collection, or a member of records in a collection) and `String`.
@@ -163,25 +148,6 @@ impl Reader {
     /// ```
     pub fn view<T: ViewType>(&self, path: &str) -> Result<View<&Reader, T>> {
         View::new(self, path)
-    }
-}
-
-/// The cluster holding global entry `entry` and the entry's index within it.
-#[inline]
-pub(crate) fn cluster_of(r: &Reader, entry: u64, what: &str) -> Result<(usize, u64)> {
-    let cl = &r.desc.clusters;
-    let k = cl.partition_point(|c| c.first_entry.saturating_add(c.n_entries) <= entry);
-    match cl.get(k) {
-        Some(c) if entry >= c.first_entry => Ok((k, entry - c.first_entry)),
-        _ => Err(Error::Invalid(format!("{what}: entry {entry} is past the end ({} entries)", r.num_entries()))),
-    }
-}
-
-/// The ROOT type name of the field at `path`, for messages.
-pub(crate) fn type_of(r: &Reader, path: &str) -> String {
-    match r.desc.field_by_path(path) {
-        Some(id) => r.display_type(id),
-        None => "no such field".into(),
     }
 }
 

@@ -1,8 +1,8 @@
 //! The cursor of a view of a field with one value per entry: a fundamental type at the top level
 //! or a member of records (`"rec.x"`), outside any collection.
 
+use super::cursor::{cluster_of, Cursor};
 use super::pages::{ColumnPages, DEFAULT_PAGE_BUDGET};
-use super::{cluster_of, Cursor};
 use crate::error::{Error, Result};
 use crate::read::decode::bulk_element::BulkElement;
 use crate::read::open::Reader;
@@ -46,7 +46,7 @@ impl<T: BulkElement> Cursor for ScalarCursor<T> {
         if col.is_offsets() || col.mult != Some(1) {
             return Err(Error::Invalid(format!(
                 "field '{path}' ({}) does not hold one value per entry: view it as a collection (Vec<T>, std::vector<T>) or view its members",
-                super::type_of(r, path)
+                super::cursor::type_of(r, path)
             )));
         }
         Ok(ScalarCursor { pages: ColumnPages::new(col, DEFAULT_PAGE_BUDGET)?, cur: None })

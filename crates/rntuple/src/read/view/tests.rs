@@ -25,7 +25,8 @@ fn reader(tag: &str) -> Reader {
     let mut w = Writer::create(&path, "Events", &schema, opts).unwrap();
     for i in 0..N {
         let v: Vec<Value> = (0..i % 5).map(|j| Value::F32((i * 10 + j) as f32 * 0.5)).collect();
-        let vp: Vec<Value> = (0..i % 4).map(|j| Value::Record(vec![("_0".into(), Value::Int(j as i64 - 2)), ("_1".into(), Value::F64(i as f64 + j as f64 / 8.0))])).collect();
+        let vp: Vec<Value> =
+            (0..i % 4).map(|j| Value::Record(vec![("_0".into(), Value::Int(j as i64 - 2)), ("_1".into(), Value::F64(i as f64 + j as f64 / 8.0))])).collect();
         w.fill(&Value::Record(vec![
             ("id".into(), Value::UInt(i * 7)),
             ("x".into(), Value::F64(i as f64 / 3.0)),
