@@ -30,7 +30,7 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: wheel cbindgen header install dist bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed docs
+.PHONY: wheel cbindgen header install dist bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed bench-wide docs
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -266,6 +266,11 @@ bench-merge: venv build python
 # vs uproot.dask with a cut, Spark's rntuple source vs Spark on Parquet (bench/distributed_bench.py).
 bench-distributed: venv bench-deps build python
 	$(PY) bench/distributed_bench.py
+
+# Wide schemas (issue 56): open + read of all 1,500 fields of a NanoAOD-like file from Python, ours vs uproot, with a
+# profile of where our time goes (bench/wide_schema_bench.py; the file is written once into bench/data/).
+bench-wide: venv bench-deps python
+	$(PY) bench/wide_schema_bench.py
 
 # Compiled C++ writing NanoAOD-like events from threads: ROOT 6.40's RNTupleParallelWriter vs rntuple.hpp (the C ABI)
 # vs the same events from Rust (bench/cpp_write_bench.py; it compiles the programs once, under target/).

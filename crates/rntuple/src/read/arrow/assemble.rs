@@ -15,8 +15,9 @@ use arrow_array::types::*;
 use arrow_array::*;
 use arrow_buffer::{OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, UnionFields};
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 impl Reader {
     #[cfg(test)]
@@ -30,12 +31,13 @@ impl Reader {
         // The entries of the spans, summed once: a field without columns (an empty record) takes its
         // length from it, not from a sum per field (fields x clusters).
         let len: u64 = spans.iter().map(|s| s.end - s.start).sum();
+        let shared = SharedOffsets::default();
         if ids.len() <= 1 {
-            return ids.iter().map(|&id| self.read_node(plan, id, spans, len, Some(1), objects)).collect();
+            return ids.iter().map(|&id| self.read_node(plan, &shared, id, spans, len, Some(1), objects)).collect();
         }
         let threads = self.threads.min(ids.len());
         if threads <= 1 {
-            return ids.iter().map(|&id| self.read_node(plan, id, spans, len, Some(1), objects)).collect();
+            return ids.iter().map(|&id| self.read_node(plan, &shared, id, spans, len, Some(1), objects)).collect();
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let mut results: Vec<Option<Result<ArrayRef>>> = (0..ids.len()).map(|_| None).collect();
@@ -47,7 +49,7 @@ impl Reader {
                     if i >= ids.len() {
                         break;
                     }
-                    let r = self.read_node(plan, ids[i], spans, len, Some(1), objects);
+                    let r = self.read_node(plan, &shared, ids[i], spans, len, Some(1), objects);
                     if let Ok(mut g) = slots[i].lock() {
                         *g = Some(r);
                     }
@@ -124,7 +126,8 @@ impl Reader {
     }
 
     /// The array of field `id` over `spans` (`len` elements in all: the sum of their lengths).
-    fn read_node(&self, plan: &ReadPlan, id: u32, spans: &[Span], len: u64, mult: Option<u64>, objects: bool) -> Result<ArrayRef> {
+    #[allow(clippy::too_many_arguments)]
+    fn read_node(&self, plan: &ReadPlan, shared: &SharedOffsets, id: u32, spans: &[Span], len: u64, mult: Option<u64>, objects: bool) -> Result<ArrayRef> {
         let f = &self.desc.fields[id as usize];
         let kind = self.kinds[id as usize].as_ref().map_err(|e| Error::Unsupported(e.clone()))?;
         Ok(match kind {
@@ -152,9 +155,9 @@ impl Reader {
             Kind::List => {
                 let (offs, cs) = self.offsets(plan, f, spans, mult)?;
                 let c = f.children[0];
-                let child = self.read_node(plan, c, &cs, items(&offs), None, objects)?;
+                let child = self.read_node(plan, shared, c, &cs, items(&offs), None, objects)?;
                 let field = Arc::new(Field::new(self.desc.fields[c as usize].name.clone(), child.data_type().clone(), self.child_nullable(c, &child)));
-                Arc::new(LargeListArray::try_new(field, OffsetBuffer::new(ScalarBuffer::from(offs)), child, None)?)
+                Arc::new(LargeListArray::try_new(field, shared.share(offs), child, None)?)
             }
             Kind::RecordList => {
                 let (offs, cs) = self.offsets(plan, f, spans, mult)?;
@@ -165,18 +168,18 @@ impl Reader {
                     let mut fields = Vec::new();
                     let mut arrays = Vec::new();
                     for &c in &f.children {
-                        let a = self.read_node(plan, c, &cs, n_items as u64, None, objects)?;
+                        let a = self.read_node(plan, shared, c, &cs, n_items as u64, None, objects)?;
                         fields.push(Field::new(self.desc.fields[c as usize].name.clone(), a.data_type().clone(), self.child_nullable(c, &a)));
                         arrays.push(a);
                     }
                     Arc::new(StructArray::try_new(Fields::from(fields), arrays, None)?)
                 };
                 let field = Arc::new(Field::new("_0", items.data_type().clone(), false));
-                Arc::new(LargeListArray::try_new(field, OffsetBuffer::new(ScalarBuffer::from(offs)), items, None)?)
+                Arc::new(LargeListArray::try_new(field, shared.share(offs), items, None)?)
             }
             Kind::Map => {
                 let (offs, cs) = self.offsets(plan, f, spans, mult)?;
-                let child = self.read_node(plan, f.children[0], &cs, items(&offs), None, objects)?;
+                let child = self.read_node(plan, shared, f.children[0], &cs, items(&offs), None, objects)?;
                 let Some(entries) = child.as_any().downcast_ref::<StructArray>() else {
                     return Err(Error::Unsupported(format!("map field '{}' whose item is not a pair", f.name)));
                 };
@@ -189,7 +192,7 @@ impl Reader {
             }
             Kind::Optional => {
                 let (offs, cs) = self.offsets(plan, f, spans, mult)?;
-                let child = self.read_node(plan, f.children[0], &cs, items(&offs), None, objects)?;
+                let child = self.read_node(plan, shared, f.children[0], &cs, items(&offs), None, objects)?;
                 let mut idx: Vec<Option<u64>> = Vec::with_capacity(offs.len().saturating_sub(1));
                 for w in offs.windows(2) {
                     match w[1] - w[0] {
@@ -210,7 +213,7 @@ impl Reader {
                 let n = *n;
                 let cs: Vec<Span> = spans.iter().map(|s| mul_span(s, n)).collect::<Result<_>>()?;
                 let c = f.children[0];
-                let child = self.read_node(plan, c, &cs, len.saturating_mul(n), mult.and_then(|m| m.checked_mul(n)), objects)?;
+                let child = self.read_node(plan, shared, c, &cs, len.saturating_mul(n), mult.and_then(|m| m.checked_mul(n)), objects)?;
                 let field = Arc::new(Field::new(self.desc.fields[c as usize].name.clone(), child.data_type().clone(), self.child_nullable(c, &child)));
                 Arc::new(FixedSizeListArray::try_new(field, i32::try_from(n).map_err(|_| Error::Unsupported("array too long".into()))?, child, None)?)
             }
@@ -233,14 +236,14 @@ impl Reader {
                     let mut fields = Vec::new();
                     let mut arrays = Vec::new();
                     for &c in &f.children {
-                        let a = self.read_node(plan, c, spans, len, mult, objects)?;
+                        let a = self.read_node(plan, shared, c, spans, len, mult, objects)?;
                         fields.push(Field::new(self.desc.fields[c as usize].name.clone(), a.data_type().clone(), self.child_nullable(c, &a)));
                         arrays.push(a);
                     }
                     Arc::new(StructArray::try_new(Fields::from(fields), arrays, None)?)
                 }
             }
-            Kind::Wrapper => self.read_node(plan, f.children[0], spans, len, mult, objects)?,
+            Kind::Wrapper => self.read_node(plan, shared, f.children[0], spans, len, mult, objects)?,
             Kind::Cardinality(is64) => {
                 let (offs, _) = self.offsets(plan, f, spans, mult)?;
                 let sizes = offs.windows(2).map(|w| (w[1] - w[0]) as u64);
@@ -253,7 +256,7 @@ impl Reader {
                     Arc::new(UInt32Array::from(v))
                 }
             }
-            Kind::Variant => self.read_variant(plan, id, f, spans, mult, objects)?,
+            Kind::Variant => self.read_variant(plan, shared, id, f, spans, mult, objects)?,
         })
     }
 
@@ -293,7 +296,17 @@ impl Reader {
         }
     }
 
-    fn read_variant(&self, plan: &ReadPlan, id: u32, f: &FieldDescriptor, spans: &[Span], mult: Option<u64>, objects: bool) -> Result<ArrayRef> {
+    #[allow(clippy::too_many_arguments)]
+    fn read_variant(
+        &self,
+        plan: &ReadPlan,
+        shared: &SharedOffsets,
+        id: u32,
+        f: &FieldDescriptor,
+        spans: &[Span],
+        mult: Option<u64>,
+        objects: bool,
+    ) -> Result<ArrayRef> {
         let n_alt = f.children.len();
         let mut type_ids: Vec<i8> = Vec::new();
         let mut offsets: Vec<i32> = Vec::new();
@@ -338,11 +351,46 @@ impl Reader {
         }
         let mut children: Vec<ArrayRef> = Vec::new();
         for (k, &c) in f.children.iter().enumerate() {
-            children.push(self.read_node(plan, c, &child_spans[k], child_len[k], None, objects)?);
+            children.push(self.read_node(plan, shared, c, &child_spans[k], child_len[k], None, objects)?);
         }
         children.push(Arc::new(NullArray::new(n_null as usize)));
         let fields = self.union_fields(id, objects)?;
         Ok(Arc::new(UnionArray::try_new(fields, ScalarBuffer::from(type_ids), Some(ScalarBuffer::from(offsets)), children)?))
+    }
+}
+
+/// The offsets of the collections of one read (any depth), by their length and last value:
+/// collections whose offsets are equal share one buffer. NanoAOD's members of a collection
+/// (`Jet_pt`, `Jet_eta`, ... each a `std::vector` with its own offset column) have equal offsets:
+/// one buffer for them all instead of one each, and no second check of offsets that are equal to
+/// checked ones.
+#[derive(Default)]
+struct SharedOffsets(Mutex<HashMap<OffsetsKey, Vec<OffsetBuffer<i64>>>>);
+
+/// What offsets equal ones must have in common: their length and their last value.
+type OffsetsKey = (usize, i64);
+
+/// Most distinct offset buffers kept per (length, last value): the comparisons a new one costs.
+const SHARED_PER_KEY: usize = 4;
+
+impl SharedOffsets {
+    /// The buffer of `offs` (from `Reader::offsets`: starting at 0, never decreasing): an equal
+    /// one of this read if there is one, else a new one, remembered.
+    fn share(&self, offs: Vec<i64>) -> OffsetBuffer<i64> {
+        let key = (offs.len(), offs.last().copied().unwrap_or(0));
+        // A poisoned lock (a panic in another reading thread) only ends the sharing.
+        let Ok(mut known) = self.0.lock() else {
+            return OffsetBuffer::new(ScalarBuffer::from(offs));
+        };
+        let same = known.entry(key).or_default();
+        if let Some(b) = same.iter().find(|b| b.inner().as_ref() == offs.as_slice()) {
+            return b.clone();
+        }
+        let b = OffsetBuffer::new(ScalarBuffer::from(offs));
+        if same.len() < SHARED_PER_KEY {
+            same.push(b.clone());
+        }
+        b
     }
 }
 
@@ -400,4 +448,81 @@ pub(crate) fn scalar_type(s: Scalar) -> DataType {
 /// The items a collection's offsets (from 0) span: its last offset.
 fn items(offs: &[i64]) -> u64 {
     offs.last().map_or(0, |&o| o.max(0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::write::{WriteOptions, Writer};
+    use crate::{RNTupleFile, Value};
+    use arrow_array::{Array, LargeListArray};
+
+    /// Two members of one collection (equal sizes: equal offsets), a third vector of other sizes
+    /// and a nested vector whose inner lists have the members' sizes, over several clusters.
+    fn file(n: u64) -> Vec<u8> {
+        let path = std::env::temp_dir().join(format!("rntuple-shared-offsets-{}.root", std::process::id()));
+        let opts = WriteOptions { approx_zipped_cluster_size: 4_000, max_unzipped_page_size: 1024, ..Default::default() };
+        let schema = [
+            ("Jet_pt", "std::vector<float>"),
+            ("Jet_id", "std::vector<std::int32_t>"),
+            ("Mu_pt", "std::vector<float>"),
+            ("nested", "std::vector<std::vector<float>>"),
+        ];
+        let mut w = Writer::create(&path, "Events", &schema, opts).unwrap();
+        for i in 0..n {
+            let jets = i % 4;
+            let pt: Vec<Value> = (0..jets).map(|k| Value::F32((i * 10 + k) as f32)).collect();
+            let id: Vec<Value> = (0..jets).map(|k| Value::Int((i + k) as i64)).collect();
+            let mu: Vec<Value> = (0..i % 3).map(|k| Value::F32(k as f32)).collect();
+            let nested: Vec<Value> = (0..2).map(|_| Value::List(pt.clone())).collect();
+            let fields = [("Jet_pt", Value::List(pt)), ("Jet_id", Value::List(id)), ("Mu_pt", Value::List(mu)), ("nested", Value::List(nested))];
+            w.fill(&Value::Record(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())).unwrap();
+        }
+        w.commit().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        bytes
+    }
+
+    fn list(b: &arrow_array::RecordBatch, name: &str) -> LargeListArray {
+        b.column_by_name(name).unwrap().as_any().downcast_ref::<LargeListArray>().unwrap().clone()
+    }
+
+    #[test]
+    fn equal_offsets_share_one_buffer_and_keep_their_values() {
+        let n = 3_000;
+        let mut r = RNTupleFile::from_bytes(file(n)).unwrap().reader("Events").unwrap();
+        assert!(r.descriptor().clusters.len() > 2, "several clusters");
+        for threads in [1, 2] {
+            r.set_threads(threads);
+            for (start, stop) in [(0, n), (7, n - 5), (1_500, 1_501)] {
+                let b = r.read_batch(None, start, stop).unwrap();
+                let (pt, id, mu, nested) = (list(&b, "Jet_pt"), list(&b, "Jet_id"), list(&b, "Mu_pt"), list(&b, "nested"));
+                let inner = nested.values().as_any().downcast_ref::<LargeListArray>().unwrap().clone();
+                let ptr = |a: &LargeListArray| a.offsets().inner().inner().as_ptr();
+                assert_eq!(ptr(&pt), ptr(&id), "members of one collection share their offsets");
+                if (start..stop).any(|e| e % 4 != e % 3) {
+                    assert_ne!(ptr(&pt), ptr(&mu), "other sizes, other offsets");
+                } else {
+                    assert_eq!(ptr(&pt), ptr(&mu), "the same sizes (all 0): one buffer");
+                }
+                assert_eq!(pt.offsets().len(), (stop - start + 1) as usize);
+                for (row, e) in (start..stop).enumerate() {
+                    let jets = (e % 4) as usize;
+                    assert_eq!(pt.value_length(row) as usize, jets);
+                    assert_eq!(id.value_length(row) as usize, jets);
+                    assert_eq!(mu.value_length(row) as usize, (e % 3) as usize);
+                    assert_eq!(nested.value_length(row), 2);
+                    let v = pt.value(row);
+                    let v = v.as_any().downcast_ref::<arrow_array::Float32Array>().unwrap();
+                    assert_eq!(v.values().to_vec(), (0..jets as u64).map(|k| (e * 10 + k) as f32).collect::<Vec<_>>());
+                    let ids = id.value(row);
+                    let ids = ids.as_any().downcast_ref::<arrow_array::Int32Array>().unwrap();
+                    assert_eq!(ids.values().to_vec(), (0..jets as u64).map(|k| (e + k) as i32).collect::<Vec<_>>());
+                }
+                for row in 0..inner.len() {
+                    assert_eq!(inner.value_length(row) as u64, (start + row as u64 / 2) % 4, "inner list {row}");
+                }
+            }
+        }
+    }
 }
