@@ -51,8 +51,6 @@ bench/RESULTS.md; writes bench/data/cpp_write_results.json (--json).
 from __future__ import annotations
 
 import argparse
-import hashlib
-import importlib.util
 import shlex
 import statistics
 import subprocess
@@ -62,6 +60,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import _harness as H  # noqa: E402  (flags, children, machine, tables)
+from _cpp import compile_cached, root_dir  # noqa: E402
 
 REPO = H.REPO
 BUILD = REPO / "target" / "cpp_write_bench"
@@ -76,33 +75,6 @@ TARGET_VS_ROOT = 1.3
 TARGET_ABI = 0.95
 
 
-def root_dir() -> Path:
-    spec = importlib.util.find_spec("ROOT")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("ROOT (pip package `root`) is not installed in this Python: use .venv/bin/python")
-    return Path(list(spec.submodule_search_locations)[0])
-
-
-def compile_cached(name: str, cmd: list[str], inputs: list[Path]) -> Path:
-    """Compiles with `cmd` (its output is BUILD/name) unless the binary was built by the same command from
-    the same inputs (a hash of both in BUILD/name.stamp)."""
-    exe = BUILD / name
-    stamp = BUILD / f"{name}.stamp"
-    h = hashlib.sha256(" ".join(cmd).encode())
-    for p in inputs:
-        h.update(p.read_bytes())
-    key = h.hexdigest()
-    if exe.exists() and stamp.exists() and stamp.read_text() == key:
-        return exe
-    BUILD.mkdir(parents=True, exist_ok=True)
-    H.log(f"compiling {name}: {' '.join(cmd)}")
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"compiling {name} failed:\n{p.stderr[-3000:]}")
-    stamp.write_text(key)
-    return exe
-
-
 def build_all() -> dict[str, Path]:
     """The three programs; the Rust one with `make build`'s own cargo command (its features: another feature
     set would rebuild the core), limited to the example."""
@@ -112,12 +84,12 @@ def build_all() -> dict[str, Path]:
         raise SystemExit(f"{lib} is missing: run `make build` first")
     cxx = ["g++", "-O2", "-std=c++17", "-pthread"]
     src_root = HERE / "cpp" / "nano_write_root.cpp"
-    exe_root = compile_cached("nano_write_root", [
+    exe_root = compile_cached(BUILD, "nano_write_root", [
         *cxx, f"-I{NANO_H.parent}", f"-I{root / 'include'}", str(src_root), "-o", str(BUILD / "nano_write_root"),
         f"-L{root / 'lib'}", f"-Wl,-rpath,{root / 'lib'}", "-lROOTNTuple", "-lRIO", "-lCore"], [src_root, NANO_H])
     src_abi = REPO / "examples" / "cpp" / "output_module.cpp"
     inc = REPO / "include"
-    exe_abi = compile_cached("output_module", [
+    exe_abi = compile_cached(BUILD, "output_module", [
         *cxx, f"-I{inc}", f"-I{NANO_H.parent}", str(src_abi), "-o", str(BUILD / "output_module"),
         f"-L{lib.parent}", f"-Wl,-rpath,{lib.parent}", "-lrntuple_c"],
         [src_abi, NANO_H, inc / "rntuple.hpp", inc / "rntuple.h"])

@@ -196,10 +196,10 @@ struct rntuple_column {
   const int64_t *offsets;
 };
 
-// An offsets window of an items or string view (`rntuple_view_items_window`): entries
-// `[first, first + count)` of the RNTuple; entry `first + i` holds the cluster's items
-// `[i ? ends[i-1] : base, ends[i])`, at `items + (item - base)` (elements of the view's type;
-// bytes for a string).
+// A window of an items or string view (`rntuple_view_items_window`): entries `[first, first +
+// count)` of the RNTuple, `first` the entry asked for; entry `first + i` holds the cluster's
+// items `[i ? ends[i-1] : base, ends[i])`, at `items + (item - base)` (elements of the view's
+// type; bytes for a string). The window ends where the entries' offsets page or items page ends.
 struct rntuple_items_window {
   // The first entry of the window.
   uint64_t first;
@@ -621,8 +621,9 @@ int32_t rntuple_view_get_items(uint64_t view, uint64_t entry, const void **data,
 // C++ does).
 int32_t rntuple_view_window(uint64_t view, uint64_t entry, uint64_t *first, uint64_t *count, const void **values);
 
-// The offsets window holding entry `entry` of an items or string view into `*window` (see
-// `rntuple_items_window`), valid until the next call on this view.
+// The window of an items or string view starting at entry `entry` into `*window` (see
+// `rntuple_items_window`: the entries whose items lie in one decoded page, lent without a copy),
+// valid until the next call on this view.
 int32_t rntuple_view_items_window(uint64_t view, uint64_t entry, struct rntuple_items_window *window);
 
 // The pages this view decoded (each page touched once while it stays in the cache) into
@@ -630,7 +631,7 @@ int32_t rntuple_view_items_window(uint64_t view, uint64_t entry, struct rntuple_
 // null).
 int32_t rntuple_view_stats(uint64_t view, uint64_t *pages_decoded, uint64_t *cached_bytes);
 
-// The bytes of decoded pages the view keeps (32 MiB by default; the page in use is kept
+// The bytes of decoded pages the view keeps (16 MiB by default; the page in use is kept
 // whatever the budget).
 int32_t rntuple_view_set_cache_budget(uint64_t view, uint64_t bytes);
 

@@ -15,7 +15,7 @@
 //
 // A view asks the library for the page holding the entry it needs (values, or offsets with their
 // entries' items) and indexes it inline until an entry falls outside it, so a sequential loop
-// makes one library call per page. Pages are decoded once into the view's cache (32 MiB by
+// makes one library call per page. Pages are decoded once into the view's cache (16 MiB by
 // default, set_cache_budget()). A view is used by one thread; views of one Reader on many threads
 // are safe.
 #ifndef RNTUPLE_VIEW_HPP

@@ -37,10 +37,10 @@ impl Object for ViewObj {
     const TAG: u8 = 10;
 }
 
-/// An offsets window of an items or string view (`rntuple_view_items_window`): entries
-/// `[first, first + count)` of the RNTuple; entry `first + i` holds the cluster's items
-/// `[i ? ends[i-1] : base, ends[i])`, at `items + (item - base)` (elements of the view's type;
-/// bytes for a string).
+/// A window of an items or string view (`rntuple_view_items_window`): entries `[first, first +
+/// count)` of the RNTuple, `first` the entry asked for; entry `first + i` holds the cluster's
+/// items `[i ? ends[i-1] : base, ends[i])`, at `items + (item - base)` (elements of the view's
+/// type; bytes for a string). The window ends where the entries' offsets page or items page ends.
 #[repr(C)]
 pub struct rntuple_items_window {
     /// The first entry of the window.
@@ -140,8 +140,9 @@ pub unsafe extern "C" fn rntuple_view_window(view: u64, entry: u64, first: *mut 
     })
 }
 
-/// The offsets window holding entry `entry` of an items or string view into `*window` (see
-/// `rntuple_items_window`), valid until the next call on this view.
+/// The window of an items or string view starting at entry `entry` into `*window` (see
+/// `rntuple_items_window`: the entries whose items lie in one decoded page, lent without a copy),
+/// valid until the next call on this view.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rntuple_view_items_window(view: u64, entry: u64, window: *mut rntuple_items_window) -> i32 {
     guard("rntuple_view_items_window", || {
@@ -169,7 +170,7 @@ pub unsafe extern "C" fn rntuple_view_stats(view: u64, pages_decoded: *mut u64, 
     })
 }
 
-/// The bytes of decoded pages the view keeps (32 MiB by default; the page in use is kept
+/// The bytes of decoded pages the view keeps (16 MiB by default; the page in use is kept
 /// whatever the budget).
 #[unsafe(no_mangle)]
 pub extern "C" fn rntuple_view_set_cache_budget(view: u64, bytes: u64) -> i32 {

@@ -114,33 +114,41 @@ impl<T: BulkElement> ItemsCursor<T> {
         d.get((lo - s) as usize..(hi - s) as usize).ok_or_else(|| Error::internal("items outside the page lent"))
     }
 
-    /// The offsets page holding `entry` with all its entries' items, for callers indexing it
-    /// themselves (the C++ views): entries `first..first + ends.len()`, entry `first + i` holding
-    /// items `[ends[i - 1], ends[i])` (`[base, ends[0])` for the first) of the cluster, which are
-    /// `items[x - base]`. Lent until the next call.
+    /// Entries from `entry` on whose items lie in one decoded page, for callers indexing them
+    /// themselves (the C++ views): entries `first..first + ends.len()` (`first` is `entry`),
+    /// entry `first + i` holding items `[ends[i - 1], ends[i])` (`[base, ends[0])` for the first)
+    /// of the cluster, which are `items[x - base]`. The items are lent from the page (an entry
+    /// whose items span pages comes alone, its items copied), the window ends where the entries'
+    /// offsets page or items page ends. Lent until the next call.
     pub fn window(&mut self, r: &Reader, entry: u64) -> Result<ItemsWindow<'_, T>> {
-        let (k, _, _) = self.range(r, entry)?;
+        let (k, lo, hi) = self.range(r, entry)?;
         let w = self.cur.as_ref().ok_or_else(|| Error::internal("a view's window is missing"))?;
-        let (lo, hi) = (w.base, w.ends.last().copied().unwrap_or(w.base));
-        let lent = self.page.as_ref().is_some_and(|(pk, s, d)| *pk == k && lo >= *s && hi <= s + d.len() as u64);
-        let items: &[T] = if lo == hi {
-            &[]
-        } else if lent {
-            let (_, s, d) = self.page.as_ref().ok_or_else(|| Error::internal("a view's item page is missing"))?;
-            d.get((lo - s) as usize..(hi - s) as usize).ok_or_else(|| Error::internal("items outside the page lent"))?
-        } else {
-            let (s, d) = self.items.page(r, k, lo)?;
-            if hi <= s + d.len() as u64 {
-                self.page = Some((k, s, d));
-                let (_, s, d) = self.page.as_ref().ok_or_else(|| Error::internal("a view's item page is missing"))?;
-                d.get((lo - s) as usize..(hi - s) as usize).ok_or_else(|| Error::internal("items outside the page lent"))?
-            } else {
-                self.spread.clear();
-                self.items.extend(r, k, lo..hi, &mut self.spread)?;
-                &self.spread
+        let i = (entry - w.first) as usize;
+        let ends = w.ends.get(i..).ok_or_else(|| Error::internal("an entry outside its offsets page"))?;
+        let total = self.items.len(r, k)?;
+        if lo >= total {
+            // The entries left in the cluster hold no items (a lying offset fails in `range`'s
+            // checks or here: past the items, not empty).
+            let n = ends.partition_point(|&e| e <= lo);
+            if n == 0 {
+                return Err(Error::corrupt(format!("{}: entry {entry} ends its items at {hi}, past the cluster's {total}", self.items.col.what()), 0));
             }
-        };
-        Ok(ItemsWindow { first: w.first, ends: &w.ends, base: w.base, items })
+            return Ok(ItemsWindow { first: entry, ends: &ends[..n], base: lo, items: &[] });
+        }
+        let (s, d) = self.items.page(r, k, lo)?;
+        let page_end = s + d.len() as u64;
+        let n = ends.partition_point(|&e| e <= page_end);
+        if n == 0 {
+            // The entry's items span pages: copied.
+            self.spread.clear();
+            self.items.extend(r, k, lo..hi, &mut self.spread)?;
+            return Ok(ItemsWindow { first: entry, ends: &ends[..1], base: lo, items: &self.spread });
+        }
+        let last = ends[n - 1];
+        self.page = Some((k, s, d));
+        let (_, s, d) = self.page.as_ref().ok_or_else(|| Error::internal("a view's item page is missing"))?;
+        let items = d.get((lo - s) as usize..(last - s) as usize).ok_or_else(|| Error::internal("items outside the page lent"))?;
+        Ok(ItemsWindow { first: entry, ends: &ends[..n], base: lo, items })
     }
 
     pub(crate) fn decoded(&self) -> u64 {

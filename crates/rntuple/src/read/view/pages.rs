@@ -12,9 +12,10 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-/// What a view's page cache holds by default, per column: room for a few hundred pages of
-/// ROOT's default size (64 KiB), a cluster's worth of a column in most files.
-pub const DEFAULT_PAGE_BUDGET: usize = 32 << 20;
+/// What a view's page cache holds by default, per column: 16 MiB, the whole column of a few
+/// million tiny events (random access decodes each page once), a few pages of the largest size
+/// (1 MiB) for sequential reading, whose evicted pages' buffers are reused.
+pub const DEFAULT_PAGE_BUDGET: usize = 16 << 20;
 
 /// A decoded page: its first element within its cluster, its values, when it was last used.
 #[derive(Debug)]
@@ -38,6 +39,9 @@ pub(crate) struct ColumnPages<T> {
     bytes: usize,
     budget: usize,
     bulk: BulkReader,
+    /// Buffers of evicted pages no view holds any more, reused for the next pages (fresh memory
+    /// costs a page fault per 4 KiB).
+    spare: Vec<Vec<T>>,
     /// Pages decoded (a page evicted and needed again counts twice).
     pub(crate) decoded: u64,
 }
@@ -46,7 +50,18 @@ impl<T: BulkElement> ColumnPages<T> {
     /// A cache for column `col` (of element type `T`, checked) keeping up to `budget` bytes.
     pub(crate) fn new(col: BulkColumn, budget: usize) -> Result<ColumnPages<T>> {
         col.check_type::<T>()?;
-        Ok(ColumnPages { col, ends: HashMap::new(), pages: HashMap::new(), last: None, tick: 0, bytes: 0, budget, bulk: BulkReader::new(), decoded: 0 })
+        Ok(ColumnPages {
+            col,
+            ends: HashMap::new(),
+            pages: HashMap::new(),
+            last: None,
+            tick: 0,
+            bytes: 0,
+            budget,
+            bulk: BulkReader::new(),
+            spare: Vec::new(),
+            decoded: 0,
+        })
     }
 
     /// Changes the budget; pages over it go at the next page decoded.
@@ -94,13 +109,23 @@ impl<T: BulkElement> ColumnPages<T> {
         Ok(())
     }
 
-    /// The index of the page of cluster `k` holding element `e` and the elements it holds.
-    fn locate(&mut self, r: &Reader, k: usize, e: u64) -> Result<(usize, Range<u64>)> {
+    /// The elements the column holds in cluster `k`.
+    pub(crate) fn len(&mut self, r: &Reader, k: usize) -> Result<u64> {
+        self.ends_of(r, k).map(|ends| ends.last().copied().unwrap_or(0))
+    }
+
+    /// Where the column's pages end in cluster `k`, computed once.
+    fn ends_of(&mut self, r: &Reader, k: usize) -> Result<&[u64]> {
         if !self.ends.contains_key(&k) {
             let ends = r.bulk_page_ends(&self.col, k)?;
             self.ends.insert(k, ends);
         }
-        let ends = self.ends.get(&k).ok_or_else(|| Error::internal("page ends just computed are missing"))?;
+        self.ends.get(&k).map(|v| v.as_slice()).ok_or_else(|| Error::internal("page ends just computed are missing"))
+    }
+
+    /// The index of the page of cluster `k` holding element `e` and the elements it holds.
+    fn locate(&mut self, r: &Reader, k: usize, e: u64) -> Result<(usize, Range<u64>)> {
+        let ends = self.ends_of(r, k)?;
         let j = ends.partition_point(|&x| x <= e);
         let Some(&end) = ends.get(j) else {
             let n = ends.last().copied().unwrap_or(0);
@@ -122,9 +147,16 @@ impl<T: BulkElement> ColumnPages<T> {
             let Some((&old, _)) = self.pages.iter().min_by_key(|(_, c)| c.used) else { break };
             if let Some(c) = self.pages.remove(&old) {
                 self.bytes -= c.data.len() * std::mem::size_of::<T>();
+                if let Ok(v) = Arc::try_unwrap(c.data)
+                    && self.spare.len() < 2
+                {
+                    self.spare.push(v);
+                }
             }
         }
-        let mut data = vec![T::default(); n];
+        let mut data = self.spare.pop().unwrap_or_default();
+        data.clear();
+        data.resize(n, T::default());
         self.bulk.read_range(r, &self.col, k, range.clone(), &mut data)?;
         self.decoded += 1;
         self.bytes += size;
