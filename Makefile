@@ -30,7 +30,7 @@ SHARED_CMS := $(RNTUPLE_TESTDATA)/rntuple/Run2012BC_DoubleMuParked_Muons_1000evt
 DEMO_MUONS ?= /tmp/rntuple-demo-muons.root
 CMS = $(if $(and $(RNTUPLE_TESTDATA),$(wildcard $(SHARED_CMS))),$(SHARED_CMS),$(DEMO_MUONS))
 
-.PHONY: wheel cbindgen header install dist bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed bench-wide bench-event-loop docs
+.PHONY: wheel cbindgen header install dist bench-deps demo test test-long lint build venv cargo-test pytest fuzz-smoke fuzz-long bench-read bench-io bench-formats bench-parallel-write tsan clean python mpi-deps bench-mpi bench-agc bench-cpp-write bench-join bench-merge bench-distributed bench-wide bench-event-loop bench-scheduler docs
 
 # MPI (distributed writing, crates/rntuple-mpi) is built whenever an MPI installation (`mpicc`) is
 # present: decided when a recipe runs, so that `make test` can install it first (mpi-deps).
@@ -276,6 +276,11 @@ bench-wide: venv bench-deps python
 # the C ABI's entry object, in order over 20 NanoAOD-like fields and at random over a tiny-event file (bench/event_loop_bench.py).
 bench-event-loop: venv build
 	$(PY) bench/event_loop_bench.py
+
+# Many files on 2 threads scheduled by clusters (issue 56): Chain::map_clusters over 20 files (one holds half the entries)
+# vs the same entries in one file vs ROOT 6.40's RDataFrame with EnableImplicitMT(2), the same sum (bench/scheduler_bench.py).
+bench-scheduler: venv build
+	$(PY) bench/scheduler_bench.py
 
 # Compiled C++ writing NanoAOD-like events from threads: ROOT 6.40's RNTupleParallelWriter vs rntuple.hpp (the C ABI)
 # vs the same events from Rust (bench/cpp_write_bench.py; it compiles the programs once, under target/).

@@ -151,6 +151,14 @@ struct ArrowArrayStream;
 // `struct ArrowSchema` of the Arrow C data interface.
 struct ArrowSchema;
 
+// What `rntuple_chain_map_clusters` calls for each cluster, from its threads (several at once):
+// the caller's `user` pointer, the input's index in `paths`, the cluster's index in the input, its
+// first entry (numbered over the whole chain) and entry count, and its fields as an Arrow struct
+// array and its schema. Both are released when the callback returns, unless it moved them (took
+// the structs and set their `release` to NULL, as the Arrow C data interface allows). A nonzero
+// return stops the work; it becomes `RNTUPLE_ERR_INVALID_ARGUMENT` naming the cluster.
+typedef int32_t (*rntuple_cluster_callback)(void *user, uint64_t input, uint64_t cluster, uint64_t first_entry, uint64_t entries, struct ArrowArray *batch, struct ArrowSchema *schema);
+
 // The distributed options. Fill it with [`rntuple_mpi_options_default`] first, then change what
 // you need.
 struct rntuple_mpi_options {
@@ -268,6 +276,15 @@ int32_t rntuple_reader_read_column_range(uint64_t reader, const char *field, uin
 // `rntuple_reader_read_column_range` between consecutive ends (from 0) decode every page once.
 // Errors as `rntuple_reader_read_column_range`.
 int32_t rntuple_reader_column_page_ends(uint64_t reader, const char *field, uint32_t column, size_t cluster, uint64_t *ends, size_t capacity, size_t *n);
+
+// Opens the RNTuple `ntuple` (NULL: each file's only one) of the files `paths[0..n_paths]` (paths,
+// globs or URLs) as one chain and calls `callback` for every cluster with its entries of the
+// chosen top-level fields (`fields[0..n_fields]`; all when `fields` is NULL) on `threads` threads
+// (0 or 1: the calling thread only), returning when all are done. The schemas of the files must
+// agree. Errors: a file that cannot be opened or differs (naming it), an unknown field, a damaged
+// page (naming the file and cluster), a callback's nonzero return; the first error stops the
+// threads.
+int32_t rntuple_chain_map_clusters(const char *const *paths, size_t n_paths, const char *ntuple, const char *const *fields, size_t n_fields, uint32_t threads, rntuple_cluster_callback callback, void *user);
 
 // A new file that will hold several RNTuples; `options` (0: the defaults) are the file's and
 // its writers' defaults. Nothing is visible under `path` before `rntuple_file_writer_commit`.

@@ -22,12 +22,14 @@
 //! [`file_writer`] (several RNTuples in one file), [`mpi`] (distributed writers), [`entry`]
 //! (typed setters filling entry by entry), [`ops`] (merge, skim, check), [`bulk`] and
 //! [`bulk_range`] (column reads into the caller's memory: over clusters, and element ranges within one),
-//! [`view`] (entry-wise reading: views of one field, and entry objects loading bound fields).
+//! [`view`] (entry-wise reading: views of one field, and entry objects loading bound fields),
+//! [`chain_map`] (a callback over every cluster of many files on several threads).
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)]
 
 pub mod bulk;
 pub mod bulk_range;
+pub mod chain_map;
 pub mod entry;
 pub mod ffi_types;
 pub mod file_writer;

@@ -164,10 +164,8 @@ impl Chain {
     /// Sets the decoding threads of every input (see [`Reader::set_threads`]; inputs whose reader
     /// is shared elsewhere keep theirs).
     pub fn set_threads(&mut self, n: usize) {
-        for p in &mut self.parts {
-            if let Some(r) = Arc::get_mut(&mut p.reader) {
-                r.set_threads(n);
-            }
+        for r in self.readers_mut() {
+            r.set_threads(n);
         }
     }
 
@@ -209,6 +207,11 @@ impl Chain {
     /// The inputs' readers, in order.
     fn readers(&self) -> Vec<&Reader> {
         self.parts.iter().map(|p| &*p.reader).collect()
+    }
+
+    /// The inputs' readers that no one else holds, to change their settings.
+    pub(crate) fn readers_mut(&mut self) -> impl Iterator<Item = &mut Reader> {
+        self.parts.iter_mut().filter_map(|p| Arc::get_mut(&mut p.reader))
     }
 
     pub(crate) fn parts_inner(&self) -> &[Part] {

@@ -6,7 +6,8 @@
 //!
 //! Files: `chain` (inputs, schema checks, global entries) < `join_index` (the auxiliary keys'
 //! hash map) and `gather` (chosen entries of a chain, cluster by cluster) < `join` < `skim` (a join's
-//! fields, cut on both sides, into a new file).
+//! fields, cut on both sides, into a new file); `scheduler` (a function over every cluster of a
+//! chain on several threads, the clusters of all inputs taken largest first).
 //!
 //! ```
 //! # use rntuple::write::{Writer, WriteOptions};
@@ -34,10 +35,12 @@ mod chain_missing;
 mod gather;
 mod join;
 mod join_index;
+mod scheduler;
 mod skim;
 mod typed;
 
 pub use chain::Chain;
 pub use join::{How, Join};
 pub use join_index::JoinIndex;
+pub use scheduler::ClusterTask;
 pub use skim::{skim_join, JoinSkim, JoinSkimStats};

@@ -5,6 +5,26 @@ use crate::error::{Error, Result};
 use crate::read::open::Reader;
 
 /// How a view reads a field's entries: made for a field path, asked for one entry at a time.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-Cursor-{}.root", std::process::id()));
+/// # let schema = [("x", "float"), ("v", "std::vector<float>"), ("s", "std::string")];
+/// # let mut w = Writer::create(&path, "Events", &schema, WriteOptions::default())?;
+/// # for i in 0..4usize {
+/// #     let v = Value::List(vec![Value::F32(1.5); i]);
+/// #     w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32)), ("v".into(), v), ("s".into(), Value::String("ab".repeat(i)))]))?;
+/// # }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// use rntuple::read::view::{Cursor, ScalarCursor};
+/// let mut c = ScalarCursor::<f32>::open(&r, "x")?;
+/// assert_eq!(c.get(&r, 3)?, 3.0);
+/// assert_eq!((c.pages_decoded(), c.cached_bytes()), (1, 16));
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Cursor: Sized {
     /// What one entry reads as (`f32`, `&[f32]`, `&str`).
     type Out<'a>

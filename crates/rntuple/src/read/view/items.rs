@@ -26,6 +26,26 @@ struct Window {
 }
 
 /// An offsets page and its entries' items (see [`ItemsCursor::window`]).
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ItemsWindow-{}.root", std::process::id()));
+/// # let schema = [("x", "float"), ("v", "std::vector<float>"), ("s", "std::string")];
+/// # let mut w = Writer::create(&path, "Events", &schema, WriteOptions::default())?;
+/// # for i in 0..4usize {
+/// #     let v = Value::List(vec![Value::F32(1.5); i]);
+/// #     w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32)), ("v".into(), v), ("s".into(), Value::String("ab".repeat(i)))]))?;
+/// # }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let mut v = r.view::<Vec<f32>>("v")?;
+/// let w = v.cursor().window(&r, 0)?;
+/// let entry = |i: usize| &w.items[(if i == 0 { w.base } else { w.ends[i - 1] } - w.base) as usize..(w.ends[i] - w.base) as usize];
+/// assert_eq!((w.first, entry(0), entry(3)), (0, &[][..], &[1.5; 3][..]));
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct ItemsWindow<'a, T> {
     /// The global entry of the first entry.
@@ -40,6 +60,27 @@ pub struct ItemsWindow<'a, T> {
 
 /// Reads the items of one entry of a collection whose items are of element type `T` (see
 /// [`super::View`]).
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ItemsCursor-{}.root", std::process::id()));
+/// # let schema = [("x", "float"), ("v", "std::vector<float>"), ("s", "std::string")];
+/// # let mut w = Writer::create(&path, "Events", &schema, WriteOptions::default())?;
+/// # for i in 0..4usize {
+/// #     let v = Value::List(vec![Value::F32(1.5); i]);
+/// #     w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32)), ("v".into(), v), ("s".into(), Value::String("ab".repeat(i)))]))?;
+/// # }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// use rntuple::read::view::{Cursor, ItemsCursor};
+/// let mut c = ItemsCursor::<f32>::open(&r, "v")?;
+/// assert_eq!(c.items(&r, 2)?, &[1.5, 1.5]);
+/// let w = c.window(&r, 1)?; // entries 1, 2, 3 and their items
+/// assert_eq!((w.first, w.ends, w.base, w.items.len()), (1, &[1, 3, 6][..], 0, 6));
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct ItemsCursor<T> {
     offsets: ColumnPages<u64>,
@@ -248,6 +289,26 @@ impl<T: BulkElement> Cursor for ItemsCursor<T> {
 }
 
 /// Reads the characters of one entry of a `std::string` field.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-StringCursor-{}.root", std::process::id()));
+/// # let schema = [("x", "float"), ("v", "std::vector<float>"), ("s", "std::string")];
+/// # let mut w = Writer::create(&path, "Events", &schema, WriteOptions::default())?;
+/// # for i in 0..4usize {
+/// #     let v = Value::List(vec![Value::F32(1.5); i]);
+/// #     w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32)), ("v".into(), v), ("s".into(), Value::String("ab".repeat(i)))]))?;
+/// # }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// use rntuple::read::view::{Cursor, StringCursor};
+/// let mut c = StringCursor::open(&r, "s")?;
+/// assert_eq!(c.get(&r, 2)?, "abab");
+/// assert_eq!(c.bytes(&r, 1)?, b"ab");
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct StringCursor {
     chars: ItemsCursor<u8>,

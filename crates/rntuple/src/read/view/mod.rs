@@ -56,6 +56,27 @@ use std::ops::Deref;
 
 /// A type a field can be viewed as: the fundamental types (one value per entry), `Vec<T>` of
 /// them (a collection, or a member of records in a collection) and `String`.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ViewType-{}.root", std::process::id()));
+/// # let schema = [("x", "float"), ("v", "std::vector<float>"), ("s", "std::string")];
+/// # let mut w = Writer::create(&path, "Events", &schema, WriteOptions::default())?;
+/// # for i in 0..4usize {
+/// #     let v = Value::List(vec![Value::F32(1.5); i]);
+/// #     w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32)), ("v".into(), v), ("s".into(), Value::String("ab".repeat(i)))]))?;
+/// # }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// use rntuple::read::view::{ItemsCursor, View};
+/// // Vec<f32> views a std::vector<float> through an ItemsCursor<f32>.
+/// let mut v: View<&rntuple::Reader, Vec<f32>> = r.view::<Vec<f32>>("v")?;
+/// let _: &mut ItemsCursor<f32> = v.cursor();
+/// assert_eq!(v.get(3)?.len(), 3);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait ViewType {
     /// The cursor reading it.
     type Cursor: Cursor;
@@ -75,6 +96,26 @@ impl ViewType for String {
 
 /// One field read entry by entry (see the module documentation); `R` is the reader (`&Reader`
 /// from [`Reader::view`], or an `Arc<Reader>` with [`View::new`]).
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-View-{}.root", std::process::id()));
+/// # let schema = [("x", "float"), ("v", "std::vector<float>"), ("s", "std::string")];
+/// # let mut w = Writer::create(&path, "Events", &schema, WriteOptions::default())?;
+/// # for i in 0..4usize {
+/// #     let v = Value::List(vec![Value::F32(1.5); i]);
+/// #     w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32)), ("v".into(), v), ("s".into(), Value::String("ab".repeat(i)))]))?;
+/// # }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let r = std::sync::Arc::new(r);
+/// let mut x = rntuple::read::view::View::<_, f32>::new(r.clone(), "x")?; // owns its reader
+/// let t = std::thread::spawn(move || x.get(3));
+/// assert_eq!(t.join().expect("the thread")?, 3.0);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct View<R, T: ViewType> {
     reader: R,
     cursor: T::Cursor,

@@ -15,6 +15,25 @@ use std::sync::Arc;
 /// What a view's page cache holds by default, per column: 16 MiB, the whole column of a few
 /// million tiny events (random access decodes each page once), a few pages of the largest size
 /// (1 MiB) for sequential reading, whose evicted pages' buffers are reused.
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-BUDGET-{}.root", std::process::id()));
+/// # let schema = [("x", "float"), ("v", "std::vector<float>"), ("s", "std::string")];
+/// # let mut w = Writer::create(&path, "Events", &schema, WriteOptions::default())?;
+/// # for i in 0..4usize {
+/// #     let v = Value::List(vec![Value::F32(1.5); i]);
+/// #     w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32)), ("v".into(), v), ("s".into(), Value::String("ab".repeat(i)))]))?;
+/// # }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// let mut x = r.view::<f32>("x")?;
+/// x.set_cache_budget(rntuple::read::view::DEFAULT_PAGE_BUDGET / 4);
+/// assert_eq!(x.get(1)?, 1.0);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const DEFAULT_PAGE_BUDGET: usize = 16 << 20;
 
 /// A decoded page: its first element within its cluster, its values, when it was last used.

@@ -16,6 +16,26 @@ struct Window<T> {
 }
 
 /// Reads the value of one entry of a field of element type `T` (see [`super::View`]).
+///
+/// ```
+/// # use rntuple::write::{Writer, WriteOptions};
+/// # use rntuple::Value;
+/// # let path = std::env::temp_dir().join(format!("rntuple-doc-ScalarCursor-{}.root", std::process::id()));
+/// # let schema = [("x", "float"), ("v", "std::vector<float>"), ("s", "std::string")];
+/// # let mut w = Writer::create(&path, "Events", &schema, WriteOptions::default())?;
+/// # for i in 0..4usize {
+/// #     let v = Value::List(vec![Value::F32(1.5); i]);
+/// #     w.fill(&Value::Record(vec![("x".into(), Value::F32(i as f32)), ("v".into(), v), ("s".into(), Value::String("ab".repeat(i)))]))?;
+/// # }
+/// # w.commit()?;
+/// let r = rntuple::RNTupleFile::open(&path)?.reader("Events")?;
+/// use rntuple::read::view::{Cursor, ScalarCursor};
+/// let mut c = ScalarCursor::<f32>::open(&r, "x")?;
+/// let (first, values) = c.window(&r, 2)?; // the page holding entry 2
+/// assert_eq!((first, values), (0, &[0.0, 1.0, 2.0, 3.0][..]));
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct ScalarCursor<T> {
     pages: ColumnPages<T>,
