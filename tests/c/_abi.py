@@ -17,6 +17,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 LIB_DIR = Path(os.environ.get("RNTUPLE_C_LIB_DIR", REPO / "target" / "release"))
 IN_CI = os.environ.get("CI", "").lower() == "true"
+TESTDATA = Path(os.environ.get("RNTUPLE_TESTDATA", REPO.parent / "shared" / "testdata"))
 
 
 def skip_or_fail(msg):

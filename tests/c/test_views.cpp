@@ -93,7 +93,9 @@ int main(int argc, char** argv) {
       if (!same(a, make(a.event)) || !same(a, b) || a.event != event(i) || jet_pt(i).size() != a.jet_pt.size()) bad++;
     }
     EXPECT(bad == 0);
-    EXPECT(jet_pt.pages_decoded() == pages);  // every page decoded once: the cache held them
+    // Reading in order dropped the pages it left; the scattered pass decoded each page once more at most.
+    EXPECT(jet_pt.pages_decoded() <= 2 * pages);
+    EXPECT(jet_pt.cached_bytes() > 0);
     // Two threads, each with its own views of the one reader.
     double sums[2] = {0, 0};
     std::vector<std::thread> ts;

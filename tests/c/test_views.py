@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
-from test_c_abi import TESTDATA, build, ctest  # noqa: F401  (session fixtures: the CMake build, the ctest run)
+from _abi import TESTDATA
 
 import rntuple
 
@@ -83,7 +83,7 @@ def _cases() -> list[tuple[Path, str]]:
     return out
 
 
-def _run_views(build: Path, path: Path, name: str) -> tuple[dict, str]:  # noqa: F811
+def _run_views(build: Path, path: Path, name: str) -> tuple[dict, str]:
     p = subprocess.run([str(build / "test_views"), str(path), name], capture_output=True, text=True, timeout=900,
                        env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1"})
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
@@ -96,7 +96,7 @@ def _run_views(build: Path, path: Path, name: str) -> tuple[dict, str]:  # noqa:
 
 
 @pytest.mark.parametrize("path,name", _cases(), ids=lambda v: v.name if isinstance(v, Path) else v)
-def test_views_and_entry_object_equal_the_rust_reader(build, path, name):  # noqa: F811
+def test_views_and_entry_object_equal_the_rust_reader(build, path, name):
     with rntuple.open(str(path)) as f:
         reader = f[name]
         got, out = _run_views(build, path, name)
@@ -112,7 +112,7 @@ def test_views_and_entry_object_equal_the_rust_reader(build, path, name):  # noq
         assert got[("load", field)] == want, (field, got[("load", field)], want)
 
 
-def test_views_of_the_threads_file_and_the_cpp_layer(ctest):  # noqa: F811
+def test_views_of_the_threads_file_and_the_cpp_layer(ctest):
     # ctest ran test_views_cpp (views, EntryLoader, Reader::load, threads, misuse) and test_views on the
     # file four threads wrote; here its digests equal the Rust reader's.
     got, out = _run_views(ctest.parent, ctest / "threads.root", "Events")

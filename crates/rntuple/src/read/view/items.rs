@@ -21,6 +21,8 @@ use std::sync::Arc;
 struct Window {
     k: usize,
     first: u64,
+    /// The page's first element in the cluster.
+    start: u64,
     base: u64,
     ends: Arc<Vec<u64>>,
 }
@@ -90,6 +92,11 @@ pub struct ItemsCursor<T> {
     page: Option<(usize, u64, Arc<Vec<T>>)>,
     /// The items of an entry spread over pages.
     spread: Vec<T>,
+    /// The entry a reader going in order asks for next, and how many calls in a row asked for
+    /// it: from 2 on the reader goes in order (once in random access is chance) and the pages it
+    /// leaves are dropped.
+    next: u64,
+    run: u32,
 }
 
 impl<T: BulkElement> ItemsCursor<T> {
@@ -101,6 +108,8 @@ impl<T: BulkElement> ItemsCursor<T> {
             cur: None,
             page: None,
             spread: Vec::new(),
+            next: u64::MAX,
+            run: 0,
         })
     }
 
@@ -116,28 +125,59 @@ impl<T: BulkElement> ItemsCursor<T> {
         let what = self.offsets.col.what();
         let (k, local) = cluster_of(r, entry, &what)?;
         let (start, ends) = self.offsets.page(r, k, local)?;
-        let base = if start == 0 {
-            0
-        } else {
-            let (s, prev) = self.offsets.page(r, k, start - 1)?;
-            prev.get((start - 1 - s) as usize).copied().ok_or_else(|| Error::internal("the offset before a page outside its page"))?
+        let base = match &self.cur {
+            _ if start == 0 => 0,
+            // The page before, just read in order: its last offset.
+            Some(w) if w.k == k && w.start + w.ends.len() as u64 == start => w.ends.last().copied().unwrap_or(w.base),
+            _ => {
+                let (s, prev) = self.offsets.page(r, k, start - 1)?;
+                let b = prev.get((start - 1 - s) as usize).copied().ok_or_else(|| Error::internal("the offset before a page outside its page"))?;
+                self.offsets.page(r, k, local)?;
+                b
+            }
         };
         // Within a page the bulk read checked the offsets ascend; across pages, here.
         if ends.first().is_some_and(|&e| e < base) {
             return Err(Error::corrupt(format!("{what}: offsets decrease at element {start} of cluster {k}"), 0));
         }
         let first = r.desc.clusters[k].first_entry + start;
-        self.cur = Some(Window { k, first, base, ends });
+        let left = self.cur.take().filter(|w| self.run >= 2 && w.first + w.ends.len() as u64 == entry).map(|w| (w.k, w.start));
+        self.cur = Some(Window { k, first, start, base, ends });
+        if let Some((lk, ls)) = left {
+            self.offsets.release(r, lk, ls)?;
+        }
         let w = self.cur.as_ref().ok_or_else(|| Error::internal("a view's window is missing"))?;
         let i = (entry - w.first) as usize;
         let lo = if i == 0 { w.base } else { w.ends[i - 1] };
         Ok((k, lo, w.ends[i]))
     }
 
+    /// Whether `entry` continues a run of calls in order (counting it).
+    fn in_order(&mut self, entry: u64) -> bool {
+        self.run = if entry == self.next { self.run.saturating_add(1) } else { 0 };
+        self.run >= 2
+    }
+
+    /// Lends item page `(k, s, d)` from now on; reading in order, the page it replaces is dropped
+    /// when it comes before it (the page before in the cluster, or a page of an earlier cluster).
+    fn lend(&mut self, r: &Reader, k: usize, s: u64, d: Arc<Vec<T>>, in_order: bool) -> Result<()> {
+        let old = self.page.replace((k, s, d));
+        if let Some((ok, os, od)) = old
+            && in_order
+            && (ok < k || (ok == k && os + od.len() as u64 == s))
+        {
+            drop(od);
+            self.items.release(r, ok, os)?;
+        }
+        Ok(())
+    }
+
     /// The items of `entry`.
     #[inline]
     pub fn items(&mut self, r: &Reader, entry: u64) -> Result<&[T]> {
+        let in_order = self.in_order(entry);
         let (k, lo, hi) = self.range(r, entry)?;
+        self.next = entry + 1;
         if lo == hi {
             return Ok(&[]);
         }
@@ -149,7 +189,7 @@ impl<T: BulkElement> ItemsCursor<T> {
                 self.items.extend(r, k, lo..hi, &mut self.spread)?;
                 return Ok(&self.spread);
             }
-            self.page = Some((k, s, d));
+            self.lend(r, k, s, d, in_order)?;
         }
         let (_, s, d) = self.page.as_ref().ok_or_else(|| Error::internal("a view's item page is missing"))?;
         d.get((lo - s) as usize..(hi - s) as usize).ok_or_else(|| Error::internal("items outside the page lent"))
@@ -162,34 +202,53 @@ impl<T: BulkElement> ItemsCursor<T> {
     /// whose items span pages comes alone, its items copied), the window ends where the entries'
     /// offsets page or items page ends. Lent until the next call.
     pub fn window(&mut self, r: &Reader, entry: u64) -> Result<ItemsWindow<'_, T>> {
+        let in_order = self.in_order(entry);
         let (k, lo, hi) = self.range(r, entry)?;
-        let w = self.cur.as_ref().ok_or_else(|| Error::internal("a view's window is missing"))?;
-        let i = (entry - w.first) as usize;
-        let ends = w.ends.get(i..).ok_or_else(|| Error::internal("an entry outside its offsets page"))?;
+        let i = {
+            let w = self.cur.as_ref().ok_or_else(|| Error::internal("a view's window is missing"))?;
+            (entry - w.first) as usize
+        };
+        // The entries from `entry` on whose items end by `end`.
+        let upto = |cur: &Option<Window>, end: u64| -> Result<usize> {
+            let w = cur.as_ref().ok_or_else(|| Error::internal("a view's window is missing"))?;
+            let ends = w.ends.get(i..).ok_or_else(|| Error::internal("an entry outside its offsets page"))?;
+            Ok(ends.partition_point(|&e| e <= end))
+        };
         let total = self.items.len(r, k)?;
-        if lo >= total {
+        let (n, items_from) = if lo >= total {
             // The entries left in the cluster hold no items (a lying offset fails in `range`'s
             // checks or here: past the items, not empty).
-            let n = ends.partition_point(|&e| e <= lo);
+            let n = upto(&self.cur, lo)?;
             if n == 0 {
                 return Err(Error::corrupt(format!("{}: entry {entry} ends its items at {hi}, past the cluster's {total}", self.items.col.what()), 0));
             }
-            return Ok(ItemsWindow { first: entry, ends: &ends[..n], base: lo, items: &[] });
-        }
-        let (s, d) = self.items.page(r, k, lo)?;
-        let page_end = s + d.len() as u64;
-        let n = ends.partition_point(|&e| e <= page_end);
-        if n == 0 {
-            // The entry's items span pages: copied.
-            self.spread.clear();
-            self.items.extend(r, k, lo..hi, &mut self.spread)?;
-            return Ok(ItemsWindow { first: entry, ends: &ends[..1], base: lo, items: &self.spread });
-        }
-        let last = ends[n - 1];
-        self.page = Some((k, s, d));
-        let (_, s, d) = self.page.as_ref().ok_or_else(|| Error::internal("a view's item page is missing"))?;
-        let items = d.get((lo - s) as usize..(last - s) as usize).ok_or_else(|| Error::internal("items outside the page lent"))?;
-        Ok(ItemsWindow { first: entry, ends: &ends[..n], base: lo, items })
+            (n, None)
+        } else {
+            let (s, d) = self.items.page(r, k, lo)?;
+            let n = upto(&self.cur, s + d.len() as u64)?;
+            if n == 0 {
+                // The entry's items span pages: copied.
+                self.spread.clear();
+                self.items.extend(r, k, lo..hi, &mut self.spread)?;
+                (1, None)
+            } else {
+                self.lend(r, k, s, d, in_order)?;
+                (n, Some(()))
+            }
+        };
+        self.next = entry + n as u64;
+        let w = self.cur.as_ref().ok_or_else(|| Error::internal("a view's window is missing"))?;
+        let ends = w.ends.get(i..i + n).ok_or_else(|| Error::internal("a window past its offsets page"))?;
+        let items: &[T] = match items_from {
+            None if lo >= total => &[],
+            None => &self.spread,
+            Some(()) => {
+                let (_, s, d) = self.page.as_ref().ok_or_else(|| Error::internal("a view's item page is missing"))?;
+                let last = ends[n - 1];
+                d.get((lo - s) as usize..(last - s) as usize).ok_or_else(|| Error::internal("items outside the page lent"))?
+            }
+        };
+        Ok(ItemsWindow { first: entry, ends, base: lo, items })
     }
 
     pub(crate) fn decoded(&self) -> u64 {

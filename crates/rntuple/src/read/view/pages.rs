@@ -1,7 +1,9 @@
 //! The decoded pages of one column that a view keeps: each page a view touches is decompressed
 //! and decoded once into a buffer of its own and kept while the cache's byte budget allows, the
 //! least recently used evicted first. Sequential reading finds the page it needs in the one it
-//! used last; random reading finds every page it touched before as long as they fit the budget.
+//! used last, and drops the pages it has left (`release`: the cursor asked for the entry right
+//! after a page), reusing their buffers; random reading finds every page it touched before as
+//! long as they fit the budget.
 
 use crate::error::{Error, Result};
 use crate::format::budget;
@@ -115,6 +117,30 @@ impl<T: BulkElement> ColumnPages<T> {
         Ok((c.start, c.data.clone()))
     }
 
+    /// Drops the cached page of cluster `k` that starts at element `start`, keeping its buffer for
+    /// the next page: a reader going through the entries in order has left it (it asked for the
+    /// entry right after it), so holding it would only take fresh memory for every page read.
+    pub(crate) fn release(&mut self, r: &Reader, k: usize, start: u64) -> Result<()> {
+        let (j, range) = self.locate(r, k, start)?;
+        if range.start != start || self.last == Some((k, j)) {
+            return Ok(());
+        }
+        if let Some(c) = self.pages.remove(&(k, j)) {
+            self.bytes -= c.data.len() * std::mem::size_of::<T>();
+            self.recycle(c.data);
+        }
+        Ok(())
+    }
+
+    /// Keeps a dropped page's buffer for the next page when no view holds it any more.
+    fn recycle(&mut self, data: Arc<Vec<T>>) {
+        if let Ok(v) = Arc::try_unwrap(data)
+            && self.spare.len() < 2
+        {
+            self.spare.push(v);
+        }
+    }
+
     /// Appends elements `range` of cluster `k` to `out`, page by page.
     pub(crate) fn extend(&mut self, r: &Reader, k: usize, range: Range<u64>, out: &mut Vec<T>) -> Result<()> {
         let mut e = range.start;
@@ -166,11 +192,7 @@ impl<T: BulkElement> ColumnPages<T> {
             let Some((&old, _)) = self.pages.iter().min_by_key(|(_, c)| c.used) else { break };
             if let Some(c) = self.pages.remove(&old) {
                 self.bytes -= c.data.len() * std::mem::size_of::<T>();
-                if let Ok(v) = Arc::try_unwrap(c.data)
-                    && self.spare.len() < 2
-                {
-                    self.spare.push(v);
-                }
+                self.recycle(c.data);
             }
         }
         let mut data = self.spare.pop().unwrap_or_default();

@@ -8,11 +8,14 @@ use crate::read::decode::bulk_element::BulkElement;
 use crate::read::open::Reader;
 use std::sync::Arc;
 
-/// The page the last entry came from: its global entries `first..first + data.len()`.
+/// The page the last entry came from: its global entries `first..first + data.len()`, its
+/// cluster and first element there.
 #[derive(Debug)]
 struct Window<T> {
     first: u64,
     data: Arc<Vec<T>>,
+    k: usize,
+    start: u64,
 }
 
 /// Reads the value of one entry of a field of element type `T` (see [`super::View`]).
@@ -40,6 +43,10 @@ struct Window<T> {
 pub struct ScalarCursor<T> {
     pages: ColumnPages<T>,
     cur: Option<Window<T>>,
+    /// How many window changes in a row asked for the entry right after the window: from 2 on
+    /// the reader goes in order (one such change in random access is chance) and the page it
+    /// leaves is dropped.
+    run: u32,
 }
 
 impl<T: BulkElement> ScalarCursor<T> {
@@ -51,7 +58,14 @@ impl<T: BulkElement> ScalarCursor<T> {
             let (k, local) = cluster_of(r, entry, &self.pages.col.what())?;
             let first = r.desc.clusters[k].first_entry;
             let (start, data) = self.pages.page(r, k, local)?;
-            self.cur = Some(Window { first: first + start, data });
+            // The entry right after the window, again: reading in order, the page left is done with.
+            let after = self.cur.as_ref().is_some_and(|w| w.first + w.data.len() as u64 == entry);
+            self.run = if after { self.run.saturating_add(1) } else { 0 };
+            let left = self.cur.take().filter(|_| self.run >= 2).map(|w| (w.k, w.start));
+            self.cur = Some(Window { first: first + start, data, k, start });
+            if let Some((lk, ls)) = left {
+                self.pages.release(r, lk, ls)?;
+            }
         }
         let w = self.cur.as_ref().ok_or_else(|| Error::internal("a view's window is missing"))?;
         Ok((w.first, &w.data))
@@ -69,7 +83,7 @@ impl<T: BulkElement> Cursor for ScalarCursor<T> {
                 super::cursor::type_of(r, path)
             )));
         }
-        Ok(ScalarCursor { pages: ColumnPages::new(col, DEFAULT_PAGE_BUDGET)?, cur: None })
+        Ok(ScalarCursor { pages: ColumnPages::new(col, DEFAULT_PAGE_BUDGET)?, cur: None, run: 0 })
     }
 
     #[inline]
