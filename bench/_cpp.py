@@ -1,5 +1,6 @@
-"""Compiling the benchmarks' C++ programs: ROOT's headers and libraries from the pip package `root`, and a
-compile cache keyed by the command and the inputs' bytes (bench/cpp_write_bench.py, bench/event_loop_bench.py)."""
+"""Building the benchmarks' programs: ROOT's headers and libraries from the pip package `root`, a compile cache
+keyed by the command and the inputs' bytes, and Rust examples built with `make build`'s own cargo command
+(bench/cpp_write_bench.py, bench/event_loop_bench.py, bench/scheduler_bench.py)."""
 
 from __future__ import annotations
 
@@ -43,3 +44,18 @@ def compile_cached(build: Path, name: str, cmd: list[str], inputs: list[Path]) -
         raise SystemExit(f"compiling {name} failed:\n{p.stderr[-3000:]}")
     stamp.write_text(key)
     return exe
+
+
+def build_example(name: str, what: str) -> Path:
+    """Builds the Rust example `name` with `make build`'s cargo command (its features: another feature set would
+    rebuild the core) and returns target/release/examples/name; `what` names it in the log."""
+    make = subprocess.run(["make", "-n", "-s", "--no-print-directory", "build"], cwd=H.REPO, capture_output=True, text=True)
+    cargo = [ln for ln in make.stdout.splitlines() if ln.strip().startswith("cargo build")]
+    if make.returncode != 0 or len(cargo) != 1:
+        raise SystemExit(f"cannot find the cargo command of `make build`:\n{make.stdout}{make.stderr}")
+    cmd = f"{cargo[0]} --quiet --example {name}"
+    H.log(f"building {what}: {cmd}")
+    p = subprocess.run(["bash", "-c", cmd], cwd=H.REPO, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"building {name} failed:\n{p.stderr[-3000:]}")
+    return H.REPO / "target" / "release" / "examples" / name

@@ -53,14 +53,13 @@ from __future__ import annotations
 import argparse
 import shlex
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import _harness as H  # noqa: E402  (flags, children, machine, tables)
-from _cpp import compile_cached, root_dir  # noqa: E402
+from _cpp import build_example, compile_cached, root_dir  # noqa: E402
 
 REPO = H.REPO
 BUILD = REPO / "target" / "cpp_write_bench"
@@ -93,16 +92,8 @@ def build_all() -> dict[str, Path]:
         *cxx, f"-I{inc}", f"-I{NANO_H.parent}", str(src_abi), "-o", str(BUILD / "output_module"),
         f"-L{lib.parent}", f"-Wl,-rpath,{lib.parent}", "-lrntuple_c"],
         [src_abi, NANO_H, inc / "rntuple.hpp", inc / "rntuple.h"])
-    make = subprocess.run(["make", "-n", "-s", "--no-print-directory", "build"], cwd=REPO, capture_output=True, text=True)
-    cargo = [ln for ln in make.stdout.splitlines() if ln.strip().startswith("cargo build")]
-    if make.returncode != 0 or len(cargo) != 1:
-        raise SystemExit(f"cannot find the cargo command of `make build`:\n{make.stdout}{make.stderr}")
-    cmd = f"{cargo[0]} --quiet --example nano_write_rust"
-    H.log(f"building the Rust writer: {cmd}")
-    p = subprocess.run(["bash", "-c", cmd], cwd=REPO, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"building nano_write_rust failed:\n{p.stderr[-3000:]}")
-    return {"root": exe_root, "cpp_abi": exe_abi, "rust": REPO / "target" / "release" / "examples" / "nano_write_rust"}
+    example = build_example("nano_write_rust", "the Rust writer")
+    return {"root": exe_root, "cpp_abi": exe_abi, "rust": example}
 
 
 def command(impl: str, exe: Path, path: Path, threads: int, per_thread: int, compression: int) -> list:

@@ -35,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import _harness as H  # noqa: E402
-from _cpp import compile_cached, root_dir, root_flags  # noqa: E402
+from _cpp import build_example, compile_cached, root_dir, root_flags  # noqa: E402
 
 REPO = H.REPO
 BUILD = REPO / "target" / "scheduler_bench"
@@ -46,21 +46,13 @@ THREADS = 2
 
 
 def build() -> dict[str, Path]:
-    make = subprocess.run(["make", "-n", "-s", "--no-print-directory", "build"], cwd=REPO, capture_output=True, text=True)
-    cargo = [ln for ln in make.stdout.splitlines() if ln.strip().startswith("cargo build")]
-    if make.returncode != 0 or len(cargo) != 1:
-        raise SystemExit(f"cannot find the cargo command of `make build`:\n{make.stdout}{make.stderr}")
-    cmd = f"{cargo[0]} --quiet --example chain_sum"
-    H.log(f"building the chain program: {cmd}")
-    p = subprocess.run(["bash", "-c", cmd], cwd=REPO, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"building chain_sum failed:\n{p.stderr[-3000:]}")
+    example = build_example("chain_sum", "the chain program")
     src = HERE / "cpp" / "chain_sum_rdf.cpp"
     libs = root_dir().parent / "root.libs"
     rdf = compile_cached(BUILD, "chain_sum_rdf", ["g++", "-O2", "-std=c++17", "-pthread", str(src), "-o", str(BUILD / "chain_sum_rdf"),
                                                   *root_flags(), f"-Wl,-rpath-link,{libs}", "-lROOTDataFrame", "-lROOTVecOps", "-lTree",
                                                   "-lImt"], [src])
-    return {"chain": REPO / "target" / "release" / "examples" / "chain_sum", "rdf": rdf}
+    return {"chain": example, "rdf": rdf}
 
 
 def files(entries: int) -> tuple[list[Path], Path]:
